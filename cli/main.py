@@ -1,0 +1,25 @@
+"""The ``shanghai-sim`` command: thin click wrappers over the library.
+
+Each command group lives in its own module and is registered here. Errors
+in user input surface as one line naming the problem and exit status 2.
+"""
+
+from __future__ import annotations
+
+import click
+
+from shanghai_sim import __version__
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="shanghai-sim")
+def main() -> None:
+    """Simulate and analyse Shanghai Rummy."""
+
+
+def _register() -> None:
+    from . import hand_cmds
+    hand_cmds.register(main)
+
+
+_register()

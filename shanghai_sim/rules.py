@@ -1,0 +1,536 @@
+"""Rules as data (RULES.md §3): frozen dataclasses, named presets, TOML files.
+
+A ``Rules`` object holds every option of RULES.md §3. The kernels never see
+it: ``Rules.arrays(players)`` converts it once, at the boundary into numba,
+into plain integer arrays (``RulesArrays``) whose layout is documented there.
+
+A rules file is TOML: ``base = "shanghai"`` (or ``contract``,
+``progressive``) plus any overrides, for example::
+
+    base = "shanghai"
+    buy_penalty = 1
+    joker_limit = "table"
+    contracts = [ { melds = "set3 set3", deal = 10 }, "set3 run4" ]
+    deal = 11            # deal size for contracts given as plain strings
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .cards import NCARDS, JOKER, NRANKS, RANKS
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 8
+MAX_MELDS = 8          # melds in one contract (kernel array width)
+MAX_MELD_SIZE = 128    # joker_cap table length: sets may grow past 13 with many packs
+
+
+class RulesError(ValueError):
+    """A rules option, contract or rules file that cannot be used."""
+
+
+class BuyPriority(enum.IntEnum):
+    DEALER_LEFT = 0
+    TURN_ORDER = 1
+
+
+class JokerLimit(enum.IntEnum):
+    NATURALS = 0
+    TABLE = 1
+
+
+class InitialMeld(enum.IntEnum):
+    AT_LEAST = 0
+    EXACT = 1
+
+
+class SameSuitRuns(enum.IntEnum):
+    DISTINCT = 0
+    GAP = 1
+
+
+class GoOut(enum.IntEnum):
+    NO_DISCARD = 0
+    DISCARD_REQUIRED = 1
+    EITHER = 2
+
+
+class JokerSwap(enum.IntEnum):
+    ANYONE = 0
+    DOWN_ONLY = 1
+
+
+class SetJokerIdentity(enum.IntEnum):
+    RANK = 0
+    CARD = 1
+
+
+class MeldKind(enum.IntEnum):
+    SET = 0
+    RUN = 1
+
+
+MIN_SIZE = {MeldKind.SET: 3, MeldKind.RUN: 4}
+
+
+@dataclass(frozen=True)
+class MeldSpec:
+    kind: MeldKind
+    size: int
+
+    def __str__(self) -> str:
+        return f"{self.kind.name.lower()}{self.size}"
+
+
+@dataclass(frozen=True)
+class Contract:
+    melds: tuple[MeldSpec, ...]
+    deal: int
+
+    def __str__(self) -> str:
+        return " ".join(str(m) for m in self.melds)
+
+    @property
+    def cards_needed(self) -> int:
+        return sum(m.size for m in self.melds)
+
+
+def parse_contract(text: str) -> tuple[MeldSpec, ...]:
+    """Contract notation (RULES.md §2): ``set3 run10`` -> melds."""
+    if not isinstance(text, str):
+        raise RulesError(f"unknown contract {text!r} (expected notation such as 'set3 run4')")
+    tokens = text.replace(",", " ").lower().split()
+    if not tokens:
+        raise RulesError("empty contract (expected notation such as 'set3 run4')")
+    melds = []
+    for tok in tokens:
+        for kind in MeldKind:
+            name = kind.name.lower()
+            if tok.startswith(name) and tok[len(name):].isdigit():
+                size = int(tok[len(name):])
+                lo = MIN_SIZE[kind]
+                hi = 13 if kind == MeldKind.RUN else MAX_MELD_SIZE - 1
+                if not lo <= size <= hi:
+                    raise RulesError(
+                        f"bad meld {tok!r} in contract {text!r}: a {name} has {lo}..{hi} cards")
+                melds.append(MeldSpec(kind, size))
+                break
+        else:
+            raise RulesError(f"unknown meld {tok!r} in contract {text!r} (expected setN or runN, e.g. 'set3 run4')")
+    if len(melds) > MAX_MELDS:
+        raise RulesError(f"contract {text!r} has {len(melds)} melds; at most {MAX_MELDS}")
+    # Sets first, then runs, each by size: a canonical order for the kernels.
+    return tuple(sorted(melds, key=lambda m: (m.kind, m.size)))
+
+
+def _contracts(pairs) -> tuple[Contract, ...]:
+    return tuple(Contract(parse_contract(m), d) for m, d in pairs)
+
+
+SHANGHAI_CONTRACTS = _contracts([
+    ("set3 set3", 11), ("set3 run4", 11), ("run4 run4", 11), ("set3 set3 set3", 11),
+    ("set3 run7", 11), ("set3 set3 run5", 11), ("run4 run4 run4", 11), ("set3 run10", 11),
+    ("set3 set3 set3 run5", 11), ("run5 run5 run5", 11),
+])
+PROGRESSIVE_CONTRACTS = _contracts([
+    ("set3 set3 set3", 10), ("set3 set3 run4", 11), ("set3 run4 run4", 12),
+    ("run4 run4 run4", 13), ("set3 set3 set3 set3", 13), ("set3 set3 set3 run4", 14),
+    ("set3 set3 run4 run4", 15), ("run4 run4 run4 set3", 16), ("run4 run4 run4 run4", 17),
+])
+
+SHANGHAI_POINTS = {"A": 15, "2": 20, "3": 5, "4": 5, "5": 5, "6": 5, "7": 5, "8": 5, "9": 5,
+                   "T": 10, "J": 10, "Q": 10, "K": 10, "JK": 25}
+CONTRACT_POINTS = dict(SHANGHAI_POINTS, A=20)
+DEFAULT_JOKER_TABLE = ((3, 1), (5, 2), (7, 3), (10, 4))   # (from size, jokers allowed)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Every option of RULES.md §3. Build with ``preset()`` or ``load_rules()``."""
+
+    name: str = "shanghai"
+    players: int = 4
+    # packs for 2..8 players (index players - 2)
+    decks: tuple[int, ...] = (2, 2, 2, 3, 3, 4, 4)
+    # total jokers in the shoe for 1..8 packs (index packs - 1)
+    jokers: tuple[int, ...] = (2, 4, 6, 8, 10, 12, 14, 16)
+    contracts: tuple[Contract, ...] = SHANGHAI_CONTRACTS
+    buy_penalty: int = 2
+    buys_per_hand: tuple[int, ...] = (3, 3, 3, 3, 3, 3, 3, 3, 4, 4)
+    buy_priority: BuyPriority = BuyPriority.DEALER_LEFT
+    joker_limit: JokerLimit = JokerLimit.NATURALS
+    joker_table: tuple[tuple[int, int], ...] = DEFAULT_JOKER_TABLE
+    initial_meld: InitialMeld = InitialMeld.AT_LEAST
+    same_suit_runs: SameSuitRuns = SameSuitRuns.DISTINCT
+    go_out: GoOut = GoOut.NO_DISCARD
+    joker_swap: JokerSwap = JokerSwap.ANYONE
+    set_joker_identity: SetJokerIdentity = SetJokerIdentity.RANK
+    # (bonus when a joker was among the cards played, bonus without a joker); (0, 0) = none
+    blind_bonus: tuple[int, int] = (0, 0)
+    points: tuple[tuple[str, int], ...] = tuple(SHANGHAI_POINTS.items())
+    down_may_buy: bool = False
+    max_stock_passes: int = 3
+
+    def __post_init__(self):
+        validate(self)
+
+    @property
+    def hands(self) -> int:
+        return len(self.contracts)
+
+    def decks_for(self, players: int | None = None) -> int:
+        p = self.players if players is None else players
+        return self.decks[p - MIN_PLAYERS]
+
+    def jokers_for(self, players: int | None = None) -> int:
+        return self.jokers[self.decks_for(players) - 1]
+
+    def shoe_size(self, players: int | None = None) -> int:
+        return 52 * self.decks_for(players) + self.jokers_for(players)
+
+    def point_of(self, rank: str) -> int:
+        return dict(self.points)[rank]
+
+    def joker_cap(self, size: int) -> int:
+        """Jokers allowed in one meld of ``size`` cards (RULES.md §3 joker_limit)."""
+        if self.joker_limit == JokerLimit.NATURALS:
+            return size // 2
+        cap = 0
+        for lo, n in self.joker_table:
+            if size >= lo:
+                cap = n
+        return min(cap, size)
+
+    def replace(self, **changes) -> "Rules":
+        return dataclasses.replace(self, **changes)
+
+    def with_players(self, players: int) -> "Rules":
+        return self.replace(players=players)
+
+    def arrays(self, players: int | None = None) -> "RulesArrays":
+        return to_arrays(self, players)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The full resolved rules as plain data (what ``shanghai-sim rules`` prints)."""
+        d: dict[str, Any] = {"name": self.name, "players": self.players}
+        d["decks"] = {str(p): self.decks[p - MIN_PLAYERS] for p in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
+        d["jokers"] = {str(k + 1): j for k, j in enumerate(self.jokers)}
+        d["contracts"] = [{"hand": i + 1, "melds": str(c), "deal": c.deal,
+                           "cards_needed": c.cards_needed, "buys": self.buys_per_hand[i]}
+                          for i, c in enumerate(self.contracts)]
+        d["buy_penalty"] = self.buy_penalty
+        d["buys_per_hand"] = list(self.buys_per_hand)
+        for name in ("buy_priority", "joker_limit", "initial_meld", "same_suit_runs", "go_out",
+                     "joker_swap", "set_joker_identity"):
+            d[name] = getattr(self, name).name.lower()
+        d["joker_table"] = [list(b) for b in self.joker_table]
+        d["blind_bonus"] = ("none" if self.blind_bonus == (0, 0)
+                            else {"joker": self.blind_bonus[0], "no_joker": self.blind_bonus[1]})
+        d["points"] = dict(self.points)
+        d["down_may_buy"] = self.down_may_buy
+        d["max_stock_passes"] = self.max_stock_passes
+        return d
+
+
+def validate(r: Rules) -> None:
+    if not MIN_PLAYERS <= r.players <= MAX_PLAYERS:
+        raise RulesError(f"players = {r.players}: must be {MIN_PLAYERS}..{MAX_PLAYERS}")
+    if len(r.decks) != MAX_PLAYERS - MIN_PLAYERS + 1 or any(not 1 <= d <= 8 for d in r.decks):
+        raise RulesError(f"decks = {r.decks}: need 1..8 packs for each player count 2..8")
+    if len(r.jokers) != 8 or any(j < 0 for j in r.jokers):
+        raise RulesError(f"jokers = {r.jokers}: need a non-negative count for 1..8 packs")
+    if not r.contracts:
+        raise RulesError("contracts: at least one hand is needed")
+    for i, c in enumerate(r.contracts):
+        if not 1 <= c.deal <= 60:
+            raise RulesError(f"contracts: hand {i + 1} deals {c.deal} cards; must be 1..60")
+    if len(r.buys_per_hand) != len(r.contracts):
+        raise RulesError(f"buys_per_hand has {len(r.buys_per_hand)} entries for {len(r.contracts)} hands")
+    if any(b < 0 for b in r.buys_per_hand):
+        raise RulesError("buys_per_hand: counts must be >= 0")
+    if r.buy_penalty < 0 or r.buy_penalty > 10:
+        raise RulesError(f"buy_penalty = {r.buy_penalty}: must be 0..10")
+    if r.max_stock_passes < 0:
+        raise RulesError(f"max_stock_passes = {r.max_stock_passes}: must be >= 0")
+    if not r.joker_table or any(lo < 1 or n < 0 for lo, n in r.joker_table) or \
+            list(r.joker_table) != sorted(r.joker_table):
+        raise RulesError(f"joker_table = {r.joker_table}: need ascending [from_size, jokers] bands")
+    pts = dict(r.points)
+    if set(pts) != set(RANKS) | {"JK"} or any(v < 0 for v in pts.values()):
+        raise RulesError(f"points: need a non-negative value for each of {' '.join(RANKS)} JK")
+    # Enough cards to deal every hand with an upcard.
+    p = r.players
+    shoe = r.shoe_size(p)
+    for i, c in enumerate(r.contracts):
+        if c.deal * p + 1 > shoe:
+            raise RulesError(f"contracts: hand {i + 1} deals {c.deal} x {p} players + upcard "
+                             f"> {shoe} cards in the shoe")
+
+
+# ---------------------------------------------------------------- presets
+
+def _shanghai() -> Rules:
+    return Rules()
+
+
+def _contract() -> Rules:
+    return Rules(
+        name="contract", decks=(2, 2, 2, 3, 3, 3, 3), jokers=(1, 1, 2, 3, 4, 5, 6, 7),
+        buy_penalty=1, buy_priority=BuyPriority.TURN_ORDER, joker_limit=JokerLimit.TABLE,
+        initial_meld=InitialMeld.EXACT, same_suit_runs=SameSuitRuns.GAP,
+        go_out=GoOut.DISCARD_REQUIRED, joker_swap=JokerSwap.DOWN_ONLY,
+        set_joker_identity=SetJokerIdentity.CARD, blind_bonus=(-25, -50),
+        points=tuple(CONTRACT_POINTS.items()))
+
+
+def _progressive() -> Rules:
+    return Rules(name="progressive", contracts=PROGRESSIVE_CONTRACTS,
+                 buys_per_hand=(3, 3, 3, 3, 3, 3, 3, 3, 4))
+
+
+PRESETS = {"shanghai": _shanghai, "contract": _contract, "progressive": _progressive}
+
+
+def preset(name: str = "shanghai") -> Rules:
+    try:
+        return PRESETS[name]()
+    except KeyError:
+        raise RulesError(f"unknown preset {name!r} (choose from {', '.join(PRESETS)})") from None
+
+
+# ---------------------------------------------------------------- TOML
+
+_ENUMS = {"buy_priority": BuyPriority, "joker_limit": JokerLimit, "initial_meld": InitialMeld,
+          "same_suit_runs": SameSuitRuns, "go_out": GoOut, "joker_swap": JokerSwap,
+          "set_joker_identity": SetJokerIdentity}
+_KEYS = {"base", "name", "players", "decks", "jokers", "contracts", "deal", "buy_penalty",
+         "buys_per_hand", "joker_table", "blind_bonus", "points", "down_may_buy",
+         "max_stock_passes", *_ENUMS}
+
+
+def _int(key: str, v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise RulesError(f"{key} = {v!r}: expected an integer")
+    return v
+
+
+def overrides(base: Rules, data: dict[str, Any], where: str = "rules") -> Rules:
+    """Apply a dict of options (TOML or command line) on top of ``base``."""
+    unknown = sorted(set(data) - _KEYS)
+    if unknown:
+        raise RulesError(f"{where}: unknown option {unknown[0]!r} (known: {', '.join(sorted(_KEYS - {'base'}))})")
+    ch: dict[str, Any] = {}
+    for key, v in data.items():
+        if key in ("base", "deal"):
+            continue
+        if key in _ENUMS:
+            enum_t = _ENUMS[key]
+            names = [e.name.lower() for e in enum_t]
+            if not isinstance(v, str) or v.lower() not in names:
+                raise RulesError(f"{key} = {v!r}: expected one of {', '.join(names)}")
+            ch[key] = enum_t[v.upper()]
+        elif key in ("players", "buy_penalty", "max_stock_passes"):
+            ch[key] = _int(key, v)
+        elif key == "name":
+            ch[key] = str(v)
+        elif key == "down_may_buy":
+            if not isinstance(v, bool):
+                raise RulesError(f"down_may_buy = {v!r}: expected true or false")
+            ch[key] = v
+        elif key == "decks":
+            if isinstance(v, int) and not isinstance(v, bool):
+                ch[key] = (v,) * 7
+            elif isinstance(v, dict):
+                d = list(base.decks)
+                for p, n in v.items():
+                    if not str(p).isdigit() or not MIN_PLAYERS <= int(p) <= MAX_PLAYERS:
+                        raise RulesError(f"decks: bad player count {p!r} (2..8)")
+                    d[int(p) - MIN_PLAYERS] = _int("decks", n)
+                ch[key] = tuple(d)
+            else:
+                raise RulesError(f"decks = {v!r}: expected an integer or a table {{ \"5\" = 3, ... }}")
+        elif key == "jokers":
+            if isinstance(v, int) and not isinstance(v, bool):
+                ch[key] = (v,) * 8
+            elif isinstance(v, dict) and set(v) == {"per_pack"}:
+                per = _int("jokers.per_pack", v["per_pack"])
+                ch[key] = tuple(per * k for k in range(1, 9))
+            elif isinstance(v, dict):
+                j = list(base.jokers)
+                for k, n in v.items():
+                    if not str(k).isdigit() or not 1 <= int(k) <= 8:
+                        raise RulesError(f"jokers: bad pack count {k!r} (1..8)")
+                    j[int(k) - 1] = _int("jokers", n)
+                ch[key] = tuple(j)
+            else:
+                raise RulesError(f"jokers = {v!r}: expected an integer, {{ per_pack = N }} or {{ \"2\" = N, ... }}")
+        elif key == "contracts":
+            deal = _int("deal", data.get("deal", 11))
+            if not isinstance(v, list) or not v:
+                raise RulesError("contracts: expected a non-empty list")
+            cs = []
+            for item in v:
+                if isinstance(item, str):
+                    cs.append(Contract(parse_contract(item), deal))
+                elif isinstance(item, dict) and "melds" in item and set(item) <= {"melds", "deal"}:
+                    cs.append(Contract(parse_contract(item["melds"]), _int("deal", item.get("deal", deal))))
+                else:
+                    raise RulesError(f"contracts: bad entry {item!r} (a string or {{ melds = \"set3 run4\", deal = 11 }})")
+            ch[key] = tuple(cs)
+        elif key == "buys_per_hand":
+            if isinstance(v, list):
+                ch[key] = tuple(_int(key, x) for x in v)
+            else:
+                ch[key] = None
+                ch["_buys_all"] = _int(key, v)
+        elif key == "joker_table":
+            if not isinstance(v, list) or any(not isinstance(b, list) or len(b) != 2 for b in v):
+                raise RulesError("joker_table: expected a list of [from_size, jokers] pairs")
+            ch[key] = tuple((_int(key, a), _int(key, b)) for a, b in v)
+        elif key == "blind_bonus":
+            if v == "none" or v is False:
+                ch[key] = (0, 0)
+            elif isinstance(v, dict) and set(v) <= {"joker", "no_joker"}:
+                ch[key] = (_int("blind_bonus.joker", v.get("joker", 0)),
+                           _int("blind_bonus.no_joker", v.get("no_joker", 0)))
+            else:
+                raise RulesError(f"blind_bonus = {v!r}: expected \"none\" or {{ joker = -25, no_joker = -50 }}")
+        elif key == "points":
+            if not isinstance(v, dict):
+                raise RulesError("points: expected a table such as { A = 15, JK = 25 }")
+            p = dict(base.points)
+            for rank, n in v.items():
+                rk = "T" if str(rank).upper() == "10" else str(rank).upper()
+                if rk not in p:
+                    raise RulesError(f"points: unknown rank {rank!r} (ranks {' '.join(RANKS)} JK)")
+                p[rk] = _int(f"points.{rank}", n)
+            ch[key] = tuple(p.items())
+    buys_all = ch.pop("_buys_all", None)
+    contracts = ch.get("contracts", base.contracts)
+    if buys_all is not None:
+        ch["buys_per_hand"] = (buys_all,) * len(contracts)
+    elif "contracts" in ch and "buys_per_hand" not in ch:
+        # Keep the base's per-hand limits where hands line up; extend with its last value.
+        b = list(base.buys_per_hand[:len(contracts)])
+        b += [base.buys_per_hand[-1]] * (len(contracts) - len(b))
+        ch["buys_per_hand"] = tuple(b)
+    try:
+        return dataclasses.replace(base, **ch)
+    except RulesError as e:
+        raise RulesError(f"{where}: {e}") from None
+
+
+def load_rules(spec: "str | Path | Rules | None" = None) -> Rules:
+    """A preset name, a TOML path, or a Rules object -> Rules."""
+    if spec is None:
+        return preset()
+    if isinstance(spec, Rules):
+        return spec
+    s = str(spec)
+    if s in PRESETS:
+        return preset(s)
+    path = Path(s)
+    if not s.endswith(".toml") and not path.exists():
+        raise RulesError(f"unknown preset {s!r} (choose from {', '.join(PRESETS)}, or give a .toml rules file)")
+    if not path.is_file():
+        raise RulesError(f"rules file {s!r} not found")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise RulesError(f"rules file {s!r} is not valid TOML: {e}") from None
+    base = data.get("base", "shanghai")
+    if base not in PRESETS:
+        raise RulesError(f"rules file {s!r}: unknown base {base!r} (choose from {', '.join(PRESETS)})")
+    data.setdefault("name", f"{path.stem}")
+    return overrides(preset(base), data, where=f"rules file {s!r}")
+
+
+# ---------------------------------------------------------------- kernel arrays
+
+# Indices into RulesArrays.params (int64). Enum values as in the IntEnums above.
+P_PLAYERS, P_DECKS, P_JOKERS, P_BUY_PENALTY, P_BUY_PRIORITY, P_JOKER_LIMIT, P_INITIAL_EXACT, \
+    P_SAME_SUIT_GAP, P_GO_OUT, P_JOKER_SWAP, P_SET_JOKER_CARD, P_BLIND_JOKER, P_BLIND_NO_JOKER, \
+    P_DOWN_MAY_BUY, P_MAX_STOCK_PASSES, P_NHANDS = range(16)
+NPARAMS = 16
+
+
+class RulesArrays(NamedTuple):
+    """The rules as plain arrays for the numba kernels.
+
+    params        int64[NPARAMS]   scalar options, indexed by the P_* constants
+    points        int64[53]        penalty value of each card id (count-array layout)
+    joker_cap     int64[MAX_MELD_SIZE]  jokers allowed in a meld of that many cards
+    meld_kind     int64[hands, MAX_MELDS]  MeldKind of each contract meld, -1 = none;
+                                    sets first, then runs, each by size
+    meld_size     int64[hands, MAX_MELDS]  required size of each meld, 0 = none
+    n_melds       int64[hands]
+    deal          int64[hands]     cards dealt to each player
+    buys          int64[hands]     buys allowed per player in that hand
+    """
+    params: np.ndarray
+    points: np.ndarray
+    joker_cap: np.ndarray
+    meld_kind: np.ndarray
+    meld_size: np.ndarray
+    n_melds: np.ndarray
+    deal: np.ndarray
+    buys: np.ndarray
+
+
+def to_arrays(r: Rules, players: int | None = None) -> RulesArrays:
+    p = r.players if players is None else players
+    if not MIN_PLAYERS <= p <= MAX_PLAYERS:
+        raise RulesError(f"players = {p}: must be {MIN_PLAYERS}..{MAX_PLAYERS}")
+    params = np.zeros(NPARAMS, dtype=np.int64)
+    params[P_PLAYERS] = p
+    params[P_DECKS] = r.decks_for(p)
+    params[P_JOKERS] = r.jokers_for(p)
+    params[P_BUY_PENALTY] = r.buy_penalty
+    params[P_BUY_PRIORITY] = int(r.buy_priority)
+    params[P_JOKER_LIMIT] = int(r.joker_limit)
+    params[P_INITIAL_EXACT] = int(r.initial_meld == InitialMeld.EXACT)
+    params[P_SAME_SUIT_GAP] = int(r.same_suit_runs == SameSuitRuns.GAP)
+    params[P_GO_OUT] = int(r.go_out)
+    params[P_JOKER_SWAP] = int(r.joker_swap)
+    params[P_SET_JOKER_CARD] = int(r.set_joker_identity == SetJokerIdentity.CARD)
+    params[P_BLIND_JOKER], params[P_BLIND_NO_JOKER] = r.blind_bonus
+    params[P_DOWN_MAY_BUY] = int(r.down_may_buy)
+    params[P_MAX_STOCK_PASSES] = r.max_stock_passes
+    params[P_NHANDS] = r.hands
+    pts = dict(r.points)
+    points = np.zeros(NCARDS, dtype=np.int64)
+    for cid in range(52):
+        points[cid] = pts[RANKS[cid % NRANKS]]
+    points[JOKER] = pts["JK"]
+    joker_cap = np.array([r.joker_cap(n) for n in range(MAX_MELD_SIZE)], dtype=np.int64)
+    h = r.hands
+    kind = np.full((h, MAX_MELDS), -1, dtype=np.int64)
+    size = np.zeros((h, MAX_MELDS), dtype=np.int64)
+    n = np.zeros(h, dtype=np.int64)
+    for i, c in enumerate(r.contracts):
+        n[i] = len(c.melds)
+        for j, m in enumerate(c.melds):
+            kind[i, j] = int(m.kind)
+            size[i, j] = m.size
+    deal = np.array([c.deal for c in r.contracts], dtype=np.int64)
+    buys = np.array(r.buys_per_hand, dtype=np.int64)
+    return RulesArrays(params, points, joker_cap, kind, size, n, deal, buys)
+
+
+def resolve_contract(r: Rules, contract: "int | str") -> tuple[MeldSpec, ...]:
+    """A 1-based hand number of ``r`` or contract notation -> melds."""
+    if isinstance(contract, (int, np.integer)) and not isinstance(contract, bool):
+        if not 1 <= contract <= r.hands:
+            raise RulesError(f"unknown contract {contract}: rules {r.name!r} have hands 1..{r.hands}")
+        return r.contracts[contract - 1].melds
+    s = str(contract).strip()
+    if s.isdigit():
+        return resolve_contract(r, int(s))
+    return parse_contract(s)
