@@ -20,6 +20,8 @@ def main() -> None:
 def _register() -> None:
     from . import hand_cmds
     hand_cmds.register(main)
+    from . import run_cmds
+    run_cmds.register(main)
 
 
 _register()

@@ -1,0 +1,119 @@
+"""``shanghai-sim run`` and ``shanghai-sim summary``: thin wrappers over runner/summary."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from shanghai_sim import runner
+from shanghai_sim.dataset import DatasetError
+from shanghai_sim.summary import SummaryError, format_summary, summarize
+
+
+class InputError(click.ClickException):
+    """Bad input: one line naming the problem, exit status 2."""
+    exit_code = 2
+
+
+class _OneLineErrors(click.Command):
+    """Report option parsing errors on one line too (no usage dump)."""
+
+    def parse_args(self, ctx, args):
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as e:
+            raise InputError(e.format_message()) from None
+
+
+def _engine(ctx: click.Context):
+    # Tests may pass obj={"engine": ...}; everyone else gets the real engine.
+    return ctx.obj.get("engine") if isinstance(ctx.obj, dict) else None
+
+
+RUN_HELP = """Play many games and stream them to a Parquet dataset.
+
+\b
+  shanghai-sim run                               # 2,000 games, 4 greedy bots, into ./shanghai-out
+  shanghai-sim run --games 1000000 --bots random,greedy,greedy,greedy --out big
+  shanghai-sim run job.toml --seed 7             # a TOML job file; options override it
+  shanghai-sim run --resume --out big            # finish an interrupted run
+  shanghai-sim run --scheduler tcp://host:8786 --out /shared/big   # on a Dask cluster
+
+Each game's seed is derived from (seed, game index); rows do not depend on
+threads, shards or workers, and `shanghai-sim replay --seed GAME_SEED` shows
+any game again. The dataset layout is in docs/dataset.md.
+"""
+
+
+def register(group: click.Group) -> None:
+    @group.command("run", cls=_OneLineErrors, help=RUN_HELP)
+    @click.argument("job_file", required=False)
+    @click.option("--rules", help="Preset (shanghai, contract, progressive) or a TOML rules file.")
+    @click.option("--players", type=int, help="Players at the table (default: the rules', or one per bot).")
+    @click.option("--bots", multiple=True, metavar="SPEC[,SPEC...]",
+                  help="One bot spec for every seat, or one per seat (e.g. random,greedy,greedy,greedy).")
+    @click.option("--games", type=int, help=f"Games to play (default {runner.DEFAULT_GAMES:,}).")
+    @click.option("--seed", type=int, help="Job seed (default 1); game g plays from game_seed(seed, g).")
+    @click.option("--threads", type=int, help="Worker threads (default: every core).")
+    @click.option("--out", help=f"Output folder or URL (default ./{runner.DEFAULT_OUT}).")
+    @click.option("--detail", type=click.Choice(runner.DETAILS),
+                  help="hands: hands/ and games/ (default); games: games/ only.")
+    @click.option("--rotate/--no-rotate", default=None,
+                  help="Rotate the bot line-up one seat per game so seat effects cancel (default on).")
+    @click.option("--shard-size", type=int, help="Games per part file (default: from --games; fixed per job).")
+    @click.option("--scheduler", metavar="ADDRESS", help="Run the shards on a Dask cluster (tcp://host:8786).")
+    @click.option("--resume", is_flag=True, help="Finish an interrupted run of the same job in --out.")
+    @click.option("--overwrite", is_flag=True, help="Replace a dataset of another job in --out.")
+    @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+    @click.pass_context
+    def run_cmd(ctx, job_file, rules, players, bots, games, seed, threads, out, detail, rotate,
+                shard_size, scheduler, resume, overwrite, quiet):
+        engine = _engine(ctx)
+        options = dict(rules=rules, players=players, bots=list(bots) or None, games=games, seed=seed,
+                       threads=threads, out=out, detail=detail, rotate=rotate, shard_size=shard_size,
+                       scheduler=scheduler)
+        try:
+            given = runner.load_job_file(job_file) if job_file else {}
+            given.update(runner.normalise(options, "options"))
+            if resume:
+                job = runner.job_for_resume(given.pop("out", runner.DEFAULT_OUT), given)
+            else:
+                job = runner.Job(**given)
+            plan = runner.plan(job, engine)
+        except ValueError as e:       # JobError, RulesError, the bot parser's BotError
+            raise InputError(str(e)) from None
+        executor = None
+        if plan.scheduler:
+            from shanghai_sim.cluster import DaskExecutor
+            executor = DaskExecutor(plan.scheduler)
+        try:
+            result = runner.run(plan, resume=resume, overwrite=overwrite,
+                                progress=None if quiet else sys.stderr, engine=engine, executor=executor)
+        except (runner.JobError, DatasetError) as e:
+            raise InputError(str(e)) from None
+        except KeyboardInterrupt:
+            click.echo(f"interrupted: only whole shards were kept; finish with: "
+                       f"shanghai-sim run --resume --out {job.out}", err=True)
+            sys.exit(130)
+        if not quiet:
+            if result.status == "already complete":
+                click.echo(f"{result.location} already holds this job, complete "
+                           f"({result.games:,} games); nothing to do", err=True)
+            else:
+                rate = result.played / result.seconds if result.seconds > 0 else 0.0
+                click.echo(f"done: {result.played:,} games in {result.seconds:.1f}s "
+                           f"({rate:,.0f} games/s) -> {result.location}\n"
+                           f"next: shanghai-sim summary {result.location}", err=True)
+
+    @group.command("summary", cls=_OneLineErrors)
+    @click.argument("out", default=runner.DEFAULT_OUT)
+    @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+    def summary_cmd(out, as_json):
+        """Games, mean points and win share per seat and per bot (95% CIs), hand length and buys."""
+        try:
+            s = summarize(out)
+        except (SummaryError, DatasetError) as e:
+            raise InputError(str(e)) from None
+        click.echo(json.dumps(s, indent=1) if as_json else format_summary(s))

@@ -1,0 +1,316 @@
+"""The batch dataset: Arrow schemas, record -> table conversion, atomic shard files.
+
+A dataset is a folder (local, or a URL pyarrow can open such as ``s3://b/x``)::
+
+    OUT/manifest.json             the job, resolved rules, seeds, shards finished, timings
+    OUT/hands/part-00000.parquet  one row per game x hand x seat  (detail = "hands")
+    OUT/games/part-00000.parquet  one row per game x seat
+
+Shard ``k`` holds games ``k * shard_size ... (k + 1) * shard_size - 1`` in both
+folders, rows ordered by (game, hand, seat). A part file is written under a
+hidden temporary name (``.part-00000.parquet.tmp-...``; readers skip names
+starting with ``.``) and renamed into place, so a folder only ever holds whole
+shards. The column list is ``HANDS_SCHEMA`` / ``GAMES_SCHEMA`` below and
+docs/dataset.md.
+
+This module knows nothing of games or the runner: it turns record arrays
+(``kernels/records.py`` layout) into tables and puts bytes in place.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from typing import Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+
+from .kernels.records import (HF_BLIND, HF_BUY_CARDS, HF_BUYS, HF_CARDS_LEFT, HF_DEALER,
+                              HF_DOWN_TURN, HF_JOKERS_LEFT, HF_POINTS, HF_STOCK_PASSES,
+                              HF_TURNS, HF_WENT_OUT)
+
+SCHEMA_VERSION = 1
+HANDS, GAMES = "hands", "games"
+MANIFEST = "manifest.json"
+COMPRESSION = "zstd"
+
+_DICT = pa.dictionary(pa.int8(), pa.string())
+_META = {b"shanghai_sim.schema_version": str(SCHEMA_VERSION).encode()}
+
+HANDS_SCHEMA = pa.schema([
+    pa.field("game", pa.uint32(), False),        # game index in the job, 0-based
+    pa.field("game_seed", pa.uint64(), False),   # game_seed_nb(job seed, game): replay --seed
+    pa.field("hand", pa.uint8(), False),         # 1-based hand number
+    pa.field("contract", _DICT, False),          # contract notation, e.g. "set3 run4"
+    pa.field("dealer", pa.uint8(), False),       # dealer seat of the hand
+    pa.field("seat", pa.uint8(), False),         # 0..players-1, play goes clockwise
+    pa.field("player", pa.uint8(), False),       # index of the bot in the job's line-up
+    pa.field("bot", _DICT, False),               # canonical bot spec
+    pa.field("down_turn", pa.int16(), True),     # own turn (1 = first) of going down; null = never
+    pa.field("went_out", pa.bool_(), False),
+    pa.field("buys", pa.uint8(), False),
+    pa.field("buy_cards", pa.uint8(), False),    # cards taken by buying (upcards + penalty cards)
+    pa.field("points", pa.int16(), False),       # hand score, blind bonus included
+    pa.field("cards_left", pa.uint8(), False),
+    pa.field("jokers_left", pa.uint8(), False),
+    pa.field("turns", pa.uint16(), False),       # turns this seat took in the hand
+    pa.field("stock_passes", pa.uint8(), False),  # reshuffles in the hand (same for every seat)
+    pa.field("blind", pa.bool_(), False),        # went out blind (RULES.md §3 blind_bonus)
+], metadata=_META)
+
+GAMES_SCHEMA = pa.schema([
+    pa.field("game", pa.uint32(), False),
+    pa.field("game_seed", pa.uint64(), False),
+    pa.field("seat", pa.uint8(), False),
+    pa.field("player", pa.uint8(), False),
+    pa.field("bot", _DICT, False),
+    pa.field("points", pa.int32(), False),       # total over all hands (lowest wins)
+    pa.field("rank", pa.uint8(), False),         # 1 = best; tied totals share the better rank
+    pa.field("win_share", pa.float64(), False),  # 1/k for each of the k seats tied lowest, else 0
+    pa.field("hands_out", pa.uint8(), False),    # hands this seat went out in
+    pa.field("buys", pa.uint16(), False),        # buys over the game
+], metadata=_META)
+
+SCHEMAS = {HANDS: HANDS_SCHEMA, GAMES: GAMES_SCHEMA}
+
+
+class DatasetError(ValueError):
+    """An output location that cannot be used (one line, names the location)."""
+
+
+# ---------------------------------------------------------------- tables
+
+def _col(values: np.ndarray, typ: pa.DataType) -> pa.Array:
+    # A safe cast: a value outside the compact type raises instead of wrapping.
+    return pa.array(np.ascontiguousarray(values)).cast(typ, safe=True)
+
+
+def _dict_col(codes: np.ndarray, names: Sequence[str]) -> pa.DictionaryArray:
+    return pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int8)), pa.array(list(names), pa.string()))
+
+
+def hands_table(hand_out: np.ndarray, games: np.ndarray, seeds: np.ndarray, player: np.ndarray,
+                bot_code: np.ndarray, bot_names: Sequence[str], contract_code: np.ndarray,
+                contract_names: Sequence[str]) -> pa.Table:
+    """Rows game x hand x seat from ``hand_out`` int32[n, hands, players, NHF].
+
+    games, seeds: [n] game index and seed; player, bot_code: [n, players] line-up
+    index and index into ``bot_names`` of the bot in each seat; contract_code:
+    [hands] index into ``contract_names``.
+    """
+    n, h, p, _ = hand_out.shape
+    rec = hand_out.reshape(n * h * p, -1)
+    shape = (n, h, p)
+    down = rec[:, HF_DOWN_TURN]
+    cols = [
+        _col(np.broadcast_to(games[:, None, None], shape).ravel(), pa.uint32()),
+        _col(np.broadcast_to(seeds[:, None, None], shape).ravel(), pa.uint64()),
+        _col(np.broadcast_to(np.arange(1, h + 1)[None, :, None], shape).ravel(), pa.uint8()),
+        _dict_col(np.broadcast_to(contract_code[None, :, None], shape).ravel(), contract_names),
+        _col(rec[:, HF_DEALER], pa.uint8()),
+        _col(np.broadcast_to(np.arange(p)[None, None, :], shape).ravel(), pa.uint8()),
+        _col(np.broadcast_to(player[:, None, :], shape).ravel(), pa.uint8()),
+        _dict_col(np.broadcast_to(bot_code[:, None, :], shape).ravel(), bot_names),
+        pa.array(down, mask=down < 0).cast(pa.int16(), safe=True),
+        pa.array(rec[:, HF_WENT_OUT] != 0),
+        _col(rec[:, HF_BUYS], pa.uint8()),
+        _col(rec[:, HF_BUY_CARDS], pa.uint8()),
+        _col(rec[:, HF_POINTS], pa.int16()),
+        _col(rec[:, HF_CARDS_LEFT], pa.uint8()),
+        _col(rec[:, HF_JOKERS_LEFT], pa.uint8()),
+        _col(rec[:, HF_TURNS], pa.uint16()),
+        _col(rec[:, HF_STOCK_PASSES], pa.uint8()),
+        pa.array(rec[:, HF_BLIND] != 0),
+    ]
+    return pa.Table.from_arrays(cols, schema=HANDS_SCHEMA)
+
+
+def game_results(hand_out: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Totals, ranks and win shares [n, players] from ``hand_out`` (RULES.md §5.7).
+
+    rank = 1 + the number of seats with a strictly lower total, so tied seats
+    share the better rank; the k seats tied for the lowest total each get 1/k.
+    """
+    total = hand_out[..., HF_POINTS].sum(axis=1, dtype=np.int64)
+    rank = 1 + (total[:, None, :] < total[:, :, None]).sum(axis=2)
+    best = total == total.min(axis=1, keepdims=True)
+    share = best / best.sum(axis=1, keepdims=True)
+    return total, rank, share
+
+
+def games_table(hand_out: np.ndarray, games: np.ndarray, seeds: np.ndarray, player: np.ndarray,
+                bot_code: np.ndarray, bot_names: Sequence[str]) -> pa.Table:
+    """Rows game x seat: totals, ranks and win shares (see ``game_results``)."""
+    n, _, p, _ = hand_out.shape
+    total, rank, share = game_results(hand_out)
+    shape = (n, p)
+    cols = [
+        _col(np.broadcast_to(games[:, None], shape).ravel(), pa.uint32()),
+        _col(np.broadcast_to(seeds[:, None], shape).ravel(), pa.uint64()),
+        _col(np.broadcast_to(np.arange(p)[None, :], shape).ravel(), pa.uint8()),
+        _col(player.ravel(), pa.uint8()),
+        _dict_col(bot_code.ravel(), bot_names),
+        _col(total.ravel(), pa.int32()),
+        _col(rank.ravel(), pa.uint8()),
+        pa.array(share.ravel(), pa.float64()),
+        _col(hand_out[..., HF_WENT_OUT].sum(axis=1).ravel(), pa.uint8()),
+        _col(hand_out[..., HF_BUYS].sum(axis=1).ravel(), pa.uint16()),
+    ]
+    return pa.Table.from_arrays(cols, schema=GAMES_SCHEMA)
+
+
+def part_name(shard: int, digits: int = 5) -> str:
+    return f"part-{shard:0{digits}d}.parquet"
+
+
+# ---------------------------------------------------------------- storage
+
+class Store:
+    """A dataset location: a local folder, or a URL that ``pyarrow.fs`` opens.
+
+    Every write is atomic: bytes go to a hidden temporary name in the same
+    folder, then are renamed over the final name (``os.replace`` locally; on
+    object stores an upload only becomes visible when complete).
+    """
+
+    def __init__(self, location: str | os.PathLike):
+        loc = os.fspath(location)
+        self.location = loc
+        if "://" in loc:
+            try:
+                self.fs, self.root = pafs.FileSystem.from_uri(loc)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as e:
+                raise DatasetError(f"output {loc!r}: pyarrow cannot open this URL ({e})") from None
+            self.root = self.root.rstrip("/")
+            self.local = isinstance(self.fs, pafs.LocalFileSystem)
+        else:
+            self.fs, self.root, self.local = None, os.path.abspath(loc), True
+
+    def __repr__(self) -> str:
+        return f"Store({self.location!r})"
+
+    def path(self, *parts: str) -> str:
+        return "/".join([self.root, *parts]) if parts else self.root
+
+    # -- queries
+    def exists(self, *parts: str) -> bool:
+        if self.fs is None:
+            return os.path.exists(self.path(*parts))
+        return self.fs.get_file_info(self.path(*parts)).type != pafs.FileType.NotFound
+
+    def is_dir(self, *parts: str) -> bool:
+        if self.fs is None:
+            return os.path.isdir(self.path(*parts))
+        return self.fs.get_file_info(self.path(*parts)).type == pafs.FileType.Directory
+
+    def listdir(self, *parts: str) -> list[str]:
+        """Names directly inside a folder ([] if it does not exist)."""
+        p = self.path(*parts)
+        if self.fs is None:
+            return sorted(os.listdir(p)) if os.path.isdir(p) else []
+        if not self.is_dir(*parts):
+            return []
+        infos = self.fs.get_file_info(pafs.FileSelector(p, recursive=False))
+        return sorted(i.base_name for i in infos)
+
+    def read_text(self, *parts: str) -> str:
+        if self.fs is None:
+            with open(self.path(*parts), encoding="utf-8") as f:
+                return f.read()
+        with self.fs.open_input_stream(self.path(*parts)) as f:
+            return f.read().decode("utf-8")
+
+    # -- writes
+    def makedirs(self, *parts: str) -> None:
+        if self.fs is None:
+            os.makedirs(self.path(*parts), exist_ok=True)
+        else:
+            self.fs.create_dir(self.path(*parts), recursive=True)
+
+    def _tmp(self, parts: tuple[str, ...]) -> str:
+        *folder, name = parts
+        return self.path(*folder, f".{name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+
+    def _commit(self, tmp: str, final: str) -> None:
+        if self.fs is None:
+            os.replace(tmp, final)
+        else:
+            self.fs.move(tmp, final)
+
+    def _discard(self, tmp: str) -> None:
+        try:
+            if self.fs is None:
+                os.unlink(tmp)
+            else:
+                self.fs.delete_file(tmp)
+        except (OSError, FileNotFoundError):
+            pass
+
+    def write_bytes(self, data: bytes, *parts: str) -> None:
+        tmp, final = self._tmp(parts), self.path(*parts)
+        try:
+            if self.fs is None:
+                with open(tmp, "wb") as f:
+                    f.write(data)
+                    f.flush()
+                    os.fsync(f.fileno())
+            else:
+                with self.fs.open_output_stream(tmp) as f:
+                    f.write(data)
+            self._commit(tmp, final)
+        except BaseException:
+            self._discard(tmp)
+            raise
+
+    def write_json(self, obj, *parts: str) -> None:
+        self.write_bytes((json.dumps(obj, indent=1) + "\n").encode("utf-8"), *parts)
+
+    def write_table(self, table: pa.Table, *parts: str) -> None:
+        """Write ``table`` as one Parquet file with one row group."""
+        tmp, final = self._tmp(parts), self.path(*parts)
+        try:
+            pq.write_table(table, tmp, filesystem=self.fs, compression=COMPRESSION,
+                           row_group_size=max(1, table.num_rows))
+            self._commit(tmp, final)
+        except BaseException:
+            self._discard(tmp)
+            raise
+
+    def delete(self, *parts: str) -> None:
+        """Remove a file or a folder tree (missing is fine)."""
+        p = self.path(*parts)
+        if self.fs is None:
+            if os.path.isdir(p):
+                import shutil
+                shutil.rmtree(p)
+            elif os.path.exists(p):
+                os.unlink(p)
+            return
+        info = self.fs.get_file_info(p)
+        if info.type == pafs.FileType.Directory:
+            self.fs.delete_dir(p)
+        elif info.type == pafs.FileType.File:
+            self.fs.delete_file(p)
+
+    def sweep_temporaries(self, *parts: str) -> int:
+        """Delete leftover hidden temporary files of an interrupted writer."""
+        n = 0
+        for name in self.listdir(*parts):
+            if name.startswith(".") and ".tmp-" in name:
+                self._discard(self.path(*parts, name))
+                n += 1
+        return n
+
+    def probe(self) -> None:
+        """Raise DatasetError if the location cannot be created or written."""
+        try:
+            self.makedirs()
+            self.write_bytes(b"", ".write-test")
+            self.delete(".write-test")
+        except OSError as e:
+            reason = e.strerror or str(e)
+            raise DatasetError(f"output {self.location!r} is not writable ({reason})") from None

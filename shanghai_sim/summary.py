@@ -1,0 +1,180 @@
+"""``shanghai-sim summary OUT``: the headline numbers of a dataset, with 95% CIs.
+
+Reads the part files one at a time (memory stays flat however big the job).
+The unit of every confidence interval is the game, the independent draw:
+
+- per seat: the seat's total points and win share over the games;
+- per bot: in each game, the mean over the seats that bot held, then over games
+  (a bot in several seats of one game is one observation, not several);
+- hands: in each game, the mean over its hands of the hand length (turns of
+  all seats) and of the buys (all seats), then over games.
+
+Intervals are normal: mean +- 1.96 sd / sqrt(n).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+
+from .dataset import GAMES, HANDS, MANIFEST, Store
+
+Z95 = 1.959963984540054
+
+
+class SummaryError(ValueError):
+    """OUT is not a readable dataset (one line)."""
+
+
+@dataclass
+class Moments:
+    """Running count, sum and sum of squares -> mean and 95% CI half-width."""
+    n: int = 0
+    s: float = 0.0
+    ss: float = 0.0
+
+    def add(self, x: np.ndarray) -> None:
+        x = np.asarray(x, dtype=np.float64)
+        self.n += x.size
+        self.s += float(x.sum())
+        self.ss += float((x * x).sum())
+
+    def merge(self, n: int, s: float, ss: float) -> None:
+        self.n += int(n)
+        self.s += float(s)
+        self.ss += float(ss)
+
+    @property
+    def mean(self) -> float:
+        return self.s / self.n if self.n else math.nan
+
+    @property
+    def ci(self) -> float:
+        if self.n < 2:
+            return math.nan
+        var = max(0.0, (self.ss - self.s * self.s / self.n) / (self.n - 1))
+        return Z95 * math.sqrt(var / self.n)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"n": self.n, "mean": _num(self.mean), "ci95": _num(self.ci)}
+
+
+def _num(x: float) -> float | None:
+    return None if not math.isfinite(x) else round(x, 6)
+
+
+@dataclass
+class Group:
+    games: int = 0
+    points: Moments = field(default_factory=Moments)
+    win_share: Moments = field(default_factory=Moments)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"games": self.games, "points": self.points.as_dict(),
+                "win_share": self.win_share.as_dict()}
+
+
+def _add_moments(groups: dict, frame: pd.DataFrame, key: str) -> None:
+    agg = frame.groupby(key, observed=True).agg(
+        n=("points", "size"), ps=("points", "sum"), pss=("points2", "sum"),
+        ws=("win_share", "sum"), wss=("win_share2", "sum"))
+    for k, row in agg.iterrows():
+        g = groups.setdefault(k, Group())
+        g.games += int(row.n)
+        g.points.merge(row.n, row.ps, row.pss)
+        g.win_share.merge(row.n, row.ws, row.wss)
+
+
+def summarize(out: str) -> dict[str, Any]:
+    """The summary of the dataset at ``out`` (a folder or URL) as plain data."""
+    store = Store(out)
+    if not store.is_dir():
+        raise SummaryError(f"{out!r} is not a dataset folder (run `shanghai-sim run --out {out}` first)")
+    manifest: dict[str, Any] = {}
+    if store.exists(MANIFEST):
+        try:
+            manifest = json.loads(store.read_text(MANIFEST))
+        except ValueError:
+            raise SummaryError(f"{out}/{MANIFEST} is not valid JSON") from None
+    game_parts = [n for n in store.listdir(GAMES) if n.endswith(".parquet") and not n.startswith(".")]
+    if not game_parts:
+        raise SummaryError(f"{out!r} holds no games/ part files (not a shanghai-sim dataset, or nothing finished yet)")
+    seats: dict[int, Group] = {}
+    bots: dict[str, Group] = {}
+    n_games = 0
+    for name in game_parts:
+        t = pq.read_table(store.path(GAMES, name), filesystem=store.fs,
+                          columns=["game", "seat", "bot", "points", "win_share"])
+        f = t.to_pandas()
+        f["bot"] = f["bot"].astype(str)
+        f["points"] = f["points"].astype(np.float64)
+        n_games += f["game"].nunique()
+        f["points2"] = f["points"] ** 2
+        f["win_share2"] = f["win_share"] ** 2
+        _add_moments(seats, f, "seat")
+        per_bot = f.groupby(["game", "bot"], observed=True)[["points", "win_share"]].mean().reset_index()
+        per_bot["points2"] = per_bot["points"] ** 2
+        per_bot["win_share2"] = per_bot["win_share"] ** 2
+        _add_moments(bots, per_bot, "bot")
+    hand_len, buys, n_hands = Moments(), Moments(), 0
+    hand_parts = [n for n in store.listdir(HANDS) if n.endswith(".parquet") and not n.startswith(".")]
+    for name in hand_parts:
+        f = pq.read_table(store.path(HANDS, name), filesystem=store.fs,
+                          columns=["game", "hand", "turns", "buys"]).to_pandas()
+        per_hand = f.groupby(["game", "hand"])[["turns", "buys"]].sum()
+        n_hands += len(per_hand)
+        per_game = per_hand.groupby(level="game").mean()
+        hand_len.add(per_game["turns"].to_numpy())
+        buys.add(per_game["buys"].to_numpy())
+    shards = manifest.get("shards", {})
+    job = manifest.get("job", {})
+    result: dict[str, Any] = {
+        "out": out,
+        "games": n_games,
+        "status": manifest.get("status", "unknown"),
+        "shards": {"finished": sum(b - a + 1 for a, b in shards.get("finished", [])),
+                   "count": shards.get("count")},
+        "rules": manifest.get("rules", {}).get("name"),
+        "players": job.get("players"),
+        "seed": job.get("seed"),
+        "seats": {int(k): v.as_dict() for k, v in sorted(seats.items())},
+        "bots": {k: v.as_dict() for k, v in sorted(bots.items())},
+    }
+    if hand_parts:
+        result["hands"] = {"hands": n_hands, "hand_length_turns": hand_len.as_dict(),
+                           "buys_per_hand": buys.as_dict()}
+    return result
+
+
+def _pm(d: dict[str, Any], digits: int) -> str:
+    m, c = d["mean"], d["ci95"]
+    if m is None:
+        return "-"
+    return f"{m:.{digits}f} ± {c:.{digits}f}" if c is not None else f"{m:.{digits}f}"
+
+
+def format_summary(s: dict[str, Any]) -> str:
+    state = s["status"]
+    if s["shards"]["count"] and s["shards"]["finished"] != s["shards"]["count"]:
+        state = f"incomplete: {s['shards']['finished']}/{s['shards']['count']} shards"
+    lines = [f"{s['out']}: {s['games']:,} games, rules {s['rules']}, {s['players']} players, "
+             f"seed {s['seed']} ({state})", ""]
+    w = max([len(f"bot {b}") for b in s["bots"]] + [8])
+    lines.append(f"{'':<{w}}  {'games':>9}  {'points (95% CI)':>20}  {'win share (95% CI)':>20}")
+    for label, d in [(f"seat {k}", v) for k, v in s["seats"].items()] + \
+                    [(f"bot {k}", v) for k, v in s["bots"].items()]:
+        lines.append(f"{label:<{w}}  {d['games']:>9,}  {_pm(d['points'], 1):>20}  "
+                     f"{_pm(d['win_share'], 3):>20}")
+    if "hands" in s:
+        h = s["hands"]
+        lines += ["", f"hands: {h['hands']:,}; mean hand length {_pm(h['hand_length_turns'], 2)} turns "
+                      f"(all seats); buys per hand {_pm(h['buys_per_hand'], 3)} (all seats)"]
+    else:
+        lines += ["", "hands: not recorded (run with --detail hands)"]
+    return "\n".join(lines)
