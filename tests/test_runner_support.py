@@ -74,3 +74,34 @@ FAKE = Engine(fake_play_games, fake_parse_bots, fake_bot_name)
 def read(out, table="hands") -> pd.DataFrame:
     """A dataset table, as users read it."""
     return pd.read_parquet(out / table)
+
+
+def _pick_engine():
+    """The real engine once it is importable; the test double until then."""
+    import os
+    if os.environ.get("SHANGHAI_TEST_FAKE_ENGINE"):
+        return FAKE
+    try:
+        import shanghai_sim.bots  # noqa: F401
+        import shanghai_sim.kernels.engine  # noqa: F401
+    except ImportError:
+        return FAKE
+    return None
+
+
+ENGINE = _pick_engine()
+
+
+
+def engine_impl():
+    """The Engine the tests call directly (kernel, bot parser)."""
+    from shanghai_sim.runner import default_engine
+    return ENGINE or default_engine()
+
+
+def run_cli(*args, engine=None):
+    """``shanghai-sim ARGS`` in-process; returns click's Result (stdout, stderr, exit_code)."""
+    from click.testing import CliRunner
+    from shanghai_sim.cli.main import main
+    return CliRunner().invoke(main, [str(a) for a in args], obj={"engine": engine or ENGINE},
+                              catch_exceptions=False)
