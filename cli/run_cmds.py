@@ -85,10 +85,10 @@ def register(group: click.Group) -> None:
         except ValueError as e:       # JobError, RulesError, the bot parser's BotError
             raise InputError(str(e)) from None
         executor = None
-        if plan.scheduler:
-            from shanghai_sim.cluster import DaskExecutor
-            executor = DaskExecutor(plan.scheduler)
         try:
+            if plan.scheduler:
+                from shanghai_sim.cluster import DaskExecutor
+                executor = DaskExecutor(plan.scheduler).connect()
             result = runner.run(plan, resume=resume, overwrite=overwrite,
                                 progress=None if quiet else sys.stderr, engine=engine, executor=executor)
         except (runner.JobError, DatasetError) as e:
@@ -97,6 +97,9 @@ def register(group: click.Group) -> None:
             click.echo(f"interrupted: only whole shards were kept; finish with: "
                        f"shanghai-sim run --resume --out {job.out}", err=True)
             sys.exit(130)
+        finally:
+            if executor is not None:
+                executor.close()
         if not quiet:
             if result.status == "already complete":
                 click.echo(f"{result.location} already holds this job, complete "

@@ -37,26 +37,38 @@ class DaskExecutor:
     ``distributed.Client``/``LocalCluster`` object already running.
     """
 
-    def __init__(self, address: Any, connect_timeout: float = 20.0):
+    def __init__(self, address: Any, connect_timeout: float = 10.0):
         self.address = address
         self.connect_timeout = connect_timeout
+        self.client = None
+        self.owned = False
 
-    def _client(self):
+    def connect(self) -> "DaskExecutor":
+        """Connect now (before anything is written); JobError if the scheduler is unreachable."""
+        if self.client is not None:
+            return self
         try:
             from distributed import Client
         except ImportError:
             raise JobError("--scheduler needs Dask: pip install 'shanghai-sim[dask]'") from None
         if isinstance(self.address, Client):
-            return self.address, False
+            self.client, self.owned = self.address, False
+            return self
         try:
-            return Client(self.address, timeout=self.connect_timeout), True
+            self.client, self.owned = Client(self.address, timeout=self.connect_timeout), True
         except (OSError, TimeoutError, ValueError) as e:
             raise JobError(f"--scheduler {self.address}: cannot connect ({e})") from None
+        return self
+
+    def close(self) -> None:
+        if self.owned and self.client is not None:
+            self.client.close()
+        self.client, self.owned = None, False
 
     def __call__(self, plan: Plan, pending: list[int], engine: Engine | None, tracker: Tracker) -> None:
         from distributed import as_completed
 
-        client, owned = self._client()
+        client = self.connect().client
         futures = []
         try:
             prefix = f"shanghai-shard-{uuid.uuid4().hex[:8]}"
@@ -82,8 +94,6 @@ class DaskExecutor:
             for f in futures:
                 if not f.done():
                     f.cancel()
-            if owned:
-                client.close()
 
 
 def ac_wait(ac, timeout: float) -> None:

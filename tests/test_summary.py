@@ -1,0 +1,88 @@
+"""`shanghai-sim summary OUT`: per seat / per bot points and win share with 95% CIs, hand stats."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from shanghai_sim import runner
+from shanghai_sim.summary import format_summary, summarize
+
+from test_runner_support import ENGINE, read, run_cli
+
+BOTS = ("random", "greedy", "greedy", "greedy")
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    out = tmp_path_factory.mktemp("summary") / "out"
+    job = runner.Job(out=str(out), bots=BOTS, games=200, shard_size=60)
+    runner.run(runner.plan(job, ENGINE), progress=None, engine=ENGINE)
+    return out
+
+
+def _mean_ci(x):
+    x = np.asarray(x, dtype=float)
+    return x.mean(), 1.959963984540054 * x.std(ddof=1) / math.sqrt(len(x))
+
+
+def test_per_seat_numbers_match_a_direct_computation(dataset):
+    s = summarize(str(dataset))
+    g = read(dataset, "games")
+    assert s["games"] == 200 and s["status"] == "complete" and s["players"] == 4
+    for seat in range(4):
+        rows = g[g.seat == seat]
+        m, c = _mean_ci(rows.points)
+        assert s["seats"][seat]["games"] == 200
+        assert s["seats"][seat]["points"]["mean"] == pytest.approx(m)
+        assert s["seats"][seat]["points"]["ci95"] == pytest.approx(c)
+        m, c = _mean_ci(rows.win_share)
+        assert s["seats"][seat]["win_share"]["mean"] == pytest.approx(m, abs=1e-6)
+        assert s["seats"][seat]["win_share"]["ci95"] == pytest.approx(c, abs=1e-6)
+
+
+def test_a_bot_in_several_seats_counts_once_per_game(dataset):
+    s = summarize(str(dataset))
+    g = read(dataset, "games")
+    per_game = g[g.bot == "greedy"].groupby("game").win_share.mean()
+    m, c = _mean_ci(per_game)
+    assert s["bots"]["greedy"]["games"] == 200
+    assert s["bots"]["greedy"]["win_share"]["mean"] == pytest.approx(m, abs=1e-6)
+    assert s["bots"]["greedy"]["win_share"]["ci95"] == pytest.approx(c, abs=1e-6)
+    # the win shares of the line-up add up to one game's worth
+    assert s["bots"]["random"]["win_share"]["mean"] + 3 * m == pytest.approx(1.0, abs=1e-5)
+
+
+def test_hand_length_and_buys(dataset):
+    s = summarize(str(dataset))
+    h = read(dataset, "hands")
+    per_hand = h.groupby(["game", "hand"])[["turns", "buys"]].sum()
+    per_game = per_hand.groupby(level="game").mean()
+    assert s["hands"]["hands"] == 2000
+    assert s["hands"]["hand_length_turns"]["mean"] == pytest.approx(per_hand.turns.mean())
+    assert s["hands"]["hand_length_turns"]["ci95"] == pytest.approx(_mean_ci(per_game.turns)[1])
+    assert s["hands"]["buys_per_hand"]["mean"] == pytest.approx(per_hand.buys.mean())
+
+
+def test_summary_command_text_and_json(dataset):
+    r = run_cli("summary", dataset)
+    assert r.exit_code == 0, r.output
+    text = r.stdout
+    assert "200 games" in text and "seat 3" in text and "bot greedy" in text and "±" in text
+    assert "mean hand length" in text and "buys per hand" in text
+    r = run_cli("summary", dataset, "--json")
+    assert json.loads(r.stdout)["games"] == 200
+
+
+def test_summary_of_a_games_only_dataset_and_of_nothing(tmp_path):
+    out = tmp_path / "g"
+    runner.run(runner.plan(runner.Job(out=str(out), games=20, detail="games"), ENGINE),
+               progress=None, engine=ENGINE)
+    s = summarize(str(out))
+    assert "hands" not in s and "not recorded" in format_summary(s)
+    r = run_cli("summary", tmp_path / "nothing")
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1
+    (tmp_path / "empty").mkdir()
+    r = run_cli("summary", tmp_path / "empty")
+    assert r.exit_code == 2 and "no games/" in r.output
