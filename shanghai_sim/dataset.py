@@ -84,13 +84,24 @@ class DatasetError(ValueError):
 
 # ---------------------------------------------------------------- tables
 
-def _col(values: np.ndarray, typ: pa.DataType) -> pa.Array:
-    # A safe cast: a value outside the compact type raises instead of wrapping.
-    return pa.array(np.ascontiguousarray(values)).cast(typ, safe=True)
+# (record field, column, numpy type) of the integer columns copied from hand_out
+_HAND_INTS = [(HF_DEALER, "dealer", np.uint8), (HF_BUYS, "buys", np.uint8),
+              (HF_BUY_CARDS, "buy_cards", np.uint8), (HF_POINTS, "points", np.int16),
+              (HF_CARDS_LEFT, "cards_left", np.uint8), (HF_JOKERS_LEFT, "jokers_left", np.uint8),
+              (HF_TURNS, "turns", np.uint16), (HF_STOCK_PASSES, "stock_passes", np.uint8)]
+
+
+def _check_fits(name: str, lo: int, hi: int, dtype, allow_null: bool = False) -> None:
+    info = np.iinfo(dtype)
+    if (lo < info.min and not (allow_null and lo >= -1)) or hi > info.max:
+        bad = hi if hi > info.max else lo
+        raise OverflowError(f"column {name!r}: value {bad} does not fit {np.dtype(dtype).name} "
+                            "(an engine record out of range)")
 
 
 def _dict_col(codes: np.ndarray, names: Sequence[str]) -> pa.DictionaryArray:
-    return pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int8)), pa.array(list(names), pa.string()))
+    return pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int8, copy=False)),
+                                          pa.array(list(names), pa.string()))
 
 
 def hands_table(hand_out: np.ndarray, games: np.ndarray, seeds: np.ndarray, player: np.ndarray,
@@ -100,33 +111,33 @@ def hands_table(hand_out: np.ndarray, games: np.ndarray, seeds: np.ndarray, play
 
     games, seeds: [n] game index and seed; player, bot_code: [n, players] line-up
     index and index into ``bot_names`` of the bot in each seat; contract_code:
-    [hands] index into ``contract_names``.
+    [hands] index into ``contract_names``. A value that does not fit its
+    compact column type raises OverflowError (never wraps).
     """
     n, h, p, _ = hand_out.shape
-    rec = hand_out.reshape(n * h * p, -1)
-    shape = (n, h, p)
-    down = rec[:, HF_DOWN_TURN]
-    cols = [
-        _col(np.broadcast_to(games[:, None, None], shape).ravel(), pa.uint32()),
-        _col(np.broadcast_to(seeds[:, None, None], shape).ravel(), pa.uint64()),
-        _col(np.broadcast_to(np.arange(1, h + 1)[None, :, None], shape).ravel(), pa.uint8()),
-        _dict_col(np.broadcast_to(contract_code[None, :, None], shape).ravel(), contract_names),
-        _col(rec[:, HF_DEALER], pa.uint8()),
-        _col(np.broadcast_to(np.arange(p)[None, None, :], shape).ravel(), pa.uint8()),
-        _col(np.broadcast_to(player[:, None, :], shape).ravel(), pa.uint8()),
-        _dict_col(np.broadcast_to(bot_code[:, None, :], shape).ravel(), bot_names),
-        pa.array(down, mask=down < 0).cast(pa.int16(), safe=True),
-        pa.array(rec[:, HF_WENT_OUT] != 0),
-        _col(rec[:, HF_BUYS], pa.uint8()),
-        _col(rec[:, HF_BUY_CARDS], pa.uint8()),
-        _col(rec[:, HF_POINTS], pa.int16()),
-        _col(rec[:, HF_CARDS_LEFT], pa.uint8()),
-        _col(rec[:, HF_JOKERS_LEFT], pa.uint8()),
-        _col(rec[:, HF_TURNS], pa.uint16()),
-        _col(rec[:, HF_STOCK_PASSES], pa.uint8()),
-        pa.array(rec[:, HF_BLIND] != 0),
-    ]
-    return pa.Table.from_arrays(cols, schema=HANDS_SCHEMA)
+    fields = np.ascontiguousarray(hand_out.reshape(n * h * p, -1).T)   # one row per record field
+    lo, hi = fields.min(axis=1), fields.max(axis=1)
+    _check_fits("game", int(games.min()), int(games.max()), np.uint32)
+    for f, name, dt in _HAND_INTS:
+        _check_fits(name, lo[f], hi[f], dt)
+    _check_fits("down_turn", lo[HF_DOWN_TURN], hi[HF_DOWN_TURN], np.int16, allow_null=True)
+    down = fields[HF_DOWN_TURN]
+    cols = {
+        "game": np.repeat(games.astype(np.uint32), h * p),
+        "game_seed": np.repeat(seeds.astype(np.uint64), h * p),
+        "hand": np.tile(np.repeat(np.arange(1, h + 1, dtype=np.uint8), p), n),
+        "contract": _dict_col(np.tile(np.repeat(contract_code, p), n), contract_names),
+        "seat": np.tile(np.arange(p, dtype=np.uint8), n * h),
+        "player": np.broadcast_to(player[:, None, :], (n, h, p)).astype(np.uint8).ravel(),
+        "bot": _dict_col(np.broadcast_to(bot_code[:, None, :], (n, h, p)).ravel(), bot_names),
+        "down_turn": pa.array(down.astype(np.int16), mask=down < 0),
+        "went_out": fields[HF_WENT_OUT] != 0,
+        "blind": fields[HF_BLIND] != 0,
+    }
+    for f, name, dt in _HAND_INTS:
+        cols[name] = fields[f].astype(dt)
+    return pa.Table.from_arrays([pa.array(cols[f.name], f.type) if isinstance(cols[f.name], np.ndarray)
+                                 else cols[f.name] for f in HANDS_SCHEMA], schema=HANDS_SCHEMA)
 
 
 def game_results(hand_out: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -147,20 +158,25 @@ def games_table(hand_out: np.ndarray, games: np.ndarray, seeds: np.ndarray, play
     """Rows game x seat: totals, ranks and win shares (see ``game_results``)."""
     n, _, p, _ = hand_out.shape
     total, rank, share = game_results(hand_out)
-    shape = (n, p)
-    cols = [
-        _col(np.broadcast_to(games[:, None], shape).ravel(), pa.uint32()),
-        _col(np.broadcast_to(seeds[:, None], shape).ravel(), pa.uint64()),
-        _col(np.broadcast_to(np.arange(p)[None, :], shape).ravel(), pa.uint8()),
-        _col(player.ravel(), pa.uint8()),
-        _dict_col(bot_code.ravel(), bot_names),
-        _col(total.ravel(), pa.int32()),
-        _col(rank.ravel(), pa.uint8()),
-        pa.array(share.ravel(), pa.float64()),
-        _col(hand_out[..., HF_WENT_OUT].sum(axis=1).ravel(), pa.uint8()),
-        _col(hand_out[..., HF_BUYS].sum(axis=1).ravel(), pa.uint16()),
-    ]
-    return pa.Table.from_arrays(cols, schema=GAMES_SCHEMA)
+    hands_out = hand_out[..., HF_WENT_OUT].sum(axis=1)
+    buys = hand_out[..., HF_BUYS].sum(axis=1)
+    for name, v, dt in (("points", total, np.int32), ("hands_out", hands_out, np.uint8),
+                        ("buys", buys, np.uint16)):
+        _check_fits(name, int(v.min()), int(v.max()), dt)
+    cols = {
+        "game": np.repeat(games.astype(np.uint32), p),
+        "game_seed": np.repeat(seeds.astype(np.uint64), p),
+        "seat": np.tile(np.arange(p, dtype=np.uint8), n),
+        "player": player.astype(np.uint8).ravel(),
+        "bot": _dict_col(bot_code.ravel(), bot_names),
+        "points": total.astype(np.int32).ravel(),
+        "rank": rank.astype(np.uint8).ravel(),
+        "win_share": share.ravel(),
+        "hands_out": hands_out.astype(np.uint8).ravel(),
+        "buys": buys.astype(np.uint16).ravel(),
+    }
+    return pa.Table.from_arrays([pa.array(cols[f.name], f.type) if isinstance(cols[f.name], np.ndarray)
+                                 else cols[f.name] for f in GAMES_SCHEMA], schema=GAMES_SCHEMA)
 
 
 def part_name(shard: int, digits: int = 5) -> str:
