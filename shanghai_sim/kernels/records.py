@@ -17,6 +17,10 @@ Fields (last axis):
   HF_TURNS         turns this seat took in the hand
   HF_STOCK_PASSES  stock passes (reshuffles) in the hand (same for every seat)
   HF_BLIND         1 if this seat went out blind (RULES.md §3 blind_bonus), else 0
+  HF_STOPPED       how the hand ended (same for every seat): 0 a player went out,
+                   1 stopped by the stock (RULES.md §5.5: max_stock_passes used up or
+                   nothing to reshuffle), 2 stopped by the engine's turn guard
+                   (kernels.play.MAX_TURNS; no winner, everybody scores their cards)
 """
 
 HF_DEALER = 0
@@ -30,7 +34,8 @@ HF_JOKERS_LEFT = 7
 HF_TURNS = 8
 HF_STOCK_PASSES = 9
 HF_BLIND = 10
-NHF = 11
+HF_STOPPED = 11
+NHF = 12
 
 HAND_FIELDS = ("dealer", "down_turn", "went_out", "buys", "buy_cards", "points", "cards_left",
-               "jokers_left", "turns", "stock_passes", "blind")
+               "jokers_left", "turns", "stock_passes", "blind", "stopped")

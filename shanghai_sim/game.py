@@ -1,0 +1,389 @@
+"""Step-by-step games over the engine kernels, and the event log of a seeded game.
+
+    >>> from shanghai_sim import Game
+    >>> g = Game(rules="shanghai", players=4, seed=7, bots=["python", "greedy"])  # doctest: +SKIP
+    >>> g.advance()            # the built-in bots play until seat 0 must act
+    >>> g.legal_actions()      # readable Action objects
+    >>> g.apply(g.legal_actions()[0])
+    >>> g.play()               # let bots finish (seat 0 falls back to greedy)
+
+A seat is played by a built-in bot (a spec string, see ``shanghai_sim.bots``),
+by a Python callable ``f(game, seat, legal_actions) -> Action``, or by hand
+(``"python"``): then ``advance()`` stops when that seat must act.
+``game_events`` plays one seeded game with the batch kernel and logging on,
+for the replay: same deals, same choices, same scores as a batch run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .bots import BotError, parse_bot, split_specs
+from .cards import RANKS, SUITS, card_id, card_str, parse_cards
+from .kernels import play as K
+from .kernels.bots import bot_action_nb
+from .kernels.engine import play_game_nb
+from .log import decode, ranking
+from .rules import Rules, RulesError, load_rules
+
+MANUAL = ("python", "human", "manual")
+DEFAULT_LOG_SIZE = 1 << 20
+
+
+class GameError(ValueError):
+    """An action that is not legal now, or a seat that cannot act."""
+
+
+_ERRORS = {
+    K.E_PHASE: "this kind of action is not possible now",
+    K.E_CARD: "that card is not in the hand",
+    K.E_ILLEGAL: "not allowed by the rules here",
+    K.E_GD_DOWN: "the player is already down",
+    K.E_GD_COUNT: "the melds do not match the contract",
+    K.E_GD_SIZE: "a meld size does not match the contract (initial_meld)",
+    K.E_GD_MELD: "a meld is not valid (RULES.md §4, joker_limit)",
+    K.E_GD_CARDS: "the melds use cards that are not in the hand",
+    K.E_GD_GAP: "two runs of one suit touch (same_suit_runs = gap)",
+    K.E_GD_FINISH: "the turn could not be finished afterwards (go_out)",
+    K.E_CHECK_CONS: "check failed: card conservation",
+    K.E_CHECK_MELD: "check failed: an invalid table meld",
+    K.E_CHECK_COUNT: "check failed: hand size bookkeeping",
+}
+
+_KIND = {K.A_DRAW: "draw", K.A_TAKE: "take", K.A_PASS: "pass", K.A_BUY: "buy",
+         K.A_GO_DOWN: "go_down", K.A_LAYOFF: "layoff", K.A_SWAP: "swap", K.A_DISCARD: "discard"}
+
+
+@dataclass(frozen=True)
+class Action:
+    """One action, readable: ``str(action)`` says what it does."""
+    code: int
+    kind: str
+    seat: int = -1
+    card: str | None = None
+    meld: int | None = None
+    end: str | None = None        # lay-off on a run: "low" or "high"
+    suit: str | None = None       # joker laid off on a set under set_joker_identity = card
+    slot: int | None = None       # swap: run position or set index of the joker
+    melds: tuple[tuple[str, ...], ...] | None = None   # go down
+    text: str = field(default="", compare=False)
+
+    def __str__(self) -> str:
+        return self.text or self.kind
+
+
+def GoDown(melds: "list[list[str] | str]") -> Action:
+    """A going down with these melds (each a list of cards or a string such as '8C 8D JK')."""
+    ms = tuple(tuple(card_str(c) for c in parse_cards(m)) for m in melds)
+    return Action(K.action_nb(K.A_GO_DOWN, 0, 0, 1), "go_down", melds=ms,
+                  text="go down: " + " | ".join(" ".join(m) for m in ms))
+
+
+def _proposal_rows(melds: tuple[tuple[str, ...], ...]) -> list[tuple[int, int, int, list[int]]]:
+    """Cards of each meld -> (kind, rank or suit, lo, cards) as the engine reads them."""
+    rows = []
+    for m in melds:
+        ids = [card_id(c) for c in m]
+        nat = [c for c in ids if c != K.JOKER]
+        if not nat:
+            raise GameError(f"meld {' '.join(m)!r} has no natural card")
+        if len({c % 13 for c in nat}) == 1 and (len(nat) > 1 or len(ids) == 3):
+            rows.append((K.SET, nat[0] % 13, 0, ids))
+            continue
+        if len({c // 13 for c in nat}) != 1:
+            raise GameError(f"meld {' '.join(m)!r} is neither a set nor a run")
+        suit = nat[0] // 13
+        lo = None
+        for cand in range(0, 14):
+            ok = all(c == K.JOKER or c == suit * 13 + (cand + k) % 13 for k, c in enumerate(ids))
+            if ok and cand + len(ids) - 1 <= 13:
+                lo = cand
+                break
+        if lo is None:
+            raise GameError(f"meld {' '.join(m)!r} is not a run in sequence (RULES.md §4)")
+        rows.append((K.RUN, suit, lo, ids))
+    return rows
+
+
+class Game:
+    """A game played step by step; the same kernels as the batch runs."""
+
+    def __init__(self, rules: "str | Rules | None" = "shanghai", players: int | None = None,
+                 seed: int = 0, bots: "str | list[Any]" = "greedy",
+                 log_size: int = DEFAULT_LOG_SIZE, check: bool = False):
+        r = load_rules(rules)
+        p = r.players if players is None else int(players)
+        if p != r.players:
+            r = r.with_players(p)
+        if not 0 <= int(seed) < 2 ** 64:
+            raise GameError(f"seed {seed}: must be 0..2**64-1")
+        self.rules = r
+        self.players = p
+        self.seed = int(seed)
+        self.R = tuple(r.arrays(p))
+        specs = split_specs(bots) if isinstance(bots, str) else list(bots)
+        if len(specs) == 1:
+            specs = specs * p
+        if len(specs) != p:
+            raise BotError(f"{len(specs)} bot specs for {p} players "
+                           f"(give one spec for every seat or one per seat)")
+        self.kinds = np.zeros(p, dtype=np.int64)
+        self.params = np.zeros((p, len(parse_bot("greedy").params)), dtype=np.float64)
+        self.python: dict[int, Callable | None] = {}
+        self.bot_names: list[str] = []
+        for q, s in enumerate(specs):
+            if callable(s):
+                self.python[q] = s
+                s = "greedy"
+                self.bot_names.append(getattr(self.python[q], "__name__", "python"))
+            elif s is None or str(s).strip().lower() in MANUAL:
+                self.python[q] = None
+                s = "greedy"
+                self.bot_names.append("python")
+            spec = parse_bot(s)
+            if q not in self.python:
+                self.bot_names.append(spec.name)
+            self.kinds[q] = spec.kind
+            self.params[q] = spec.array()
+        self._log_size = int(log_size)
+        self._check = bool(check)
+        self.G = K.new_state(self.R, self._log_size)
+        K.init_game_nb(self.R, self.G, np.uint64(self.seed), 1, int(check))
+
+    # ------------------------------------------------------------ state
+    @property
+    def S(self) -> np.ndarray:
+        return self.G[0]
+
+    @property
+    def over(self) -> bool:
+        return int(self.S[K.S_PHASE]) == K.PH_OVER
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat whose decision is pending (None when the game is over)."""
+        return None if self.over else int(self.S[K.S_ACTOR])
+
+    @property
+    def hand(self) -> int:
+        """The hand being played, 1-based."""
+        return int(self.S[K.S_HAND]) + 1
+
+    @property
+    def phase(self) -> str:
+        return {K.PH_FIRST: "first_refusal", K.PH_BUY: "buy", K.PH_DRAW: "draw",
+                K.PH_PLAY: "play", K.PH_OVER: "over"}.get(int(self.S[K.S_PHASE]), "?")
+
+    def totals(self) -> list[int]:
+        return [int(x) for x in self.G[1][:self.players, K.PS_TOTAL]]
+
+    def ranking(self) -> list[int]:
+        return ranking(self.totals())
+
+    def records(self) -> np.ndarray:
+        """int32[hands, players, NHF] (kernels.records) for the hands played so far."""
+        return self.G[12][:, :self.players].copy()
+
+    def hand_cards(self, seat: int) -> list[str]:
+        row = self.G[2][seat]
+        return [card_str(c) for c in range(53) for _ in range(int(row[c]))]
+
+    def table(self) -> list[dict[str, Any]]:
+        """The melds on the table, with what each joker stands for."""
+        S, TM, TC, TJ = self.S, self.G[5], self.G[6], self.G[7]
+        out = []
+        for m in range(int(S[K.S_NT])):
+            kind, key = int(TM[m, K.TM_KIND]), int(TM[m, K.TM_KEY])
+            d: dict[str, Any] = {"meld": m, "owner": int(TM[m, K.TM_OWNER]),
+                                 "kind": "set" if kind == K.SET else "run"}
+            if kind == K.SET:
+                n = int(TM[m, K.TM_N])
+                cards = [int(TC[m, k]) for k in range(n)]
+                d["rank"] = RANKS[key]
+                d["cards"] = [card_str(c) for c in cards]
+                d["jokers"] = [(RANKS[key] + (SUITS[int(TJ[m, k])] if TJ[m, k] >= 0 else ""))
+                               if cards[k] == K.JOKER else None for k in range(n)]
+            else:
+                lo, hi = int(TM[m, K.TM_LO]), int(TM[m, K.TM_HI])
+                cards = [int(TC[m, pos]) for pos in range(lo, hi + 1)]
+                d["suit"] = SUITS[key]
+                d["cards"] = [card_str(c) for c in cards]
+                d["jokers"] = [RANKS[pos % 13] + SUITS[key] if TC[m, pos] == K.JOKER else None
+                               for pos in range(lo, hi + 1)]
+                d["low"], d["high"] = lo, hi
+            out.append(d)
+        return out
+
+    def view(self, seat: int | None = None) -> dict[str, Any]:
+        """What ``seat`` may see (default: the seat to act): its own cards, and public facts."""
+        if seat is None:
+            seat = self.to_act if self.to_act is not None else 0
+        S, PS = self.S, self.G[1]
+        h = int(S[K.S_HAND])
+        up = None
+        if S[K.S_UP_ON_PILE] and S[K.S_PILE_N] > 0:
+            up = card_str(int(S[K.S_UP]))
+        return {
+            "seat": seat, "hand": h + 1, "contract": str(self.rules.contracts[h]),
+            "phase": self.phase, "to_act": self.to_act, "dealer": int(S[K.S_DEALER]),
+            "cards": self.hand_cards(seat),
+            "upcard": up, "stock": int(S[K.S_STOCK_N]), "pile": int(S[K.S_PILE_N]),
+            "stock_passes": int(S[K.S_PASSES]),
+            "hand_sizes": [int(PS[q, K.PS_N]) for q in range(self.players)],
+            "down": [bool(PS[q, K.PS_DOWN]) for q in range(self.players)],
+            "buys_left": [int(self.R[7][h] - PS[q, K.PS_BUYS]) for q in range(self.players)],
+            "table": self.table(), "totals": self.totals(),
+        }
+
+    # ------------------------------------------------------------ actions
+    def _describe(self, code: int) -> Action:
+        t, c, m, opt = code & 15, (code >> 4) & 63, (code >> 10) & 127, code >> 17
+        seat = self.to_act if self.to_act is not None else -1
+        S, TM = self.S, self.G[5]
+        up = card_str(int(S[K.S_UP]))
+        if t == K.A_DRAW:
+            return Action(code, "draw", seat, text="draw from the stock")
+        if t == K.A_TAKE:
+            return Action(code, "take", seat, up, text=f"take the upcard {up}")
+        if t == K.A_PASS:
+            what = "refuse the upcard" if int(S[K.S_PHASE]) == K.PH_FIRST else "do not buy"
+            return Action(code, "pass", seat, up, text=f"pass ({what} {up})")
+        if t == K.A_BUY:
+            pen = int(self.R[0][3])
+            return Action(code, "buy", seat, up, text=f"buy {up} (+{pen} penalty cards)")
+        if t == K.A_GO_DOWN:
+            melds = None
+            if K.can_go_down_nb(self.R, self.G, seat):
+                GD = self.G[8]
+                nm = int(self.R[5][int(S[K.S_HAND])])
+                melds = tuple(tuple(card_str(int(GD[i, 4 + k])) for k in range(int(GD[i, 3])))
+                              for i in range(nm))
+            txt = "go down: " + " | ".join(" ".join(x) for x in melds) if melds else "go down"
+            return Action(code, "go_down", seat, melds=melds, text=txt)
+        cs = card_str(c)
+        if t == K.A_LAYOFF:
+            end = suit = None
+            if TM[m, K.TM_KIND] == K.RUN:
+                end = "low" if opt == 0 else "high"
+                txt = f"lay off {cs} on meld {m} ({end} end)"
+            else:
+                if c == K.JOKER and self.R[0][10]:
+                    suit = SUITS[opt]
+                    txt = f"lay off {cs} as {RANKS[int(TM[m, K.TM_KEY])]}{suit} on meld {m}"
+                else:
+                    txt = f"lay off {cs} on meld {m}"
+            return Action(code, "layoff", seat, cs, m, end=end, suit=suit, text=txt)
+        if t == K.A_SWAP:
+            return Action(code, "swap", seat, cs, m, slot=opt,
+                          text=f"swap {cs} for the joker in meld {m}")
+        return Action(code, "discard", seat, cs, text=f"discard {cs}")
+
+    def legal_actions(self) -> list[Action]:
+        """The legal actions of the seat to act (going down: the meld finder's lay-down;
+        any other valid lay-down can be applied with ``GoDown(melds)``)."""
+        if self.over:
+            return []
+        buf = self.G[15]
+        n = K.legal_actions_nb(self.R, self.G, buf)
+        return [self._describe(int(x)) for x in buf[:n]]
+
+    def apply(self, action: "Action | int") -> None:
+        """Apply an action of the seat to act; GameError if it is not legal now."""
+        if self.over:
+            raise GameError("the game is over")
+        code = action.code if isinstance(action, Action) else int(action)
+        if isinstance(action, Action) and action.kind == "go_down" and (code >> 17) == 1:
+            self._write_proposal(action.melds or ())
+        err = K.apply_action_nb(self.R, self.G, np.int64(code))
+        if err != K.E_OK:
+            msg = _ERRORS.get(int(err), f"error {err}")
+            raise GameError(f"seat {self.to_act}: {action}: {msg}")
+
+    def _write_proposal(self, melds: tuple[tuple[str, ...], ...]) -> None:
+        nm = int(self.R[5][int(self.S[K.S_HAND])])
+        if len(melds) != nm:
+            raise GameError(f"the contract {self.rules.contracts[int(self.S[K.S_HAND])]} "
+                            f"needs {nm} melds, got {len(melds)}")
+        GD, GDJ = self.G[8], self.G[9]
+        GD[:] = 0
+        GDJ[:] = -1
+        for i, (kind, key, lo, ids) in enumerate(_proposal_rows(melds)):
+            if len(ids) > K.TW:
+                raise GameError("meld too long")
+            GD[i, 0], GD[i, 1], GD[i, 2], GD[i, 3] = kind, key, lo, len(ids)
+            GD[i, 4:4 + len(ids)] = ids
+
+    def bot_action(self) -> Action:
+        """What the seat's built-in bot would do now."""
+        seat = self.to_act
+        code = int(bot_action_nb(self.R, self.G, np.int64(self.kinds[seat]), self.params[seat]))
+        return self._describe(code)
+
+    def step(self) -> Action:
+        """One action of the seat to act by its bot (or Python callable)."""
+        seat = self.to_act
+        if seat is None:
+            raise GameError("the game is over")
+        fn = self.python.get(seat, "bot")
+        if fn is None:
+            raise GameError(f"seat {seat} is played by Python code: apply() its action")
+        a = fn(self, seat, self.legal_actions()) if callable(fn) else self.bot_action()
+        self.apply(a)
+        return a
+
+    def advance(self) -> None:
+        """Let bots and Python callables act until a hand-played seat must act or the game ends."""
+        while not self.over and self.python.get(self.to_act, "bot") is not None:
+            self.step()
+
+    def play(self, fallback: str = "greedy") -> list[int]:
+        """Play to the end; seats played by hand are handed to the ``fallback`` bot.
+        Returns the totals."""
+        fb = parse_bot(fallback)
+        for q, fn in list(self.python.items()):
+            if fn is None:
+                del self.python[q]
+                self.kinds[q] = fb.kind
+                self.params[q] = fb.array()
+        while not self.over:
+            self.step()
+        return self.totals()
+
+    def events(self) -> list[dict[str, Any]]:
+        """The event log so far, decoded (docs/replay.md)."""
+        n = int(self.S[K.S_LOG_N])
+        return decode(self.G[11][:n], self.players, [str(c) for c in self.rules.contracts])
+
+
+def game_events(rules: "str | Rules | None" = "shanghai", players: int | None = None,
+                seed: int = 0, bots: "str | list[str]" = "greedy",
+                log_size: int = DEFAULT_LOG_SIZE, check: bool = False
+                ) -> tuple[list[dict[str, Any]], np.ndarray]:
+    """Play one seeded game with the batch kernel, logging on: (events, records[hands, players, NHF])."""
+    from .bots import parse_bots
+    r = load_rules(rules)
+    p = r.players if players is None else int(players)
+    if p != r.players:
+        r = r.with_players(p)
+    if not 0 <= int(seed) < 2 ** 64:
+        raise GameError(f"seed {seed}: must be 0..2**64-1")
+    R = tuple(r.arrays(p))
+    kinds, params = parse_bots(bots, p)
+    size = int(log_size)
+    while True:
+        G = K.new_state(R, size)
+        try:
+            err = play_game_nb(R, G, kinds, params, np.uint64(int(seed)), 1, int(check))
+        except ValueError as e:
+            if "log_size" in str(e) and size < (1 << 28):
+                size *= 4
+                continue
+            raise
+        break
+    if err != K.E_OK:
+        raise GameError(f"seed {seed}: {_ERRORS.get(int(err), f'error {err}')}")
+    n = int(G[0][K.S_LOG_N])
+    return decode(G[11][:n], p, [str(c) for c in r.contracts]), G[12][:, :p].copy()

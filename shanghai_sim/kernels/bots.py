@@ -1,0 +1,299 @@
+"""Bots in numba: one action for the seat to act, from the state tuple G.
+
+Bot kinds (``BOT_*``) and their parameter vector ``bp`` float64[NBP]
+(``shanghai_sim.bots.parse_bot`` fills it from a spec string):
+
+  BP_BUY        buy policy: 0 never, 1 useful (the upcard lowers the deficiency), 2 always
+  BP_MAXBUYS    most buys per hand the bot makes (-1: as many as the rules allow)
+  BP_WAIT_BLIND 1: go down only when it can go out the same turn (RULES.md §3 blind_bonus)
+  BP_HAND0 + h  buy policy for hand h (0-based), -1 = BP_BUY; hands beyond MAX_HAND_PARAMS
+                use BP_BUY
+
+Randomness comes only from the seat's own stream G[10][1 + seat].
+"""
+
+import numba as nb
+import numpy as np
+
+from ..rules import P_GO_OUT, P_INITIAL_EXACT, P_JOKER_SWAP, P_SET_JOKER_CARD
+from .play import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_LAYOFF, A_PASS, A_SWAP, A_TAKE,
+                   GO_DISCARD_REQUIRED, GO_NO_DISCARD, JOKER, PH_BUY, PH_DRAW, PH_FIRST,
+                   PH_PLAY, PS_BUYS, PS_DOWN, PS_N, RUN, SET, S_ACTOR, S_HAND, S_MUST_DOWN,
+                   S_NT, S_PHASE, S_UP, SWAP_ANYONE, TM_HI, TM_KEY, TM_KIND, TM_LO, TM_N,
+                   TM_NJ, action_nb, can_go_down_nb, card_layable_nb, def_of_nb,
+                   discard_legal_nb, do_swap_nb, go_down_available_nb, hand_def_nb,
+                   layoff_allowed_now_nb, layoff_legal_nb, legal_actions_nb, swap_legal_nb,
+                   undo_swap_nb, _place_proposal, _unplace, PS_DEF, PS_DEFOK)
+from .rng import randint_nb
+
+BOT_RANDOM = 0
+BOT_GREEDY = 1
+
+BP_BUY = 0
+BP_MAXBUYS = 1
+BP_WAIT_BLIND = 2
+BP_HAND0 = 3
+MAX_HAND_PARAMS = 29
+NBP = BP_HAND0 + MAX_HAND_PARAMS
+
+BUY_NEVER = 0
+BUY_USEFUL = 1
+BUY_ALWAYS = 2
+
+
+@nb.njit(cache=True)
+def random_action_nb(R, G, p):
+    """Uniformly random among the legal actions."""
+    BUF = G[15]
+    n = legal_actions_nb(R, G, BUF)
+    return BUF[randint_nb(G[10][1 + p], n)]
+
+
+@nb.njit(cache=True)
+def _def_with(R, G, p, c, delta):
+    H = G[2]
+    H[p, c] += delta
+    d = def_of_nb(R, G, H[p])
+    H[p, c] -= delta
+    return d
+
+
+@nb.njit(cache=True)
+def _near_outs(H, p):
+    """Cheap 'useful outs' of seat p's hand: distinct natural cards that share a rank
+    with a card of the hand or stand within two run positions of one in its suit."""
+    mask = np.uint64(0)
+    one = np.uint64(1)
+    for c in range(52):
+        if H[p, c] == 0:
+            continue
+        r = c % 13
+        s = c // 13
+        for t in range(4):
+            mask |= one << np.uint64(t * 13 + r)
+        for q in (r, 13 if r == 0 else r):
+            for d in range(-2, 3):
+                pp = q + d
+                if 0 <= pp <= 13:
+                    mask |= one << np.uint64(s * 13 + pp % 13)
+    n = 0
+    while mask != 0:
+        mask &= mask - one
+        n += 1
+    return n
+
+
+@nb.njit(cache=True)
+def _blind_possible(R, G, p):
+    """After the finder's lay-down (in GD), could seat p go out this same turn?"""
+    S = G[0]
+    params = R[0]
+    GD = G[8]
+    SCR = G[13]
+    h = S[S_HAND]
+    nm = R[5][h]
+    tmp = SCR[6]
+    for c in range(53):
+        tmp[c] = G[2][p, c]
+    r = G[1][p, PS_N]
+    for i in range(nm):
+        for k in range(GD[i, 3]):
+            tmp[GD[i, 4 + k]] -= 1
+            r -= 1
+    go = params[P_GO_OUT]
+    left = r
+    if params[P_INITIAL_EXACT] == 0 and r > 0:
+        base = _place_proposal(R, G, p, nm)
+        for c in range(53):
+            if tmp[c] > 0 and card_layable_nb(R, G, c):
+                left -= tmp[c]
+        _unplace(G, base)
+    if left == 0:
+        return go != GO_DISCARD_REQUIRED or r > 0
+    if left == 1:
+        return go != GO_NO_DISCARD
+    return False
+
+
+@nb.njit(cache=True)
+def _greedy_discard(R, G, p):
+    H = G[2]
+    pts = R[1]
+    if G[1][p, PS_DOWN] != 0:
+        # Down: shed the most points among the cards that do not fit the table (keep
+        # those that do for a later turn), a joker last (it would help the next player).
+        best = -1
+        bv = -1
+        for c in range(52):
+            if H[p, c] > 0 and discard_legal_nb(R, G, p, c):
+                v = pts[c] + (0 if card_layable_nb(R, G, c) else 1000)
+                if v > bv:
+                    best = c
+                    bv = v
+        if best < 0:
+            best = JOKER
+        return action_nb(A_DISCARD, best, 0, 0)
+    # Not down: keep the deficiency lowest; ties: more useful outs, then the higher points go.
+    best = -1
+    bd = 1 << 40
+    bo = -1
+    bv = -1
+    for c in range(53):
+        if H[p, c] == 0 or not discard_legal_nb(R, G, p, c):
+            continue
+        d = _def_with(R, G, p, c, -1)
+        if d > bd:
+            continue
+        H[p, c] -= 1
+        o = _near_outs(H, p)
+        H[p, c] += 1
+        v = pts[c]
+        if d < bd or o > bo or (o == bo and v > bv):
+            best = c
+            bd = d
+            bo = o
+            bv = v
+    return action_nb(A_DISCARD, best, 0, 0)
+
+
+@nb.njit(cache=True)
+def _greedy_layoff(R, G, p):
+    H = G[2]
+    TM = G[5]
+    S = G[0]
+    card_id = R[0][P_SET_JOKER_CARD] != 0
+    for c in range(53):
+        if H[p, c] == 0:
+            continue
+        for m in range(S[S_NT]):
+            if TM[m, TM_KIND] == SET:
+                no = 4 if (c == JOKER and card_id) else 1
+            else:
+                no = 2
+            for opt in range(no):
+                if layoff_legal_nb(R, G, p, c, m, opt):
+                    return action_nb(A_LAYOFF, c, m, opt)
+    return -1
+
+
+@nb.njit(cache=True)
+def _greedy_swap(R, G, p, down):
+    """A joker swap that helps: when down, one whose joker can be laid off afterwards;
+    when not down (joker_swap = anyone), one after which the bot can go down."""
+    H = G[2]
+    TM = G[5]
+    S = G[0]
+    PS = G[1]
+    for m in range(S[S_NT]):
+        if TM[m, TM_NJ] == 0:
+            continue
+        if TM[m, TM_KIND] == RUN:
+            lo = TM[m, TM_LO]
+            hi = TM[m, TM_HI]
+        else:
+            lo = 0
+            hi = TM[m, TM_N] - 1
+        for k in range(lo, hi + 1):
+            if G[6][m, k] != JOKER:
+                continue
+            for s in range(4):
+                if TM[m, TM_KIND] == RUN:
+                    if s > 0:
+                        break
+                    c = TM[m, TM_KEY] * 13 + k % 13
+                else:
+                    c = s * 13 + TM[m, TM_KEY]
+                if H[p, c] == 0 or not swap_legal_nb(R, G, p, c, m, k):
+                    continue
+                if not down:
+                    return action_nb(A_SWAP, c, m, k)
+                d0 = PS[p, PS_DEF]
+                k0 = PS[p, PS_DEFOK]
+                ident = do_swap_nb(G, p, c, m, k)
+                ok = layoff_allowed_now_nb(R, G, p) and card_layable_nb(R, G, JOKER)
+                undo_swap_nb(G, p, c, m, k, ident)
+                PS[p, PS_DEF] = d0
+                PS[p, PS_DEFOK] = k0
+                if ok:
+                    return action_nb(A_SWAP, c, m, k)
+    return -1
+
+
+@nb.njit(cache=True)
+def _lone_card_ok(R, G, p):
+    """Seat p (down) holds cards that do not block a lay-off of one more card."""
+    if R[0][P_GO_OUT] != GO_NO_DISCARD or G[1][p, PS_N] != 1:
+        return True
+    for c in range(53):
+        if G[2][p, c] > 0:
+            return card_layable_nb(R, G, c)
+    return True
+
+
+@nb.njit(cache=True)
+def _buy_policy(bp, h):
+    if h < MAX_HAND_PARAMS and bp[BP_HAND0 + h] >= 0:
+        return int(bp[BP_HAND0 + h])
+    return int(bp[BP_BUY])
+
+
+@nb.njit(cache=True)
+def greedy_action_nb(R, G, p, bp):
+    S = G[0]
+    PS = G[1]
+    ph = S[S_PHASE]
+    down = PS[p, PS_DOWN] != 0
+    if ph == PH_FIRST:
+        up = S[S_UP]
+        d0 = hand_def_nb(R, G, p)
+        if d0 > 0 and _def_with(R, G, p, up, 1) < d0:
+            return action_nb(A_TAKE, 0, 0, 0)
+        return action_nb(A_PASS, 0, 0, 0)
+    if ph == PH_BUY:
+        pol = _buy_policy(bp, S[S_HAND])
+        if pol == BUY_NEVER or down:
+            return action_nb(A_PASS, 0, 0, 0)
+        if bp[BP_MAXBUYS] >= 0 and PS[p, PS_BUYS] >= bp[BP_MAXBUYS]:
+            return action_nb(A_PASS, 0, 0, 0)
+        if pol == BUY_ALWAYS:
+            return action_nb(A_BUY, 0, 0, 0)
+        d0 = hand_def_nb(R, G, p)
+        if d0 > 0 and _def_with(R, G, p, S[S_UP], 1) < d0:
+            return action_nb(A_BUY, 0, 0, 0)
+        return action_nb(A_PASS, 0, 0, 0)
+    if ph == PH_DRAW:
+        # Take the upcard only if it can really be laid off this turn: under no_discard a
+        # lone card that does not fit must stay in hand, so laying off the upcard then is barred.
+        if card_layable_nb(R, G, S[S_UP]) and _lone_card_ok(R, G, p):
+            return action_nb(A_TAKE, 0, 0, 0)
+        return action_nb(A_DRAW, 0, 0, 0)
+    if ph != PH_PLAY:
+        return -1
+    if not down:
+        if S[S_MUST_DOWN] != 0:
+            return action_nb(A_GO_DOWN, 0, 0, 0)
+        if go_down_available_nb(R, G, p):
+            if bp[BP_WAIT_BLIND] == 0 or _blind_possible(R, G, p):
+                return action_nb(A_GO_DOWN, 0, 0, 0)
+        elif R[0][P_JOKER_SWAP] == SWAP_ANYONE and S[S_NT] > 0 and bp[BP_WAIT_BLIND] == 0:
+            a = _greedy_swap(R, G, p, False)
+            if a >= 0:
+                return a
+        return _greedy_discard(R, G, p)
+    if layoff_allowed_now_nb(R, G, p):
+        a = _greedy_layoff(R, G, p)
+        if a >= 0:
+            return a
+        a = _greedy_swap(R, G, p, True)
+        if a >= 0:
+            return a
+    return _greedy_discard(R, G, p)
+
+
+@nb.njit(cache=True)
+def bot_action_nb(R, G, kind, bp):
+    """The action of the bot of this kind for the seat to act."""
+    p = G[0][S_ACTOR]
+    if kind == BOT_GREEDY:
+        return greedy_action_nb(R, G, p, bp)
+    return random_action_nb(R, G, p)

@@ -1,0 +1,1548 @@
+"""The game as a phase machine over state arrays (RULES.md §3-§5), compiled with numba.
+
+One engine serves the batch kernel (``engine.play_games_nb``), the step API
+(``shanghai_sim.game.Game``) and the replay log: all three call
+``apply_action_nb`` on the same state, with bots (``kernels.bots``) or
+Python code choosing the actions.
+
+Conventions
+-----------
+Rules come in as the tuple ``R = (params, points, joker_cap, meld_kind,
+meld_size, n_melds, deal, buys)`` of ``RulesArrays``. The state is the tuple
+``G`` made by ``new_state`` (indices fixed, see G_* below):
+
+  G[0]  S    int64[NS]            scalars, indexed by S_*
+  G[1]  PS   int64[8, NPS]        per seat, indexed by PS_*
+  G[2]  H    int64[8, 53]         hands as count arrays (``cards`` layout)
+  G[3]  STK  int64[shoe]          stock; the top card is STK[S_STOCK_N - 1]
+  G[4]  PILE int64[shoe]          discard pile; the top is PILE[S_PILE_N - 1]
+  G[5]  TM   int64[MAXT, NTM]     table melds, indexed by TM_*
+  G[6]  TC   int64[MAXT, TW]      table meld cards: runs by position (0..13,
+                                  -1 = empty), sets in order of arrival
+  G[7]  TJ   int64[MAXT, TW]      for set jokers under set_joker_identity = card:
+                                  the declared suit; else -1
+  G[8]  GD   int64[MAX_MELDS, PW] a going-down proposal: kind, rank/suit, lo, n,
+                                  then n cards (run card k stands at lo + k)
+  G[9]  GDJ  int64[MAX_MELDS, TW] declared suit of each set joker of GD (-1: engine picks)
+  G[10] RNG  uint64[10, 4]        row 0 deal stream (reseeded each hand), rows 1..8
+                                  one bot stream per seat, row 9 col 0 = game seed
+  G[11] LOG  int64[log_size]      event log (see EV_*), written only if S_LOG_ON
+  G[12] REC  int32[hands, 8, NHF] per hand x seat records (kernels.records)
+  G[13] SCR  int64[8, 64]         scratch
+  G[14] LD   int64[MAX_MELDS, LAY_W]  laydown_nb output
+  G[15] BUF  int64[MAXLEGAL]      legal action buffer
+
+Run positions follow ``kernels.melds``: position p is rank p % 13, 0 = ace
+low, 13 = ace high. Card ids follow ``shanghai_sim.cards`` (52 = joker).
+
+Actions are int64 codes: ``type | card << 4 | meld << 10 | opt << 17``
+(see A_* and ``action_nb``). opt: lay-off on a run 0 = low end, 1 = high
+end; lay-off of a joker on a set under set_joker_identity = card: the
+declared suit; swap: the slot (run position or set index); go down: 0 = the
+meld finder's lay-down, 1 = the proposal written into GD by the caller.
+
+Events in LOG: ``[type, n, payload(n)]``; payloads are listed at EV_*.
+"""
+
+import numba as nb
+import numpy as np
+
+from ..rules import (MAX_MELDS, P_BUY_PENALTY, P_BUY_PRIORITY, P_DECKS, P_DOWN_MAY_BUY,
+                     P_GO_OUT, P_INITIAL_EXACT, P_JOKERS, P_JOKER_SWAP, P_MAX_STOCK_PASSES,
+                     P_NHANDS, P_PLAYERS, P_SAME_SUIT_GAP, P_SET_JOKER_CARD,
+                     P_BLIND_JOKER, P_BLIND_NO_JOKER)
+from .melds import LAY_W, deficiency_nb, laydown_nb
+from .records import (HF_BLIND, HF_BUY_CARDS, HF_BUYS, HF_CARDS_LEFT, HF_DEALER, HF_DOWN_TURN,
+                      HF_JOKERS_LEFT, HF_POINTS, HF_STOCK_PASSES, HF_TURNS, HF_WENT_OUT,
+                      HF_STOPPED, NHF)
+from .rng import game_seed_nb, randint_nb, seed_state_nb, shuffle_nb
+
+JOKER = 52
+SET = 0
+RUN = 1
+MAXP = 8
+MAXT = MAXP * MAX_MELDS      # table melds
+TW = 64                      # cards in one table meld
+PW = 4 + TW                  # proposal row width
+MAXLEGAL = 8192
+# A hand that runs this many turns stops like an exhausted stock (no winner).
+# Not a rule: a guard so that every playout ends even when bots keep taking
+# the upcard instead of drawing from the stock (RULES.md's max_stock_passes
+# bounds only stock draws).
+MAX_TURNS = 3000
+
+# go_out, joker_swap values (rules.GoOut / JokerSwap)
+GO_NO_DISCARD = 0
+GO_DISCARD_REQUIRED = 1
+GO_EITHER = 2
+SWAP_ANYONE = 0
+SWAP_DOWN_ONLY = 1
+
+# ---------------------------------------------------------------- phases
+PH_FIRST = 0      # decision: the next player (not down) takes the upcard or passes
+PH_BUY = 1        # decision: the buy candidate S_BO0 + S_CAND claims or passes
+PH_DRAW = 2       # decision: a down player in turn takes the unbought upcard or draws
+PH_PLAY = 3       # decision: go down, lay off, swap, discard
+PH_OVER = 4       # game over
+PH_NEWHAND = 5    # automatic phases
+PH_OFFER = 6
+PH_OPENBUY = 7
+PH_AFTERWIN = 8
+PH_ENDHAND = 9
+
+# ---------------------------------------------------------------- scalars
+(S_PHASE, S_HAND, S_DEALER, S_FIRST_DEALER, S_CUR, S_ACTOR, S_NEXT, S_UP, S_UP_ON_PILE,
+ S_UP_FROM, S_BO_N, S_CAND, S_STOCK_N, S_PILE_N, S_PASSES, S_NT, S_TURNS, S_DOWN_NOW,
+ S_MUST_DOWN, S_JK_PLAYED, S_LOG_ON, S_LOG_N, S_CHECK, S_ERR, S_BOUGHT, S_NACT, S_SHOE,
+ S_NP, S_WINNER, S_END_REASON, S_CGD_AT, S_CGD, S_HANDS_DONE) = range(33)
+S_BO0 = 40        # buy order, MAXP entries
+NS = 48
+
+# per seat
+(PS_N, PS_DOWN, PS_BUYS, PS_BUYCARDS, PS_TURNS, PS_DOWNTURN, PS_WENTOUT, PS_BLIND,
+ PS_POINTS, PS_TOTAL, PS_DEF, PS_DEFOK) = range(12)
+NPS = 12
+
+# table meld fields
+TM_OWNER, TM_KIND, TM_KEY, TM_LO, TM_HI, TM_N, TM_NJ = range(7)
+NTM = 7
+
+# ---------------------------------------------------------------- actions
+A_DRAW = 0        # draw from the stock
+A_TAKE = 1        # take the upcard as one's draw
+A_PASS = 2        # refuse the upcard (first refusal) or do not buy
+A_BUY = 3         # claim the upcard with its penalty cards
+A_GO_DOWN = 4
+A_LAYOFF = 5
+A_SWAP = 6
+A_DISCARD = 7
+
+# ---------------------------------------------------------------- events
+EV_HAND = 1       # hand, dealer, first player
+EV_DEAL = 2       # seat, n, cards(n)
+EV_UPCARD = 3     # card
+EV_DRAW = 4       # seat, source (0 stock, 1 upcard), card
+EV_PASS = 5       # seat, card, what (0 refused first refusal, 1 did not buy)
+EV_BUY = 6        # seat, card, penalty cards due
+EV_PENALTY = 7    # seat, card (one penalty card from the stock)
+EV_GO_DOWN = 8    # seat, melds, then per meld: table index, kind, rank/suit, lo, n,
+                  #   cards(n), identity(n) (run: position; set: declared suit or -1)
+EV_LAYOFF = 9     # seat, card, meld, identity (run: position; set: declared suit or -1)
+EV_SWAP = 10      # seat, card, meld, slot, identity of the joker (run: position; set: suit or -1)
+EV_DISCARD = 11   # seat, card
+EV_RESHUFFLE = 12  # pass number, cards reshuffled, upcard kept on the pile (card or -1)
+EV_OUT = 13       # seat, how (0 melds/lay-offs, 1 discard), blind, jokers played that turn
+EV_HAND_END = 14  # winner (-1 none), reason (0 out, 1 stock, 2 turn guard), scores(P), totals(P)
+EV_GAME_END = 15  # totals(P)
+
+# ---------------------------------------------------------------- errors (apply)
+E_OK = 0
+E_PHASE = 1       # action not of this phase
+E_CARD = 2        # card not in hand
+E_ILLEGAL = 3     # not allowed by the rules here
+E_GD_DOWN = 10    # already down
+E_GD_COUNT = 11   # melds do not match the contract
+E_GD_SIZE = 12    # a meld size does not match (at_least / exact)
+E_GD_MELD = 13    # a meld is not valid
+E_GD_CARDS = 14   # cards not in hand
+E_GD_GAP = 15     # same-suit runs touch (same_suit_runs = gap)
+E_GD_FINISH = 16  # the turn could not be finished afterwards (go_out)
+E_GD_MUST = 17    # swapped a joker without going down (joker_swap)
+E_CHECK_CONS = 20  # card conservation broken
+E_CHECK_MELD = 21  # invalid table meld
+E_CHECK_COUNT = 22  # hand size bookkeeping broken
+
+
+@nb.njit(cache=True, inline="always")
+def action_nb(t, card, meld, opt):
+    return t | (card << 4) | (meld << 10) | (opt << 17)
+
+
+@nb.njit(cache=True, inline="always")
+def a_type(a):
+    return a & 15
+
+
+@nb.njit(cache=True, inline="always")
+def a_card(a):
+    return (a >> 4) & 63
+
+
+@nb.njit(cache=True, inline="always")
+def a_meld(a):
+    return (a >> 10) & 127
+
+
+@nb.njit(cache=True, inline="always")
+def a_opt(a):
+    return a >> 17
+
+
+# ---------------------------------------------------------------- state
+
+def new_state(R, log_size=0):
+    """Allocate a state tuple for these rules (Python side; not jitted)."""
+    params = R[0]
+    shoe = 52 * int(params[P_DECKS]) + int(params[P_JOKERS])
+    hands = int(params[P_NHANDS])
+    S = np.zeros(NS, np.int64)
+    S[S_SHOE] = shoe
+    S[S_NP] = params[P_PLAYERS]
+    return (S, np.zeros((MAXP, NPS), np.int64), np.zeros((MAXP, 53), np.int64),
+            np.zeros(shoe, np.int64), np.zeros(shoe, np.int64),
+            np.zeros((MAXT, NTM), np.int64), np.full((MAXT, TW), -1, np.int64),
+            np.full((MAXT, TW), -1, np.int64), np.zeros((MAX_MELDS, PW), np.int64),
+            np.full((MAX_MELDS, TW), -1, np.int64), np.zeros((10, 4), np.uint64),
+            np.zeros(max(int(log_size), 1), np.int64), np.zeros((hands, MAXP, NHF), np.int32),
+            np.zeros((8, 64), np.int64), np.zeros((MAX_MELDS, LAY_W), np.int64),
+            np.zeros(MAXLEGAL, np.int64))
+
+
+@nb.njit(cache=True)
+def new_state_nb(params, log_size):
+    """The same as ``new_state`` inside numba (for the batch kernel)."""
+    shoe = 52 * params[P_DECKS] + params[P_JOKERS]
+    hands = params[P_NHANDS]
+    S = np.zeros(NS, np.int64)
+    S[S_SHOE] = shoe
+    S[S_NP] = params[P_PLAYERS]
+    TC = np.full((MAXT, TW), -1, np.int64)
+    TJ = np.full((MAXT, TW), -1, np.int64)
+    GDJ = np.full((MAX_MELDS, TW), -1, np.int64)
+    return (S, np.zeros((MAXP, NPS), np.int64), np.zeros((MAXP, 53), np.int64),
+            np.zeros(shoe, np.int64), np.zeros(shoe, np.int64),
+            np.zeros((MAXT, NTM), np.int64), TC, TJ, np.zeros((MAX_MELDS, PW), np.int64),
+            GDJ, np.zeros((10, 4), np.uint64),
+            np.zeros(max(log_size, 1), np.int64), np.zeros((hands, MAXP, NHF), np.int32),
+            np.zeros((8, 64), np.int64), np.zeros((MAX_MELDS, LAY_W), np.int64),
+            np.zeros(MAXLEGAL, np.int64))
+
+
+@nb.njit(cache=True)
+def ev_nb(G, t, n):
+    """Open an event of type t with n payload ints; returns where to write, or -1 if not logging."""
+    S = G[0]
+    LOG = G[11]
+    if S[S_LOG_ON] == 0:
+        return -1
+    k = S[S_LOG_N]
+    if k + 2 + n > LOG.shape[0]:
+        raise ValueError("event log full: raise log_size")
+    LOG[k] = t
+    LOG[k + 1] = n
+    S[S_LOG_N] = k + 2 + n
+    return k + 2
+
+
+@nb.njit(cache=True, inline="always")
+def add_card(G, p, c):
+    G[2][p, c] += 1
+    G[1][p, PS_N] += 1
+    G[1][p, PS_DEFOK] = 0
+
+
+@nb.njit(cache=True, inline="always")
+def rem_card(G, p, c):
+    G[2][p, c] -= 1
+    G[1][p, PS_N] -= 1
+    G[1][p, PS_DEFOK] = 0
+
+
+@nb.njit(cache=True)
+def hand_def_nb(R, G, p):
+    """RULES.md §6 deficiency of seat p's hand for this hand's contract (cached)."""
+    PS = G[1]
+    if PS[p, PS_DEFOK] != 0:
+        return PS[p, PS_DEF]
+    params = R[0]
+    h = G[0][S_HAND]
+    d = deficiency_nb(G[2][p], R[3][h], R[4][h], R[5][h], R[2],
+                      params[P_INITIAL_EXACT], params[P_SAME_SUIT_GAP])
+    PS[p, PS_DEF] = d
+    PS[p, PS_DEFOK] = 1
+    return d
+
+
+@nb.njit(cache=True)
+def def_of_nb(R, G, counts):
+    params = R[0]
+    h = G[0][S_HAND]
+    return deficiency_nb(counts, R[3][h], R[4][h], R[5][h], R[2],
+                         params[P_INITIAL_EXACT], params[P_SAME_SUIT_GAP])
+
+
+# ---------------------------------------------------------------- stock
+
+@nb.njit(cache=True)
+def reshuffle_nb(R, G):
+    """RULES.md §5.5: the pile less the upcard lying on it becomes the new stock."""
+    S = G[0]
+    STK = G[3]
+    PILE = G[4]
+    if S[S_PASSES] >= R[0][P_MAX_STOCK_PASSES]:
+        return False
+    keep = 1 if S[S_UP_ON_PILE] != 0 else 0
+    m = S[S_PILE_N] - keep
+    if m <= 0:
+        return False
+    for i in range(m):
+        STK[i] = PILE[i]
+    kept = -1
+    if keep:
+        kept = PILE[m]
+        PILE[0] = kept
+    S[S_PILE_N] = keep
+    S[S_STOCK_N] = m
+    shuffle_nb(G[10][0], STK, m)
+    S[S_PASSES] += 1
+    b = ev_nb(G, EV_RESHUFFLE, 3)
+    if b >= 0:
+        G[11][b] = S[S_PASSES]
+        G[11][b + 1] = m
+        G[11][b + 2] = kept
+    return True
+
+
+@nb.njit(cache=True)
+def draw_stock_nb(R, G):
+    """The top card of the stock, reshuffling if needed; -1 if the hand must stop."""
+    S = G[0]
+    if S[S_STOCK_N] == 0:
+        if not reshuffle_nb(R, G):
+            return -1
+    n = S[S_STOCK_N] - 1
+    S[S_STOCK_N] = n
+    return G[3][n]
+
+
+# ---------------------------------------------------------------- table melds
+
+@nb.njit(cache=True)
+def meld_valid_nb(R, G, m):
+    """Is table meld m valid under the rules (RULES.md §4, joker_limit)?"""
+    TM = G[5]
+    TC = G[6]
+    TJ = G[7]
+    cap = R[2]
+    n = TM[m, TM_N]
+    key = TM[m, TM_KEY]
+    nj = 0
+    nat = 0
+    if TM[m, TM_KIND] == SET:
+        if n < 3 or n > TW or key < 0 or key > 12:
+            return False
+        for k in range(n):
+            c = TC[m, k]
+            if c == JOKER:
+                nj += 1
+                if R[0][P_SET_JOKER_CARD] != 0 and (TJ[m, k] < 0 or TJ[m, k] > 3):
+                    return False
+            elif c < 0 or c % 13 != key:
+                return False
+            else:
+                nat += 1
+        for k in range(n, TW):
+            if TC[m, k] != -1:
+                return False
+    else:
+        lo = TM[m, TM_LO]
+        hi = TM[m, TM_HI]
+        if key < 0 or key > 3 or lo < 0 or hi > 13 or hi - lo + 1 != n or n < 4 or n > 13:
+            return False
+        for pos in range(14):
+            c = TC[m, pos]
+            if pos < lo or pos > hi:
+                if c != -1:
+                    return False
+            elif c == JOKER:
+                nj += 1
+            elif c != key * 13 + pos % 13:
+                return False
+            else:
+                nat += 1
+    if nj != TM[m, TM_NJ] or nat < 1 or nj > cap[n]:
+        return False
+    return True
+
+
+@nb.njit(cache=True)
+def layoff_struct_nb(R, G, c, m, opt):
+    """Would card c fit meld m at opt (RULES.md §4 lay-off; joker_limit after it)?"""
+    TM = G[5]
+    cap = R[2]
+    n = TM[m, TM_N]
+    nj = TM[m, TM_NJ] + (1 if c == JOKER else 0)
+    if n + 1 >= cap.shape[0] or nj > cap[n + 1]:
+        return False
+    key = TM[m, TM_KEY]
+    if TM[m, TM_KIND] == SET:
+        if n + 1 > TW:
+            return False
+        if c == JOKER:
+            if R[0][P_SET_JOKER_CARD] != 0:
+                return 0 <= opt <= 3
+            return opt == 0
+        return opt == 0 and c % 13 == key
+    lo = TM[m, TM_LO]
+    hi = TM[m, TM_HI]
+    if hi - lo + 1 >= 13:      # 14 positions would hold both aces
+        return False
+    if opt == 0:
+        pos = lo - 1
+    elif opt == 1:
+        pos = hi + 1
+    else:
+        return False
+    if pos < 0 or pos > 13:
+        return False
+    if c == JOKER:
+        return True
+    return c == key * 13 + pos % 13
+
+
+@nb.njit(cache=True)
+def card_layable_nb(R, G, c):
+    S = G[0]
+    for m in range(S[S_NT]):
+        if G[5][m, TM_KIND] == SET:
+            if layoff_struct_nb(R, G, c, m, 0):
+                return True
+        else:
+            if layoff_struct_nb(R, G, c, m, 0) or layoff_struct_nb(R, G, c, m, 1):
+                return True
+    return False
+
+
+@nb.njit(cache=True)
+def do_layoff_nb(R, G, p, c, m, opt):
+    TM = G[5]
+    TC = G[6]
+    TJ = G[7]
+    rem_card(G, p, c)
+    if TM[m, TM_KIND] == SET:
+        k = TM[m, TM_N]
+        TC[m, k] = c
+        TJ[m, k] = opt if (c == JOKER and R[0][P_SET_JOKER_CARD] != 0) else -1
+    else:
+        if opt == 0:
+            TM[m, TM_LO] -= 1
+            TC[m, TM[m, TM_LO]] = c
+        else:
+            TM[m, TM_HI] += 1
+            TC[m, TM[m, TM_HI]] = c
+    TM[m, TM_N] += 1
+    if c == JOKER:
+        TM[m, TM_NJ] += 1
+
+
+@nb.njit(cache=True)
+def undo_layoff_nb(R, G, p, c, m, opt):
+    TM = G[5]
+    TC = G[6]
+    TJ = G[7]
+    TM[m, TM_N] -= 1
+    if c == JOKER:
+        TM[m, TM_NJ] -= 1
+    if TM[m, TM_KIND] == SET:
+        k = TM[m, TM_N]
+        TC[m, k] = -1
+        TJ[m, k] = -1
+    else:
+        if opt == 0:
+            TC[m, TM[m, TM_LO]] = -1
+            TM[m, TM_LO] += 1
+        else:
+            TC[m, TM[m, TM_HI]] = -1
+            TM[m, TM_HI] -= 1
+    add_card(G, p, c)
+
+
+@nb.njit(cache=True)
+def swap_struct_nb(R, G, c, m, slot):
+    """May natural card c replace the joker at slot of meld m (RULES.md §3 joker_swap, set_joker_identity)?"""
+    TM = G[5]
+    if c < 0 or c >= JOKER or m < 0 or m >= G[0][S_NT] or slot < 0 or slot >= TW:
+        return False
+    if G[6][m, slot] != JOKER:
+        return False
+    key = TM[m, TM_KEY]
+    if TM[m, TM_KIND] == RUN:
+        return c == key * 13 + slot % 13
+    if c % 13 != key:
+        return False
+    if R[0][P_SET_JOKER_CARD] != 0:
+        return G[7][m, slot] == c // 13
+    return True
+
+
+@nb.njit(cache=True)
+def do_swap_nb(G, p, c, m, slot):
+    """Returns what the joker stood for (run: position; set: declared suit or -1)."""
+    TM = G[5]
+    ident = slot if TM[m, TM_KIND] == RUN else G[7][m, slot]
+    rem_card(G, p, c)
+    G[6][m, slot] = c
+    G[7][m, slot] = -1
+    TM[m, TM_NJ] -= 1
+    add_card(G, p, JOKER)
+    return ident
+
+
+@nb.njit(cache=True)
+def undo_swap_nb(G, p, c, m, slot, ident):
+    TM = G[5]
+    rem_card(G, p, JOKER)
+    G[6][m, slot] = JOKER
+    if TM[m, TM_KIND] == SET:
+        G[7][m, slot] = ident
+    TM[m, TM_NJ] += 1
+    add_card(G, p, c)
+
+
+# ---------------------------------------------------------------- turn rules
+
+@nb.njit(cache=True)
+def layoff_allowed_now_nb(R, G, p):
+    """RULES.md §4: only a player who is down, on their own turn; not on the going-down turn under exact."""
+    S = G[0]
+    if S[S_PHASE] != PH_PLAY or S[S_CUR] != p or G[1][p, PS_DOWN] == 0:
+        return False
+    if R[0][P_INITIAL_EXACT] != 0 and S[S_DOWN_NOW] != 0:
+        return False
+    return True
+
+
+@nb.njit(cache=True)
+def can_finish_nb(R, G, p):
+    """Can seat p still end this turn legally (RULES.md §3 go_out)?"""
+    r = G[1][p, PS_N]
+    go = R[0][P_GO_OUT]
+    if r == 0:
+        return go != GO_DISCARD_REQUIRED
+    if go != GO_NO_DISCARD or r >= 2:
+        return True
+    # no_discard and one card left: it can only leave by a lay-off this turn.
+    if not layoff_allowed_now_nb(R, G, p):
+        return False
+    for c in range(53):
+        if G[2][p, c] > 0:
+            return card_layable_nb(R, G, c)
+    return False
+
+
+@nb.njit(cache=True)
+def layoff_legal_nb(R, G, p, c, m, opt):
+    if not layoff_allowed_now_nb(R, G, p):
+        return False
+    if c < 0 or c > JOKER or G[2][p, c] <= 0 or m < 0 or m >= G[0][S_NT]:
+        return False
+    if not layoff_struct_nb(R, G, c, m, opt):
+        return False
+    r = G[1][p, PS_N] - 1
+    go = R[0][P_GO_OUT]
+    if r == 0:
+        return go != GO_DISCARD_REQUIRED
+    if r >= 2 or go != GO_NO_DISCARD:
+        return True
+    PS = G[1]
+    d0 = PS[p, PS_DEF]
+    k0 = PS[p, PS_DEFOK]
+    do_layoff_nb(R, G, p, c, m, opt)
+    ok = can_finish_nb(R, G, p)
+    undo_layoff_nb(R, G, p, c, m, opt)
+    PS[p, PS_DEF] = d0
+    PS[p, PS_DEFOK] = k0
+    return ok
+
+
+@nb.njit(cache=True)
+def swap_allowed_now_nb(R, G, p):
+    S = G[0]
+    if S[S_PHASE] != PH_PLAY or S[S_CUR] != p:
+        return False
+    if R[0][P_JOKER_SWAP] == SWAP_DOWN_ONLY:
+        return G[1][p, PS_DOWN] != 0 and S[S_DOWN_NOW] == 0
+    return True
+
+
+@nb.njit(cache=True)
+def swap_legal_nb(R, G, p, c, m, slot):
+    if not swap_allowed_now_nb(R, G, p):
+        return False
+    if c < 0 or c >= JOKER or G[2][p, c] <= 0:
+        return False
+    if not swap_struct_nb(R, G, c, m, slot):
+        return False
+    PS = G[1]
+    d0 = PS[p, PS_DEF]
+    k0 = PS[p, PS_DEFOK]
+    ident = do_swap_nb(G, p, c, m, slot)
+    if PS[p, PS_DOWN] != 0:
+        ok = can_finish_nb(R, G, p)
+    else:
+        # joker_swap = anyone, not yet down: only as part of going down this turn.
+        ok = can_go_down_nb(R, G, p)
+    undo_swap_nb(G, p, c, m, slot, ident)
+    PS[p, PS_DEF] = d0
+    PS[p, PS_DEFOK] = k0
+    return ok
+
+
+@nb.njit(cache=True)
+def discard_legal_nb(R, G, p, c):
+    S = G[0]
+    if S[S_PHASE] != PH_PLAY or S[S_CUR] != p or S[S_MUST_DOWN] != 0:
+        return False
+    if c < 0 or c > JOKER or G[2][p, c] <= 0:
+        return False
+    if R[0][P_GO_OUT] == GO_NO_DISCARD and G[1][p, PS_N] < 2:
+        return False
+    return True
+
+
+# ---------------------------------------------------------------- going down
+
+@nb.njit(cache=True)
+def _sort_small(a, n):
+    for i in range(1, n):
+        v = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > v:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = v
+
+
+@nb.njit(cache=True)
+def _proposal_meld_ok(R, GD, i):
+    """Is proposal row i a valid meld (RULES.md §4 and joker_limit)?"""
+    cap = R[2]
+    kind = GD[i, 0]
+    key = GD[i, 1]
+    lo = GD[i, 2]
+    n = GD[i, 3]
+    if n < 1 or n > TW or n >= cap.shape[0]:
+        return False
+    nj = 0
+    nat = 0
+    if kind == SET:
+        if n < 3 or key < 0 or key > 12:
+            return False
+        for k in range(n):
+            c = GD[i, 4 + k]
+            if c == JOKER:
+                nj += 1
+            elif c < 0 or c > JOKER or c % 13 != key:
+                return False
+            else:
+                nat += 1
+    elif kind == RUN:
+        if key < 0 or key > 3 or n < 4 or n > 13 or lo < 0 or lo + n - 1 > 13:
+            return False
+        for k in range(n):
+            c = GD[i, 4 + k]
+            if c == JOKER:
+                nj += 1
+            elif c != key * 13 + (lo + k) % 13:
+                return False
+            else:
+                nat += 1
+    else:
+        return False
+    return nat >= 1 and nj <= cap[n]
+
+
+@nb.njit(cache=True)
+def _place_proposal(R, G, p, nm):
+    """Append the proposal's melds to the table (hand untouched); returns the first index."""
+    S = G[0]
+    TM = G[5]
+    TC = G[6]
+    TJ = G[7]
+    GD = G[8]
+    GDJ = G[9]
+    card_id = R[0][P_SET_JOKER_CARD] != 0
+    base = S[S_NT]
+    for i in range(nm):
+        m = base + i
+        kind = GD[i, 0]
+        n = GD[i, 3]
+        TM[m, TM_OWNER] = p
+        TM[m, TM_KIND] = kind
+        TM[m, TM_KEY] = GD[i, 1]
+        TM[m, TM_N] = n
+        nj = 0
+        if kind == RUN:
+            TM[m, TM_LO] = GD[i, 2]
+            TM[m, TM_HI] = GD[i, 2] + n - 1
+            for k in range(n):
+                TC[m, GD[i, 2] + k] = GD[i, 4 + k]
+                if GD[i, 4 + k] == JOKER:
+                    nj += 1
+        else:
+            TM[m, TM_LO] = 0
+            TM[m, TM_HI] = 0
+            # Suits for jokers under set_joker_identity = card: as declared, else the
+            # suits missing among the naturals first, in C D H S order.
+            present = 0
+            for k in range(n):
+                if GD[i, 4 + k] != JOKER:
+                    present |= 1 << (GD[i, 4 + k] // 13)
+            nxt = 0
+            for k in range(n):
+                c = GD[i, 4 + k]
+                TC[m, k] = c
+                TJ[m, k] = -1
+                if c == JOKER:
+                    nj += 1
+                    if card_id:
+                        s = GDJ[i, k]
+                        if s < 0 or s > 3:
+                            s = -1
+                            for t in range(4):
+                                u = (nxt + t) % 4
+                                if (present >> u) & 1 == 0:
+                                    s = u
+                                    break
+                            if s < 0:
+                                s = nxt % 4
+                            present |= 1 << s
+                            nxt = s + 1
+                        TJ[m, k] = s
+        TM[m, TM_NJ] = nj
+    S[S_NT] = base + nm
+    return base
+
+
+@nb.njit(cache=True)
+def _unplace(G, base):
+    S = G[0]
+    for m in range(base, S[S_NT]):
+        for k in range(TW):
+            G[6][m, k] = -1
+            G[7][m, k] = -1
+        for f in range(NTM):
+            G[5][m, f] = 0
+    S[S_NT] = base
+
+
+@nb.njit(cache=True)
+def check_proposal_nb(R, G, p):
+    """Is the proposal in GD a legal going down for seat p now? Returns E_OK or an E_GD_* code."""
+    S = G[0]
+    PS = G[1]
+    GD = G[8]
+    SCR = G[13]
+    params = R[0]
+    if S[S_PHASE] != PH_PLAY or S[S_CUR] != p:
+        return E_PHASE
+    if PS[p, PS_DOWN] != 0:
+        return E_GD_DOWN
+    h = S[S_HAND]
+    nm = R[5][h]
+    kinds = R[3][h]
+    sizes = R[4][h]
+    exact = params[P_INITIAL_EXACT] != 0
+    # RULES.md §4: exactly the contract's melds, each at least (or exactly) its size.
+    ns = 0
+    nr = 0
+    for i in range(nm):
+        if GD[i, 0] == SET:
+            SCR[0, ns] = GD[i, 3]
+            ns += 1
+        elif GD[i, 0] == RUN:
+            SCR[1, nr] = GD[i, 3]
+            nr += 1
+        else:
+            return E_GD_COUNT
+    cs = 0
+    cr = 0
+    for i in range(nm):
+        if kinds[i] == SET:
+            SCR[2, cs] = sizes[i]
+            cs += 1
+        else:
+            SCR[3, cr] = sizes[i]
+            cr += 1
+    if cs != ns or cr != nr:
+        return E_GD_COUNT
+    _sort_small(SCR[0], ns)
+    _sort_small(SCR[1], nr)
+    _sort_small(SCR[2], cs)
+    _sort_small(SCR[3], cr)
+    for i in range(ns):
+        if SCR[0, i] < SCR[2, i] or (exact and SCR[0, i] != SCR[2, i]):
+            return E_GD_SIZE
+    for i in range(nr):
+        if SCR[1, i] < SCR[3, i] or (exact and SCR[1, i] != SCR[3, i]):
+            return E_GD_SIZE
+    for i in range(nm):
+        if not _proposal_meld_ok(R, GD, i):
+            return E_GD_MELD
+    # Distinct physical cards from the hand.
+    tmp = SCR[4]
+    for c in range(53):
+        tmp[c] = G[2][p, c]
+    used = 0
+    for i in range(nm):
+        for k in range(GD[i, 3]):
+            c = GD[i, 4 + k]
+            tmp[c] -= 1
+            used += 1
+            if tmp[c] < 0:
+                return E_GD_CARDS
+    # RULES.md §3 same_suit_runs = gap: two runs of one suit must not touch.
+    if params[P_SAME_SUIT_GAP] != 0:
+        for i in range(nm):
+            if GD[i, 0] != RUN:
+                continue
+            for j in range(i + 1, nm):
+                if GD[j, 0] != RUN or GD[j, 1] != GD[i, 1]:
+                    continue
+                ilo = GD[i, 2]
+                ihi = ilo + GD[i, 3] - 1
+                jlo = GD[j, 2]
+                jhi = jlo + GD[j, 3] - 1
+                if not (jlo > ihi + 1 or jhi < ilo - 1):
+                    return E_GD_GAP
+    # The turn must remain finishable (RULES.md §3 go_out).
+    r = PS[p, PS_N] - used
+    go = params[P_GO_OUT]
+    if r == 0:
+        if go == GO_DISCARD_REQUIRED:
+            return E_GD_FINISH
+    elif r == 1 and go == GO_NO_DISCARD:
+        if exact:
+            return E_GD_FINISH
+        last = -1
+        for c in range(53):
+            if tmp[c] > 0:
+                last = c
+        base = _place_proposal(R, G, p, nm)
+        ok = card_layable_nb(R, G, last)
+        _unplace(G, base)
+        if not ok:
+            return E_GD_FINISH
+    return E_OK
+
+
+@nb.njit(cache=True)
+def _try_shrink(R, G, p, nm):
+    """The finder's lay-down leaves the turn unfinishable: drop one card from a longer meld."""
+    GD = G[8]
+    for i in range(nm):
+        n = GD[i, 3]
+        if GD[i, 0] == RUN:
+            # drop the high end, then the low end
+            last = GD[i, 4 + n - 1]
+            GD[i, 3] = n - 1
+            if check_proposal_nb(R, G, p) == E_OK:
+                return True
+            first = GD[i, 4]
+            for k in range(n - 1):
+                GD[i, 4 + k] = GD[i, 5 + k]
+            GD[i, 4 + n - 1] = last
+            GD[i, 2] += 1
+            if check_proposal_nb(R, G, p) == E_OK:
+                return True
+            for k in range(n - 1, 0, -1):
+                GD[i, 4 + k] = GD[i, 3 + k]
+            GD[i, 4] = first
+            GD[i, 2] -= 1
+            GD[i, 3] = n
+        else:
+            # drop a natural or a joker (moved to the end first)
+            for want_joker in range(2):
+                k = -1
+                for t in range(n):
+                    if (GD[i, 4 + t] == JOKER) == (want_joker == 1):
+                        k = t
+                if k < 0:
+                    continue
+                c = GD[i, 4 + k]
+                GD[i, 4 + k] = GD[i, 4 + n - 1]
+                GD[i, 4 + n - 1] = c
+                GD[i, 3] = n - 1
+                if check_proposal_nb(R, G, p) == E_OK:
+                    return True
+                GD[i, 3] = n
+                GD[i, 4 + n - 1] = GD[i, 4 + k]
+                GD[i, 4 + k] = c
+    return False
+
+
+@nb.njit(cache=True)
+def can_go_down_nb(R, G, p):
+    """Write the meld finder's least-deadwood lay-down into GD; True if it is legal now."""
+    S = G[0]
+    if G[1][p, PS_DOWN] != 0 or S[S_PHASE] != PH_PLAY or S[S_CUR] != p:
+        return False
+    if hand_def_nb(R, G, p) != 0:
+        return False
+    params = R[0]
+    h = S[S_HAND]
+    nm = R[5][h]
+    LD = G[14]
+    GD = G[8]
+    rc = laydown_nb(G[2][p], R[3][h], R[4][h], nm, R[2], params[P_INITIAL_EXACT],
+                    params[P_SAME_SUIT_GAP], R[1], LD)
+    if rc < 0:
+        return False
+    for i in range(nm):
+        n = LD[i, 3]
+        for k in range(4 + n):
+            GD[i, k] = LD[i, k]
+        for k in range(TW):
+            G[9][i, k] = -1
+    code = check_proposal_nb(R, G, p)
+    if code == E_OK:
+        return True
+    if code == E_GD_FINISH:
+        return _try_shrink(R, G, p, nm)
+    return False
+
+
+@nb.njit(cache=True)
+def go_down_available_nb(R, G, p):
+    """can_go_down_nb, cached per action (the state does not change between actions)."""
+    S = G[0]
+    if S[S_CGD_AT] == S[S_NACT] + 1:
+        return S[S_CGD] != 0
+    ok = can_go_down_nb(R, G, p)
+    S[S_CGD_AT] = S[S_NACT] + 1
+    S[S_CGD] = 1 if ok else 0
+    return ok
+
+
+# ---------------------------------------------------------------- hand flow
+
+@nb.njit(cache=True)
+def _begin_turn(G, p):
+    S = G[0]
+    S[S_CUR] = p
+    S[S_TURNS] += 1
+    G[1][p, PS_TURNS] += 1
+    S[S_DOWN_NOW] = 0
+    S[S_MUST_DOWN] = 0
+    S[S_JK_PLAYED] = 0
+    if S[S_TURNS] > MAX_TURNS:
+        S[S_WINNER] = -1
+        S[S_END_REASON] = 2
+        S[S_PHASE] = PH_ENDHAND
+        return False
+    return True
+
+
+@nb.njit(cache=True)
+def _stop_hand(G):
+    S = G[0]
+    S[S_WINNER] = -1
+    S[S_END_REASON] = 1
+    S[S_PHASE] = PH_ENDHAND
+
+
+@nb.njit(cache=True)
+def _start_hand(R, G):
+    S = G[0]
+    PS = G[1]
+    H = G[2]
+    STK = G[3]
+    params = R[0]
+    P = S[S_NP]
+    h = S[S_HAND]
+    dealer = (S[S_FIRST_DEALER] + h) % P
+    S[S_DEALER] = dealer
+    for q in range(P):
+        for f in range(NPS):
+            if f != PS_TOTAL:
+                PS[q, f] = 0
+        PS[q, PS_DOWNTURN] = -1
+        for c in range(53):
+            H[q, c] = 0
+    _unplace(G, 0)
+    # RULES.md §5.1: the shoe, shuffled from a stream of (game seed, hand).
+    seed_state_nb(game_seed_nb(G[10][9, 0], h + 1), G[10][0])
+    k = 0
+    for d in range(params[P_DECKS]):
+        for c in range(52):
+            STK[k] = c
+            k += 1
+    for j in range(params[P_JOKERS]):
+        STK[k] = JOKER
+        k += 1
+    shuffle_nb(G[10][0], STK, k)
+    S[S_PILE_N] = 0
+    S[S_PASSES] = 0
+    S[S_TURNS] = 0
+    S[S_BOUGHT] = 0
+    S[S_WINNER] = -1
+    S[S_END_REASON] = 0
+    b = ev_nb(G, EV_HAND, 3)
+    if b >= 0:
+        G[11][b] = h
+        G[11][b + 1] = dealer
+        G[11][b + 2] = (dealer + 1) % P
+    # One card at a time, clockwise from the dealer's left; the top of the stock is the end.
+    nd = R[6][h]
+    for r in range(nd):
+        for i in range(1, P + 1):
+            k -= 1
+            add_card(G, (dealer + i) % P, STK[k])
+    for i in range(1, P + 1):
+        q = (dealer + i) % P
+        b = ev_nb(G, EV_DEAL, 2 + nd)
+        if b >= 0:
+            G[11][b] = q
+            G[11][b + 1] = nd
+            t = b + 2
+            for c in range(53):
+                for _ in range(H[q, c]):
+                    G[11][t] = c
+                    t += 1
+    k -= 1
+    up = STK[k]
+    S[S_STOCK_N] = k
+    G[4][0] = up
+    S[S_PILE_N] = 1
+    S[S_UP] = up
+    S[S_UP_ON_PILE] = 1
+    S[S_UP_FROM] = -1
+    b = ev_nb(G, EV_UPCARD, 1)
+    if b >= 0:
+        G[11][b] = up
+    S[S_CUR] = dealer
+    S[S_NEXT] = (dealer + 1) % P
+    S[S_PHASE] = PH_OFFER
+
+
+@nb.njit(cache=True)
+def _open_buy(R, G):
+    """RULES.md §5.4: the claimants in buy_priority order."""
+    S = G[0]
+    PS = G[1]
+    params = R[0]
+    P = S[S_NP]
+    nxt = S[S_NEXT]
+    if params[P_BUY_PRIORITY] == 0:      # dealer_left
+        start = S[S_DEALER] + 1
+    else:                                # turn_order: clockwise from the player in turn
+        start = nxt + 1
+    lim = R[7][S[S_HAND]]
+    n = 0
+    for i in range(P):
+        q = (start + i) % P
+        if q == nxt or q == S[S_UP_FROM]:
+            continue
+        if PS[q, PS_DOWN] != 0 and params[P_DOWN_MAY_BUY] == 0:
+            continue
+        if PS[q, PS_BUYS] >= lim:
+            continue
+        S[S_BO0 + n] = q
+        n += 1
+    S[S_BO_N] = n
+    S[S_CAND] = 0
+    S[S_BOUGHT] = 0
+    if n == 0:
+        S[S_PHASE] = PH_AFTERWIN
+    else:
+        S[S_PHASE] = PH_BUY
+        S[S_ACTOR] = S[S_BO0]
+
+
+@nb.njit(cache=True)
+def _take_upcard(G, p):
+    S = G[0]
+    c = S[S_UP]
+    S[S_PILE_N] -= 1
+    S[S_UP_ON_PILE] = 0
+    add_card(G, p, c)
+    return c
+
+
+@nb.njit(cache=True)
+def _log_draw(G, p, src, c):
+    b = ev_nb(G, EV_DRAW, 3)
+    if b >= 0:
+        G[11][b] = p
+        G[11][b + 1] = src
+        G[11][b + 2] = c
+
+
+@nb.njit(cache=True)
+def _stock_draw_turn(R, G, p):
+    c = draw_stock_nb(R, G)
+    if c < 0:
+        _stop_hand(G)
+        return
+    add_card(G, p, c)
+    _log_draw(G, p, 0, c)
+    G[0][S_PHASE] = PH_PLAY
+    G[0][S_ACTOR] = p
+
+
+@nb.njit(cache=True)
+def _after_window(R, G):
+    S = G[0]
+    p = S[S_NEXT]
+    if not _begin_turn(G, p):
+        return
+    S[S_ACTOR] = p
+    if S[S_BOUGHT] == 0 and G[1][p, PS_DOWN] != 0 and S[S_UP_ON_PILE] != 0:
+        S[S_PHASE] = PH_DRAW       # a down player may take an unbought upcard
+    else:
+        _stock_draw_turn(R, G, p)  # refused (dead) or bought: the stock
+
+
+@nb.njit(cache=True)
+def _end_hand(R, G):
+    S = G[0]
+    PS = G[1]
+    H = G[2]
+    REC = G[12]
+    params = R[0]
+    pts = R[1]
+    P = S[S_NP]
+    h = S[S_HAND]
+    w = S[S_WINNER]
+    blind = 0
+    if w >= 0 and S[S_DOWN_NOW] != 0:
+        blind = 1       # RULES.md §3 blind_bonus: down and out in one turn
+    for q in range(P):
+        s = 0
+        for c in range(53):
+            s += H[q, c] * pts[c]
+        if q == w:
+            s = 0
+            if blind:
+                s = params[P_BLIND_JOKER] if S[S_JK_PLAYED] > 0 else params[P_BLIND_NO_JOKER]
+        PS[q, PS_POINTS] = s
+        PS[q, PS_TOTAL] += s
+        REC[h, q, HF_DEALER] = S[S_DEALER]
+        REC[h, q, HF_DOWN_TURN] = PS[q, PS_DOWNTURN]
+        REC[h, q, HF_WENT_OUT] = 1 if q == w else 0
+        REC[h, q, HF_BUYS] = PS[q, PS_BUYS]
+        REC[h, q, HF_BUY_CARDS] = PS[q, PS_BUYCARDS]
+        REC[h, q, HF_POINTS] = s
+        REC[h, q, HF_CARDS_LEFT] = PS[q, PS_N]
+        REC[h, q, HF_JOKERS_LEFT] = H[q, JOKER]
+        REC[h, q, HF_TURNS] = PS[q, PS_TURNS]
+        REC[h, q, HF_STOCK_PASSES] = S[S_PASSES]
+        REC[h, q, HF_BLIND] = blind if q == w else 0
+        REC[h, q, HF_STOPPED] = S[S_END_REASON]
+    b = ev_nb(G, EV_HAND_END, 2 + 2 * P)
+    if b >= 0:
+        G[11][b] = w
+        G[11][b + 1] = S[S_END_REASON]
+        for q in range(P):
+            G[11][b + 2 + q] = PS[q, PS_POINTS]
+            G[11][b + 2 + P + q] = PS[q, PS_TOTAL]
+    S[S_HANDS_DONE] = h + 1
+    if h + 1 < params[P_NHANDS]:
+        S[S_HAND] = h + 1
+        S[S_PHASE] = PH_NEWHAND
+    else:
+        S[S_PHASE] = PH_OVER
+        S[S_ACTOR] = -1
+        b = ev_nb(G, EV_GAME_END, P)
+        if b >= 0:
+            for q in range(P):
+                G[11][b + q] = PS[q, PS_TOTAL]
+
+
+@nb.njit(cache=True)
+def advance_nb(R, G):
+    """Run the automatic phases until a decision (or the end of the game)."""
+    S = G[0]
+    while True:
+        ph = S[S_PHASE]
+        if ph == PH_NEWHAND:
+            _start_hand(R, G)
+        elif ph == PH_OFFER:
+            nxt = S[S_NEXT]
+            if G[1][nxt, PS_DOWN] == 0:
+                S[S_PHASE] = PH_FIRST     # first refusal (RULES.md §5.4)
+                S[S_ACTOR] = nxt
+            else:
+                _open_buy(R, G)           # a down player cannot block a buy
+        elif ph == PH_AFTERWIN:
+            _after_window(R, G)
+        elif ph == PH_ENDHAND:
+            _end_hand(R, G)
+        else:
+            return
+
+
+@nb.njit(cache=True)
+def init_game_nb(R, G, seed, log_on, check):
+    """Reset G to the start of a game seeded ``seed`` and advance to the first decision."""
+    S = G[0]
+    PS = G[1]
+    for i in range(NS):
+        if i != S_SHOE and i != S_NP:
+            S[i] = 0
+    for q in range(MAXP):
+        for f in range(NPS):
+            PS[q, f] = 0
+    G[12][:, :, :] = 0
+    S[S_LOG_ON] = log_on
+    S[S_CHECK] = check
+    S[S_CGD_AT] = -1
+    G[10][9, 0] = np.uint64(seed)
+    P = S[S_NP]
+    for q in range(MAXP):
+        seed_state_nb(game_seed_nb(np.uint64(seed), np.uint64(1000 + q)), G[10][1 + q])
+    # RULES.md §5.1: the first dealer is chosen from the game seed.
+    seed_state_nb(game_seed_nb(np.uint64(seed), np.uint64(0)), G[10][0])
+    S[S_FIRST_DEALER] = randint_nb(G[10][0], P)
+    S[S_HAND] = 0
+    S[S_PHASE] = PH_NEWHAND
+    advance_nb(R, G)
+
+
+@nb.njit(cache=True)
+def _go_out(R, G, p, how):
+    S = G[0]
+    G[1][p, PS_WENTOUT] = 1
+    blind = 1 if S[S_DOWN_NOW] != 0 else 0
+    G[1][p, PS_BLIND] = blind
+    b = ev_nb(G, EV_OUT, 4)
+    if b >= 0:
+        G[11][b] = p
+        G[11][b + 1] = how
+        G[11][b + 2] = blind
+        G[11][b + 3] = S[S_JK_PLAYED]
+    S[S_WINNER] = p
+    S[S_END_REASON] = 0
+    S[S_PHASE] = PH_ENDHAND
+
+
+@nb.njit(cache=True)
+def _apply_go_down(R, G, p, custom):
+    S = G[0]
+    if custom == 0:
+        if not can_go_down_nb(R, G, p):
+            return E_ILLEGAL
+    else:
+        code = check_proposal_nb(R, G, p)
+        if code != E_OK:
+            return code
+    h = S[S_HAND]
+    nm = R[5][h]
+    GD = G[8]
+    base = _place_proposal(R, G, p, nm)
+    for i in range(nm):
+        for k in range(GD[i, 3]):
+            c = GD[i, 4 + k]
+            rem_card(G, p, c)
+            if c == JOKER:
+                S[S_JK_PLAYED] += 1
+    PS = G[1]
+    PS[p, PS_DOWN] = 1
+    PS[p, PS_DOWNTURN] = PS[p, PS_TURNS]
+    S[S_DOWN_NOW] = 1
+    S[S_MUST_DOWN] = 0
+    if S[S_LOG_ON] != 0:
+        n = 2
+        for i in range(nm):
+            n += 5 + 2 * GD[i, 3]
+        b = ev_nb(G, EV_GO_DOWN, n)
+        LOG = G[11]
+        LOG[b] = p
+        LOG[b + 1] = nm
+        t = b + 2
+        for i in range(nm):
+            m = base + i
+            nn = GD[i, 3]
+            LOG[t] = m
+            LOG[t + 1] = G[5][m, TM_KIND]
+            LOG[t + 2] = G[5][m, TM_KEY]
+            LOG[t + 3] = G[5][m, TM_LO]
+            LOG[t + 4] = nn
+            t += 5
+            for k in range(nn):
+                if G[5][m, TM_KIND] == RUN:
+                    LOG[t + k] = G[6][m, G[5][m, TM_LO] + k]
+                    LOG[t + nn + k] = G[5][m, TM_LO] + k
+                else:
+                    LOG[t + k] = G[6][m, k]
+                    LOG[t + nn + k] = G[7][m, k]
+            t += 2 * nn
+    if PS[p, PS_N] == 0:
+        _go_out(R, G, p, 0)
+    return E_OK
+
+
+@nb.njit(cache=True)
+def apply_action_nb(R, G, a):
+    """Apply action code a for the seat S_ACTOR; returns E_OK or an error code (state unchanged)."""
+    S = G[0]
+    PS = G[1]
+    ph = S[S_PHASE]
+    p = S[S_ACTOR]
+    t = a_type(a)
+    code = E_OK
+    if ph == PH_FIRST:
+        if t == A_TAKE:
+            if not _begin_turn(G, p):
+                pass
+            else:
+                c = _take_upcard(G, p)
+                _log_draw(G, p, 1, c)
+                S[S_PHASE] = PH_PLAY
+        elif t == A_PASS:
+            b = ev_nb(G, EV_PASS, 3)
+            if b >= 0:
+                G[11][b] = p
+                G[11][b + 1] = S[S_UP]
+                G[11][b + 2] = 0
+            _open_buy(R, G)
+        else:
+            return E_PHASE
+    elif ph == PH_BUY:
+        if t == A_BUY:
+            c = _take_upcard(G, p)
+            PS[p, PS_BUYS] += 1
+            PS[p, PS_BUYCARDS] += 1
+            S[S_BOUGHT] = 1
+            pen = R[0][P_BUY_PENALTY]
+            b = ev_nb(G, EV_BUY, 3)
+            if b >= 0:
+                G[11][b] = p
+                G[11][b + 1] = c
+                G[11][b + 2] = pen
+            stopped = False
+            for i in range(pen):
+                d = draw_stock_nb(R, G)
+                if d < 0:
+                    stopped = True
+                    break
+                add_card(G, p, d)
+                PS[p, PS_BUYCARDS] += 1
+                b = ev_nb(G, EV_PENALTY, 2)
+                if b >= 0:
+                    G[11][b] = p
+                    G[11][b + 1] = d
+            if stopped:
+                _stop_hand(G)
+            else:
+                S[S_PHASE] = PH_AFTERWIN
+        elif t == A_PASS:
+            b = ev_nb(G, EV_PASS, 3)
+            if b >= 0:
+                G[11][b] = p
+                G[11][b + 1] = S[S_UP]
+                G[11][b + 2] = 1
+            S[S_CAND] += 1
+            if S[S_CAND] >= S[S_BO_N]:
+                S[S_PHASE] = PH_AFTERWIN
+            else:
+                S[S_ACTOR] = S[S_BO0 + S[S_CAND]]
+        else:
+            return E_PHASE
+    elif ph == PH_DRAW:
+        if t == A_TAKE:
+            c = _take_upcard(G, p)
+            _log_draw(G, p, 1, c)
+            S[S_PHASE] = PH_PLAY
+        elif t == A_DRAW:
+            _stock_draw_turn(R, G, p)
+        else:
+            return E_PHASE
+    elif ph == PH_PLAY:
+        if t == A_GO_DOWN:
+            code = _apply_go_down(R, G, p, a_opt(a))
+            if code != E_OK:
+                return code
+        elif t == A_LAYOFF:
+            c = a_card(a)
+            m = a_meld(a)
+            opt = a_opt(a)
+            if not layoff_legal_nb(R, G, p, c, m, opt):
+                return E_ILLEGAL
+            do_layoff_nb(R, G, p, c, m, opt)
+            if c == JOKER:
+                S[S_JK_PLAYED] += 1
+            b = ev_nb(G, EV_LAYOFF, 4)
+            if b >= 0:
+                G[11][b] = p
+                G[11][b + 1] = c
+                G[11][b + 2] = m
+                if G[5][m, TM_KIND] == RUN:
+                    G[11][b + 3] = G[5][m, TM_LO] if opt == 0 else G[5][m, TM_HI]
+                else:
+                    G[11][b + 3] = G[7][m, G[5][m, TM_N] - 1]
+            if PS[p, PS_N] == 0:
+                _go_out(R, G, p, 0)
+        elif t == A_SWAP:
+            c = a_card(a)
+            m = a_meld(a)
+            slot = a_opt(a)
+            if not swap_legal_nb(R, G, p, c, m, slot):
+                return E_ILLEGAL
+            ident = do_swap_nb(G, p, c, m, slot)
+            if PS[p, PS_DOWN] == 0:
+                S[S_MUST_DOWN] = 1
+            b = ev_nb(G, EV_SWAP, 5)
+            if b >= 0:
+                G[11][b] = p
+                G[11][b + 1] = c
+                G[11][b + 2] = m
+                G[11][b + 3] = slot
+                G[11][b + 4] = ident
+        elif t == A_DISCARD:
+            c = a_card(a)
+            if not discard_legal_nb(R, G, p, c):
+                return E_ILLEGAL
+            rem_card(G, p, c)
+            if c == JOKER:
+                S[S_JK_PLAYED] += 1
+            G[4][S[S_PILE_N]] = c
+            S[S_PILE_N] += 1
+            b = ev_nb(G, EV_DISCARD, 2)
+            if b >= 0:
+                G[11][b] = p
+                G[11][b + 1] = c
+            if PS[p, PS_N] == 0:
+                _go_out(R, G, p, 1)
+            else:
+                S[S_UP] = c
+                S[S_UP_ON_PILE] = 1
+                S[S_UP_FROM] = p
+                S[S_NEXT] = (p + 1) % S[S_NP]
+                S[S_PHASE] = PH_OFFER
+        else:
+            return E_PHASE
+    else:
+        return E_PHASE
+    S[S_NACT] += 1
+    advance_nb(R, G)
+    if S[S_CHECK] != 0:
+        err = check_state_nb(R, G)
+        if err != E_OK:
+            S[S_ERR] = err
+            return err
+    return E_OK
+
+
+# ---------------------------------------------------------------- legal actions
+
+@nb.njit(cache=True)
+def legal_actions_nb(R, G, out):
+    """All legal actions of the seat S_ACTOR into out; returns how many.
+
+    Going down is listed once, as the meld finder's least-deadwood lay-down
+    (opt 0); other lay-downs are legal through a GD proposal (opt 1).
+    """
+    S = G[0]
+    ph = S[S_PHASE]
+    p = S[S_ACTOR]
+    n = 0
+    if ph == PH_FIRST:
+        out[0] = action_nb(A_TAKE, 0, 0, 0)
+        out[1] = action_nb(A_PASS, 0, 0, 0)
+        return 2
+    if ph == PH_BUY:
+        out[0] = action_nb(A_BUY, 0, 0, 0)
+        out[1] = action_nb(A_PASS, 0, 0, 0)
+        return 2
+    if ph == PH_DRAW:
+        out[0] = action_nb(A_TAKE, 0, 0, 0)
+        out[1] = action_nb(A_DRAW, 0, 0, 0)
+        return 2
+    if ph != PH_PLAY:
+        return 0
+    H = G[2]
+    TM = G[5]
+    down = G[1][p, PS_DOWN] != 0
+    if not down and go_down_available_nb(R, G, p):
+        out[n] = action_nb(A_GO_DOWN, 0, 0, 0)
+        n += 1
+    if S[S_MUST_DOWN] != 0:
+        pass
+    elif down and layoff_allowed_now_nb(R, G, p):
+        card_id = R[0][P_SET_JOKER_CARD] != 0
+        for c in range(53):
+            if H[p, c] == 0:
+                continue
+            for m in range(S[S_NT]):
+                if TM[m, TM_KIND] == SET:
+                    no = 4 if (c == JOKER and card_id) else 1
+                else:
+                    no = 2
+                for opt in range(no):
+                    if layoff_legal_nb(R, G, p, c, m, opt) and n < out.shape[0]:
+                        out[n] = action_nb(A_LAYOFF, c, m, opt)
+                        n += 1
+    if swap_allowed_now_nb(R, G, p) and H[p, :52].sum() > 0:
+        card_id = R[0][P_SET_JOKER_CARD] != 0
+        for m in range(S[S_NT]):
+            if TM[m, TM_NJ] == 0:
+                continue
+            if TM[m, TM_KIND] == RUN:
+                for pos in range(TM[m, TM_LO], TM[m, TM_HI] + 1):
+                    if G[6][m, pos] == JOKER:
+                        c = TM[m, TM_KEY] * 13 + pos % 13
+                        if H[p, c] > 0 and swap_legal_nb(R, G, p, c, m, pos) and n < out.shape[0]:
+                            out[n] = action_nb(A_SWAP, c, m, pos)
+                            n += 1
+            else:
+                seen = 0     # jokers standing for the same card are one choice
+                for k in range(TM[m, TM_N]):
+                    if G[6][m, k] != JOKER:
+                        continue
+                    for s in range(4):
+                        if card_id and G[7][m, k] != s:
+                            continue
+                        if (seen >> s) & 1:
+                            continue
+                        c = s * 13 + TM[m, TM_KEY]
+                        if H[p, c] > 0 and swap_legal_nb(R, G, p, c, m, k) and n < out.shape[0]:
+                            seen |= 1 << s
+                            out[n] = action_nb(A_SWAP, c, m, k)
+                            n += 1
+    for c in range(53):
+        if H[p, c] > 0 and discard_legal_nb(R, G, p, c) and n < out.shape[0]:
+            out[n] = action_nb(A_DISCARD, c, 0, 0)
+            n += 1
+    return n
+
+
+# ---------------------------------------------------------------- checks
+
+@nb.njit(cache=True)
+def check_state_nb(R, G):
+    """Card conservation, hand sizes and the validity of every table meld."""
+    S = G[0]
+    if S[S_PHASE] == PH_OVER:
+        return E_OK
+    params = R[0]
+    cnt = G[13][5]
+    for c in range(53):
+        cnt[c] = 0
+    P = S[S_NP]
+    for q in range(P):
+        n = 0
+        for c in range(53):
+            cnt[c] += G[2][q, c]
+            n += G[2][q, c]
+            if G[2][q, c] < 0:
+                return E_CHECK_COUNT
+        if n != G[1][q, PS_N]:
+            return E_CHECK_COUNT
+    for i in range(S[S_STOCK_N]):
+        cnt[G[3][i]] += 1
+    for i in range(S[S_PILE_N]):
+        cnt[G[4][i]] += 1
+    for m in range(S[S_NT]):
+        if not meld_valid_nb(R, G, m):
+            return E_CHECK_MELD
+        for k in range(TW):
+            c = G[6][m, k]
+            if c >= 0:
+                cnt[c] += 1
+    for c in range(52):
+        if cnt[c] != params[P_DECKS]:
+            return E_CHECK_CONS
+    if cnt[JOKER] != params[P_JOKERS]:
+        return E_CHECK_CONS
+    return E_OK

@@ -1,0 +1,232 @@
+"""Decode the engine's event log (``kernels.play`` EV_*) into readable events.
+
+``decode(log, players, rules)`` turns the int64 event buffer of one game
+into a list of dicts (one JSON line each; the schema is in docs/replay.md),
+and ``format_event`` prints one as a line of text with cards in RULES.md §2
+notation. The decoder keeps a copy of the table so that lay-offs and swaps
+can name the meld they touch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .cards import RANKS, SUITS, card_str
+from .kernels import play as K
+
+SCHEMA_VERSION = 1
+
+_POS_RANK = [RANKS[p % 13] for p in range(14)]
+
+
+def _stands_for_run(suit: int, pos: int) -> str:
+    return _POS_RANK[pos] + SUITS[suit]
+
+
+def _stands_for_set(rank: int, suit: int) -> str:
+    return RANKS[rank] + (SUITS[suit] if suit >= 0 else "")
+
+
+def _meld_dict(idx: int, owner: int, kind: int, key: int, cards: list[int],
+               ident: list[int]) -> dict[str, Any]:
+    d: dict[str, Any] = {"meld": idx, "owner": owner, "kind": "set" if kind == K.SET else "run"}
+    if kind == K.SET:
+        d["rank"] = RANKS[key]
+        d["cards"] = [card_str(c) for c in cards]
+        d["jokers"] = [_stands_for_set(key, s) if c == K.JOKER else None
+                       for c, s in zip(cards, ident)]
+    else:
+        d["suit"] = SUITS[key]
+        d["cards"] = [card_str(c) for c in cards]
+        d["positions"] = list(ident)
+        d["jokers"] = [_stands_for_run(key, p) if c == K.JOKER else None
+                       for c, p in zip(cards, ident)]
+        d["low"] = _POS_RANK[ident[0]] + SUITS[key]
+        d["high"] = _POS_RANK[ident[-1]] + SUITS[key]
+    return d
+
+
+def decode(log: np.ndarray, players: int, contracts: "list[str] | None" = None) -> list[dict[str, Any]]:
+    """The events of one game as dicts (see docs/replay.md for the schema)."""
+    out: list[dict[str, Any]] = []
+    log = np.asarray(log)
+    i = 0
+    hand = 0
+    table: dict[int, dict[str, Any]] = {}
+    n_total = len(log)
+    while i < n_total:
+        t = int(log[i])
+        n = int(log[i + 1])
+        a = [int(x) for x in log[i + 2:i + 2 + n]]
+        i += 2 + n
+        if t == 0:
+            break
+        e: dict[str, Any]
+        if t == K.EV_HAND:
+            hand = a[0] + 1
+            table = {}
+            e = {"event": "hand", "hand": hand, "dealer": a[1], "first": a[2]}
+            if contracts is not None:
+                e["contract"] = contracts[a[0]]
+        elif t == K.EV_DEAL:
+            e = {"event": "deal", "hand": hand, "seat": a[0], "cards": [card_str(c) for c in a[2:]]}
+        elif t == K.EV_UPCARD:
+            e = {"event": "upcard", "hand": hand, "card": card_str(a[0])}
+        elif t == K.EV_DRAW:
+            e = {"event": "draw", "hand": hand, "seat": a[0],
+                 "source": "upcard" if a[1] == 1 else "stock", "card": card_str(a[2])}
+        elif t == K.EV_PASS:
+            e = {"event": "pass", "hand": hand, "seat": a[0], "card": card_str(a[1]),
+                 "what": "first_refusal" if a[2] == 0 else "buy"}
+        elif t == K.EV_BUY:
+            e = {"event": "buy", "hand": hand, "seat": a[0], "card": card_str(a[1]),
+                 "penalty_due": a[2], "penalty": []}
+        elif t == K.EV_PENALTY:
+            # attach to the buy it belongs to (reshuffles may come between)
+            for prev in reversed(out):
+                if prev["event"] == "buy":
+                    prev["penalty"].append(card_str(a[1]))
+                    break
+            continue
+        elif t == K.EV_GO_DOWN:
+            seat, nm = a[0], a[1]
+            k = 2
+            melds = []
+            for _ in range(nm):
+                idx, kind, key, lo, nn = a[k:k + 5]
+                cards = a[k + 5:k + 5 + nn]
+                ident = a[k + 5 + nn:k + 5 + 2 * nn]
+                k += 5 + 2 * nn
+                md = _meld_dict(idx, seat, kind, key, cards, ident)
+                table[idx] = {"kind": kind, "key": key, "owner": seat,
+                              "cards": list(cards), "ident": list(ident)}
+                melds.append(md)
+            e = {"event": "go_down", "hand": hand, "seat": seat, "melds": melds}
+        elif t == K.EV_LAYOFF:
+            seat, c, m, ident = a
+            tm = table.get(m)
+            e = {"event": "layoff", "hand": hand, "seat": seat, "card": card_str(c), "meld": m}
+            if tm is not None:
+                if tm["kind"] == K.RUN:
+                    if ident < tm["ident"][0]:
+                        tm["cards"].insert(0, c)
+                        tm["ident"].insert(0, ident)
+                        e["end"] = "low"
+                    else:
+                        tm["cards"].append(c)
+                        tm["ident"].append(ident)
+                        e["end"] = "high"
+                    e["position"] = ident
+                    if c == K.JOKER:
+                        e["joker_as"] = _stands_for_run(tm["key"], ident)
+                else:
+                    tm["cards"].append(c)
+                    tm["ident"].append(ident)
+                    if c == K.JOKER:
+                        e["joker_as"] = _stands_for_set(tm["key"], ident)
+                e["meld_now"] = _meld_dict(m, tm["owner"], tm["kind"], tm["key"], tm["cards"], tm["ident"])
+        elif t == K.EV_SWAP:
+            seat, c, m, slot, ident = a
+            tm = table.get(m)
+            e = {"event": "swap", "hand": hand, "seat": seat, "card": card_str(c), "meld": m,
+                 "slot": slot}
+            if tm is not None:
+                if tm["kind"] == K.RUN:
+                    e["joker_was"] = _stands_for_run(tm["key"], ident)
+                    j = tm["ident"].index(slot)
+                else:
+                    e["joker_was"] = _stands_for_set(tm["key"], ident)
+                    j = slot
+                    tm["ident"][j] = -1
+                tm["cards"][j] = c
+                e["meld_now"] = _meld_dict(m, tm["owner"], tm["kind"], tm["key"], tm["cards"], tm["ident"])
+        elif t == K.EV_DISCARD:
+            e = {"event": "discard", "hand": hand, "seat": a[0], "card": card_str(a[1])}
+        elif t == K.EV_RESHUFFLE:
+            e = {"event": "reshuffle", "hand": hand, "pass": a[0], "cards": a[1],
+                 "upcard_kept": card_str(a[2]) if a[2] >= 0 else None}
+        elif t == K.EV_OUT:
+            e = {"event": "out", "hand": hand, "seat": a[0],
+                 "how": "discard" if a[1] == 1 else "melds", "blind": bool(a[2]),
+                 "jokers_played": a[3]}
+        elif t == K.EV_HAND_END:
+            p = players
+            e = {"event": "hand_end", "hand": hand, "winner": a[0] if a[0] >= 0 else None,
+                 "reason": ("out", "stock", "turn_guard")[a[1]],
+                 "scores": a[2:2 + p], "totals": a[2 + p:2 + 2 * p]}
+        elif t == K.EV_GAME_END:
+            totals = a[:players]
+            best = min(totals)
+            e = {"event": "game_end", "totals": totals,
+                 "winners": [q for q in range(players) if totals[q] == best],
+                 "ranking": ranking(totals)}
+        else:
+            raise ValueError(f"unknown event code {t} in the log")
+        out.append(e)
+    return out
+
+
+def ranking(totals: list[int]) -> list[int]:
+    """RULES.md §5.7: rank per seat (1 = best); equal totals share a rank."""
+    return [1 + sum(1 for u in totals if u < t) for t in totals]
+
+
+def _meld_text(md: dict[str, Any]) -> str:
+    parts = []
+    for c, j in zip(md["cards"], md["jokers"]):
+        parts.append(f"JK={j}" if j is not None and c == "JK" else c)
+    head = f"set of {md['rank']}" if md["kind"] == "set" else f"run of {md['suit']}"
+    return f"[{md['meld']}] {head}: {' '.join(parts)}"
+
+
+def format_event(e: dict[str, Any]) -> str:
+    """One event as a readable line (cards in RULES.md §2 notation)."""
+    ev = e["event"]
+    s = f"seat {e['seat']}" if "seat" in e else ""
+    if ev == "hand":
+        c = f" ({e['contract']})" if "contract" in e else ""
+        return f"== hand {e['hand']}{c}: dealer seat {e['dealer']}, seat {e['first']} plays first"
+    if ev == "deal":
+        return f"  deal {s}: {' '.join(e['cards'])}"
+    if ev == "upcard":
+        return f"  upcard {e['card']}"
+    if ev == "draw":
+        if e["source"] == "upcard":
+            return f"  {s} takes the upcard {e['card']}"
+        return f"  {s} draws {e['card']} from the stock"
+    if ev == "pass":
+        what = "refuses the upcard" if e["what"] == "first_refusal" else "does not buy"
+        return f"  {s} {what} {e['card']}"
+    if ev == "buy":
+        pen = " ".join(e["penalty"]) or "none"
+        short = "" if len(e["penalty"]) == e["penalty_due"] else f" (stock ran out, {e['penalty_due']} due)"
+        return f"  {s} buys {e['card']} + penalty {pen}{short}"
+    if ev == "go_down":
+        return f"  {s} goes down: " + " ; ".join(_meld_text(m) for m in e["melds"])
+    if ev == "layoff":
+        j = f" as {e['joker_as']}" if "joker_as" in e else ""
+        now = f" -> {_meld_text(e['meld_now'])}" if "meld_now" in e else ""
+        return f"  {s} lays off {e['card']}{j} on meld {e['meld']}{now}"
+    if ev == "swap":
+        was = f" (it stood for {e['joker_was']})" if "joker_was" in e else ""
+        return f"  {s} swaps {e['card']} for the joker in meld {e['meld']}{was}"
+    if ev == "discard":
+        return f"  {s} discards {e['card']}"
+    if ev == "reshuffle":
+        kept = f", upcard {e['upcard_kept']} stays" if e["upcard_kept"] else ""
+        return f"  reshuffle: stock pass {e['pass']}, {e['cards']} cards from the pile{kept}"
+    if ev == "out":
+        b = " BLIND" if e["blind"] else ""
+        return f"  {s} goes out ({'by discard' if e['how'] == 'discard' else 'melding the last card'}){b}"
+    if ev == "hand_end":
+        who = f"seat {e['winner']} went out" if e["winner"] is not None else \
+            ("stopped: stock exhausted" if e["reason"] == "stock" else "stopped: turn guard")
+        return (f"  hand {e['hand']} ends, {who}; scores {' '.join(map(str, e['scores']))}; "
+                f"totals {' '.join(map(str, e['totals']))}")
+    if ev == "game_end":
+        w = ", ".join(f"seat {q}" for q in e["winners"])
+        shared = " (shared)" if len(e["winners"]) > 1 else ""
+        return f"== game over: totals {' '.join(map(str, e['totals']))}; winner {w}{shared}"
+    return str(e)
