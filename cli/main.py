@@ -22,6 +22,8 @@ def _register() -> None:
     hand_cmds.register(main)
     from . import run_cmds
     run_cmds.register(main)
+    from . import game_cmds
+    game_cmds.register(main)
 
 
 _register()
