@@ -213,7 +213,9 @@ class _Problem:
             else:
                 opts = self._run_piece(spec, which, seen, J, max_added)
             got = list(opts.items())
-            if max_added > 0 and self.prune:
+            # The filter is quadratic; it only saves time, so it is skipped
+            # for the rare huge lists (a whole suit in hand: 2^13 subsets).
+            if max_added > 0 and self.prune and len(got) <= 1500:
                 got = [o for o in got if not any(_dominates(q, o) for q in got if q is not o)]
             self._piece_cache[ck] = got
         return got
