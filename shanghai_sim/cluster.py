@@ -18,6 +18,7 @@ Start a cluster (docs/dataset.md)::
 
 from __future__ import annotations
 
+import socket
 import time
 import uuid
 from typing import Any
@@ -54,6 +55,7 @@ class DaskExecutor:
         if isinstance(self.address, Client):
             self.client, self.owned = self.address, False
             return self
+        _check_reachable(str(self.address), self.connect_timeout)
         try:
             self.client, self.owned = Client(self.address, timeout=self.connect_timeout), True
         except (OSError, TimeoutError, ValueError) as e:
@@ -94,6 +96,20 @@ class DaskExecutor:
             for f in futures:
                 if not f.done():
                     f.cancel()
+
+
+def _check_reachable(address: str, timeout: float) -> None:
+    """Fail fast, in one line, when a tcp:// scheduler does not answer at all."""
+    if not address.startswith("tcp://"):
+        return
+    hostport = address[len("tcp://"):].rstrip("/")
+    host, _, port = hostport.rpartition(":")
+    if not host or not port.isdigit():
+        raise JobError(f"--scheduler {address}: expected tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786)")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=min(timeout, 5.0)).close()
+    except OSError as e:
+        raise JobError(f"--scheduler {address}: cannot connect ({e.strerror or e})") from None
 
 
 def ac_wait(ac, timeout: float) -> None:

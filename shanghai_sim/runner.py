@@ -462,11 +462,12 @@ def _describe_difference(old: dict[str, Any], new: dict[str, Any]) -> str:
     return "rules differ"
 
 
-def _prepare(plan: Plan, resume: bool, overwrite: bool) -> tuple[Store, dict[str, Any] | None, set[int]]:
-    """Check the output location; returns (store, old manifest or None, shards already done).
+def _prepare(plan: Plan, resume: bool, overwrite: bool) -> tuple[Store, dict[str, Any] | None, set[int], bool]:
+    """Check the output location; returns (store, old manifest or None, shards already
+    done, whether to wipe the old dataset first).
 
-    Refuses (JobError) anything that would lose or mix data; touches nothing
-    before every check has passed.
+    Refuses (JobError) anything that would lose or mix data. Changes nothing
+    but a write probe: the caller wipes (``--overwrite``) only when it starts.
     """
     store = Store(plan.location)
     where = plan.location
@@ -475,7 +476,7 @@ def _prepare(plan: Plan, resume: bool, overwrite: bool) -> tuple[Store, dict[str
     names = [n for n in store.listdir() if not (n.startswith(".") and ".tmp-" in n)]
     if not names:
         store.probe()
-        return store, None, set()
+        return store, None, set(), False
     if MANIFEST not in names:
         raise JobError(f"output {where!r} is not empty and holds no shanghai-sim dataset; "
                        "choose a new or empty folder")
@@ -487,9 +488,7 @@ def _prepare(plan: Plan, resume: bool, overwrite: bool) -> tuple[Store, dict[str
             raise JobError(f"output {where!r} also holds {foreign[0]!r}, which is not part of a "
                            "dataset; --overwrite only replaces a shanghai-sim dataset")
         store.probe()
-        for part in (HANDS, GAMES, MANIFEST):
-            store.delete(part)
-        return store, None, set()
+        return store, None, set(), True
     if not same:
         diff = _describe_difference(old["job"], plan.identity())
         raise JobError(f"output {where!r} holds another job ({diff}); choose another --out, "
@@ -499,15 +498,13 @@ def _prepare(plan: Plan, resume: bool, overwrite: bool) -> tuple[Store, dict[str
                        f"(this is {__version__}); its rows may differ: use another --out or --overwrite")
     done = finished_shards(store, plan)
     if len(done) == plan.n_shards:
-        return store, old, done
+        return store, old, done, False
     if not resume:
         raise JobError(f"output {where!r} holds an unfinished run of this job "
                        f"({len(done)}/{plan.n_shards} shards); add --resume to finish it, "
                        "or --overwrite to start again")
     store.probe()
-    for t in plan.tables:
-        store.sweep_temporaries(t)
-    return store, old, done
+    return store, old, done, False
 
 
 # ---------------------------------------------------------------- progress
@@ -722,11 +719,16 @@ def run(plan_: Plan, *, resume: bool = False, overwrite: bool = False,
         executor: Callable | None = None) -> RunResult:
     """Run ``plan_`` into its output location. Ctrl-C / SIGTERM stop after the current
     chunk and leave only whole shards (KeyboardInterrupt is re-raised)."""
-    store, old, done = _prepare(plan_, resume, overwrite)
+    store, old, done, wipe = _prepare(plan_, resume, overwrite)
     if old is not None and len(done) == plan_.n_shards:
         return RunResult(plan_.location, plan_.games, 0, 0.0, "already complete", old)
     eng = engine or default_engine()
-    _warm_up(plan_, eng, progress)
+    _warm_up(plan_, eng, progress)          # compile errors surface before anything changes
+    if wipe:
+        for part in (HANDS, GAMES, MANIFEST):
+            store.delete(part)
+    for t in plan_.tables:
+        store.sweep_temporaries(t)
     manifest = old if old is not None else new_manifest(plan_)
     manifest["status"] = "running"
     manifest["sessions"].append({"started": _now(), "threads": plan_.threads,

@@ -2,6 +2,7 @@
 workers write the part files themselves, and the rows equal a local run's."""
 
 import json
+import sys
 
 import pandas as pd
 import pytest
@@ -13,6 +14,7 @@ import cloudpickle  # noqa: E402
 import test_runner_support  # noqa: E402
 from shanghai_sim import runner  # noqa: E402
 from shanghai_sim.cluster import DaskExecutor  # noqa: E402
+from shanghai_sim.dataset import Store  # noqa: E402
 from test_runner_support import ENGINE, read, run_cli  # noqa: E402
 
 BOTS = ("random", "greedy", "greedy", "greedy")
@@ -46,14 +48,12 @@ def test_dask_finishes_a_local_run_and_reports_progress(tmp_path, cluster, capsy
     # Three shards locally, then the rest on the cluster with --resume.
     job = runner.Job(out=str(out), games=100, shard_size=20, bots=("greedy",))
     plan = runner.plan(job, ENGINE)
-    store, _, _ = runner._prepare(plan, False, False)
+    store = Store(plan.location)
     store.makedirs("hands")
     store.makedirs("games")
     for k in (0, 2, 3):
         runner.run_shard(plan, k, ENGINE)
-    tracker_manifest = runner.new_manifest(plan)
-    store.write_json(tracker_manifest, "manifest.json")
-    import sys
+    store.write_json(runner.new_manifest(plan), "manifest.json")
     res = runner.run(plan, resume=True, progress=sys.stderr, engine=ENGINE,
                      executor=DaskExecutor(cluster.scheduler_address))
     assert res.played == 40 and res.status == "complete"
