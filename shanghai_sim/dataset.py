@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 
 from .kernels.records import (HF_BLIND, HF_BUY_CARDS, HF_BUYS, HF_CARDS_LEFT, HF_DEALER,
                               HF_DOWN_TURN, HF_JOKERS_LEFT, HF_POINTS, HF_STOCK_PASSES,
-                              HF_TURNS, HF_WENT_OUT)
+                              HF_STOPPED, HF_TURNS, HF_WENT_OUT)
 
 SCHEMA_VERSION = 1
 HANDS, GAMES = "hands", "games"
@@ -59,6 +59,7 @@ HANDS_SCHEMA = pa.schema([
     pa.field("jokers_left", pa.uint8(), False),
     pa.field("turns", pa.uint16(), False),       # turns this seat took in the hand
     pa.field("stock_passes", pa.uint8(), False),  # reshuffles in the hand (same for every seat)
+    pa.field("ended", _DICT, False),             # how the hand ended: ENDINGS (same for every seat)
     pa.field("blind", pa.bool_(), False),        # went out blind (RULES.md §3 blind_bonus)
 ], metadata=_META)
 
@@ -76,6 +77,8 @@ GAMES_SCHEMA = pa.schema([
 ], metadata=_META)
 
 SCHEMAS = {HANDS: HANDS_SCHEMA, GAMES: GAMES_SCHEMA}
+# Values of the ``ended`` column, indexed by the record's HF_STOPPED code.
+ENDINGS = ("out", "stock", "turn_limit")
 
 
 class DatasetError(ValueError):
@@ -121,6 +124,8 @@ def hands_table(hand_out: np.ndarray, games: np.ndarray, seeds: np.ndarray, play
     for f, name, dt in _HAND_INTS:
         _check_fits(name, lo[f], hi[f], dt)
     _check_fits("down_turn", lo[HF_DOWN_TURN], hi[HF_DOWN_TURN], np.int16, allow_null=True)
+    if lo[HF_STOPPED] < 0 or hi[HF_STOPPED] >= len(ENDINGS):
+        raise OverflowError(f"column 'ended': code {hi[HF_STOPPED]} is not one of {ENDINGS}")
     down = fields[HF_DOWN_TURN]
     cols = {
         "game": np.repeat(games.astype(np.uint32), h * p),
@@ -131,6 +136,7 @@ def hands_table(hand_out: np.ndarray, games: np.ndarray, seeds: np.ndarray, play
         "player": np.broadcast_to(player[:, None, :], (n, h, p)).astype(np.uint8).ravel(),
         "bot": _dict_col(np.broadcast_to(bot_code[:, None, :], (n, h, p)).ravel(), bot_names),
         "down_turn": pa.array(down.astype(np.int16), mask=down < 0),
+        "ended": _dict_col(fields[HF_STOPPED], ENDINGS),
         "went_out": fields[HF_WENT_OUT] != 0,
         "blind": fields[HF_BLIND] != 0,
     }

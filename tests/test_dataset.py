@@ -54,6 +54,7 @@ def test_tables_follow_the_schemas_row_order_and_nulls():
     assert hands.schema.equals(D.HANDS_SCHEMA) and games.schema.equals(D.GAMES_SCHEMA)
     assert hands.num_rows == 3 * 2 * 4 and games.num_rows == 3 * 4
     h = hands.to_pandas()
+    assert set(h.ended) == {"out"} and list(h.ended.cat.categories) == ["out", "stock", "turn_limit"]
     # game-major, then hand, then seat
     assert list(zip(h.game, h.hand, h.seat))[:5] == [(10, 1, 0), (10, 1, 1), (10, 1, 2), (10, 1, 3), (10, 2, 0)]
     never = rec[..., R.HF_DOWN_TURN].ravel() < 0
