@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from shanghai_sim import runner
-from shanghai_sim.kernels.records import HF_POINTS, NHF
+from shanghai_sim.kernels.records import HF_BUYS, HF_DEALER, HF_POINTS, HF_TURNS, NHF
 from shanghai_sim.kernels.rng import game_seed_nb
 from shanghai_sim.rules import preset
 
@@ -68,20 +68,27 @@ def test_every_row_carries_its_game_seed_from_job_seed_and_index(tmp_path):
 
 
 def test_a_row_is_the_game_its_seed_replays(tmp_path):
-    """The rows of game g equal the kernel playing game_seed(seed, g) with the bots in seat order:
-    what `shanghai-sim replay --seed` does."""
-    do_run(tmp_path, games=30, seed=5)
+    """The rows of game g are the game `shanghai-sim replay --seed GAME_SEED --bots <bots by seat>`
+    plays: same kernel, same seed, same seats."""
+    do_run(tmp_path, games=12, seed=5)
     h = read(tmp_path, "hands")
-    eng = engine_impl()
-    ra = preset("shanghai").arrays(4)
-    for game in (0, 1, 2, 29):
+    fields = [("points", HF_POINTS), ("turns", HF_TURNS), ("buys", HF_BUYS), ("dealer", HF_DEALER)]
+    for game in (0, 1, 2, 11):
         rows = h[h.game == game]
         seats = rows[rows.hand == 1].sort_values("seat")
         bots_in_seat_order = [str(b) for b in seats.bot]
-        kind, params = eng.parse_bots(bots_in_seat_order, 4)
-        out = np.zeros((1, 10, 4, NHF), dtype=np.int32)
-        eng.play_games(*ra, kind, params, np.array([rows.game_seed.iloc[0]], dtype=np.uint64), out)
-        assert rows.points.tolist() == out[0, :, :, HF_POINTS].ravel().tolist()
+        seed = int(rows.game_seed.iloc[0])
+        if ENGINE is None:
+            from shanghai_sim.game import game_events
+            _, rec = game_events("shanghai", 4, seed, bots_in_seat_order)
+        else:
+            eng = engine_impl()
+            kind, params = eng.parse_bots(bots_in_seat_order, 4)
+            out = np.zeros((1, 10, 4, NHF), dtype=np.int32)
+            eng.play_games(*preset("shanghai").arrays(4), kind, params, np.array([seed], dtype=np.uint64), out)
+            rec = out[0]
+        for col, f in fields:
+            assert rows[col].tolist() == rec[:, :, f].ravel().tolist(), col
 
 
 def test_seat_rotation_moves_the_lineup_one_seat_per_game(tmp_path):
@@ -358,3 +365,12 @@ def test_the_true_default_job(tmp_path, monkeypatch):
     r = run_cli("run")
     assert r.exit_code == 0, r.output
     assert len(read(tmp_path / "shanghai-out", "games")) == 8000
+
+
+def test_output_as_a_url(tmp_path):
+    """--out may be a URL pyarrow opens (here file://; s3:// and gs:// work the same way)."""
+    res = do_run(f"file://{tmp_path}/viaurl", games=20)
+    assert res.status == "complete" and res.location == f"file://{tmp_path}/viaurl"
+    assert len(read(tmp_path / "viaurl", "games")) == 80
+    r = run_cli("summary", f"file://{tmp_path}/viaurl")
+    assert r.exit_code == 0 and "20 games" in r.stdout
