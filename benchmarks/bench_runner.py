@@ -34,6 +34,8 @@ import numpy as np
 from shanghai_sim import runner
 from shanghai_sim.kernels.records import NHF
 
+CHUNK = 64          # games per kernel call for the engine-alone timing
+
 
 def engine_alone(plan: runner.Plan, games: int, threads: int) -> float:
     """Seconds for the kernel to play games 0..games-1, split over ``threads`` threads."""
@@ -44,9 +46,9 @@ def engine_alone(plan: runner.Plan, games: int, threads: int) -> float:
     bounds = np.linspace(0, games, threads + 1).astype(int)
 
     def work(a: int, b: int) -> None:
-        buf = np.zeros((runner.CHUNK, plan.hands, plan.players, NHF), dtype=np.int32)
-        for c0 in range(a, b, runner.CHUNK):
-            c1 = min(b, c0 + runner.CHUNK)
+        buf = np.zeros((CHUNK, plan.hands, plan.players, NHF), dtype=np.int32)
+        for c0 in range(a, b, CHUNK):
+            c1 = min(b, c0 + CHUNK)
             eng.play_games(*ra, kind, params, seeds[c0:c1], buf[: c1 - c0])
 
     work(0, min(games, 8))                                   # compile / load from cache

@@ -43,7 +43,8 @@ from .rules import MAX_PLAYERS, MIN_PLAYERS, Rules, RulesError, load_rules, over
 DEFAULT_OUT = "shanghai-out"
 DEFAULT_GAMES = 2000
 DETAILS = ("hands", "games")
-CHUNK = 64                   # games per kernel call: progress granularity and Ctrl-C latency
+CHUNK_SECONDS = 0.25         # target time of one kernel call: progress granularity, Ctrl-C latency
+MAX_CHUNK = 256
 MAX_GAMES = 2**32 - 1        # game index is a uint32 column
 MAX_SEED = 2**63 - 1
 
@@ -362,10 +363,11 @@ def play_shard(plan: Plan, shard: int, engine: Engine | None = None,
     player = (np.arange(p)[None, :] - rot[:, None]) % p
     hand_out = np.zeros((n, h, p, NHF), dtype=np.int32)
     same_bots = len(set(plan.lineup)) == 1
-    for c0 in range(0, n, CHUNK):
+    c0, size, t0 = 0, 4, time.perf_counter()
+    while c0 < n:
         if stop is not None and stop.is_set():
             raise Interrupted
-        c1 = min(n, c0 + CHUNK)
+        c1 = min(n, c0 + size)
         if same_bots or not plan.rotate:
             # Seating does not change who plays what: one call on a contiguous slice.
             perm = player[c0] if not same_bots else np.arange(p)
@@ -381,6 +383,11 @@ def play_shard(plan: Plan, shard: int, engine: Engine | None = None,
                 hand_out[idx] = buf
         if on_games is not None:
             on_games(c1 - c0)
+        c0 = c1
+        # Calls of about CHUNK_SECONDS: smooth progress and a prompt Ctrl-C, whatever the
+        # engine's speed. Call sizes never change what a game is.
+        rate = c0 / max(time.perf_counter() - t0, 1e-6)
+        size = int(min(MAX_CHUNK, max(1, rate * CHUNK_SECONDS)))
     return games, seeds, player, hand_out
 
 

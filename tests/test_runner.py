@@ -136,25 +136,26 @@ def test_manifest_records_the_job(tmp_path):
 # ------------------------------------------------------------ resume and interruption
 
 class _Interrupting:
-    """The engine, except that the n-th kernel call raises KeyboardInterrupt (a Ctrl-C)."""
+    """The engine, except that a kernel call raises KeyboardInterrupt (a Ctrl-C) once
+    ``n`` games have been played."""
 
     def __init__(self, n):
-        self.n, self.calls = n, 0
+        self.n, self.games = n, 0
         eng = engine_impl()
         self.parse_bots, self.bot_name, self._play = eng.parse_bots, eng.bot_name, eng.play_games
 
     def play_games(self, *a):
         if len(a[-2]):
-            self.calls += 1
-            if self.calls == self.n:
+            if self.games >= self.n:
                 raise KeyboardInterrupt
+            self.games += len(a[-2])
         return self._play(*a)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_an_interrupted_run_keeps_whole_shards_and_resume_finishes_it(tmp_path, threads):
     do_run(tmp_path / "whole", games=150, shard_size=20)
-    eng = _Interrupting(6)
+    eng = _Interrupting(70)
     job = runner.Job(out=str(tmp_path / "cut"), bots=BOTS, games=150, shard_size=20, threads=threads)
     with pytest.raises(KeyboardInterrupt):
         runner.run(runner.plan(job, eng), progress=None, engine=eng)
