@@ -1,0 +1,106 @@
+"""Hand analysis (RULES.md §6): ``analyze_hand`` and ``deficiency_batch``.
+
+Thin Python over ``kernels.melds``: parses cards, contracts and rules once,
+then calls the compiled search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .cards import CardError, NCARDS, card_str, parse_cards
+from .kernels import melds as K
+from .rules import (MAX_MELDS, P_INITIAL_EXACT, P_SAME_SUIT_GAP, MeldKind, Rules, RulesError,
+                    load_rules, resolve_contract)
+
+
+@dataclass(frozen=True)
+class HandAnalysis:
+    """What the meld finder answers for one hand and contract."""
+
+    cards: tuple[str, ...]
+    contract: str
+    satisfiable: bool
+    deadwood: int | None
+    deficiency: int
+    melds: list[list[str]] | None
+    leftover: list[str] | None
+
+    def to_dict(self) -> dict:
+        return {"satisfiable": self.satisfiable, "deadwood": self.deadwood,
+                "deficiency": self.deficiency, "melds": self.melds, "leftover": self.leftover}
+
+
+def _contract_rows(r: Rules, contract) -> tuple[np.ndarray, np.ndarray, int, str]:
+    melds = resolve_contract(r, contract)
+    kinds = np.full(MAX_MELDS, -1, dtype=np.int64)
+    sizes = np.zeros(MAX_MELDS, dtype=np.int64)
+    for i, m in enumerate(melds):
+        kinds[i] = int(m.kind)
+        sizes[i] = m.size
+    return kinds, sizes, len(melds), " ".join(str(m) for m in melds)
+
+
+def _rules(rules) -> Rules:
+    return rules if isinstance(rules, Rules) else load_rules(rules)
+
+
+def analyze_hand(cards: str | Iterable[str], contract: int | str,
+                 rules: str | Path | Rules = "shanghai") -> HandAnalysis:
+    """Analyse one hand: satisfiable, deadwood, deficiency and a best lay-down.
+
+    ``cards``: notation string or list of card strings; ``contract``: 1-based
+    hand number of the rules or notation such as ``"set3 run10"``; ``rules``:
+    preset name, TOML path or Rules object.
+    """
+    r = _rules(rules)
+    ids = parse_cards(cards)
+    if not ids:
+        raise CardError("empty hand: give at least one card")
+    kinds, sizes, nm, text = _contract_rows(r, contract)
+    a = r.arrays()
+    counts = np.zeros(NCARDS, dtype=np.int64)
+    for c in ids:
+        counts[c] += 1
+    exact, gap = a.params[P_INITIAL_EXACT], a.params[P_SAME_SUIT_GAP]
+    deficiency = int(K.deficiency_nb(counts, kinds, sizes, nm, a.joker_cap, exact, gap))
+    out = np.zeros((MAX_MELDS, K.LAY_W), dtype=np.int64)
+    deadwood = int(K.laydown_nb(counts, kinds, sizes, nm, a.joker_cap, exact, gap, a.points, out))
+    if deadwood < 0:
+        return HandAnalysis(tuple(card_str(c) for c in ids), text, False, None, deficiency, None, None)
+    melds = []
+    left = counts.copy()
+    for i in range(nm):
+        n = out[i, 3]
+        cs = [int(c) for c in out[i, 4:4 + n]]
+        for c in cs:
+            left[c] -= 1
+        melds.append([card_str(c) for c in cs])
+    leftover = [card_str(c) for c in range(NCARDS) for _ in range(int(left[c]))]
+    return HandAnalysis(tuple(card_str(c) for c in ids), text, True, deadwood, deficiency, melds, leftover)
+
+
+def deficiency_batch(counts, contract: int | str, rules: str | Path | Rules = "shanghai") -> np.ndarray:
+    """Deficiencies of n hands given as an (n, 53) integer array, in compiled code."""
+    r = _rules(rules)
+    arr = np.asarray(counts)
+    if arr.ndim != 2 or arr.shape[1] != NCARDS:
+        raise CardError(f"counts must be an (n, {NCARDS}) array, got shape {arr.shape}")
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise CardError(f"counts must be integers, got dtype {arr.dtype}")
+    if (arr < 0).any():
+        raise CardError("counts must be non-negative")
+    arr = np.ascontiguousarray(arr, dtype=np.int64)
+    kinds, sizes, nm, _ = _contract_rows(r, contract)
+    a = r.arrays()
+    out = np.empty(arr.shape[0], dtype=np.int64)
+    K.deficiency_batch_nb(arr, kinds, sizes, nm, a.joker_cap, a.params[P_INITIAL_EXACT],
+                          a.params[P_SAME_SUIT_GAP], out, *K.new_cache())
+    return out
+
+
+__all__ = ["HandAnalysis", "analyze_hand", "deficiency_batch", "RulesError", "CardError", "MeldKind"]

@@ -1,0 +1,1340 @@
+"""The meld finder: exact hand analysis of RULES.md §6, compiled with numba.
+
+Conventions
+-----------
+- ``counts``: int64[53], the count-array layout of ``shanghai_sim.cards``.
+- Run positions 0..13 within a suit: position p is rank index ``p % 13``, so the
+  ace stands at position 0 (low, before the 2) and at position 13 (high, after
+  the K). A run is a window [lo, lo+L-1] of positions, 4 <= L <= 13, so it can
+  never hold both aces and never wraps (RULES.md §4).
+- A contract is given as ``kinds``/``sizes`` rows of ``RulesArrays`` (sets
+  first, then runs, each by size) and ``nm`` melds; ``joker_cap[L]`` is the
+  number of jokers a meld of L cards may hold (RULES.md §3 joker_limit).
+
+The deficiency model
+--------------------
+Deficiency asks for the fewest natural cards to add. Added cards count as
+naturals for the joker limit, so a lay-down is a choice, per meld i, of a
+shape (set: rank and size; run: suit and window) of L_i cards of which the
+hand supplies f_i naturals; the m_i = L_i - f_i missing slots are filled by
+hand jokers (at most ``joker_cap[L_i]`` in the meld, J in all) or by added
+naturals. Writing w_i = min(m_i, cap_i) and e_i = m_i - w_i (slots only an
+added card can fill), the fewest added cards for those shapes are
+    E + max(0, W - J) = max(E, M - J)        (E, W, M summed over melds).
+Sets of rank r with several melds on one rank are one *group*: with k hand
+naturals shared among sets of sizes s_j, E_group = max(0, sum(s_j - cap_j) - k)
+(give each set naturals up to its threshold first).
+
+The search enumerates shapes with a branch and bound:
+- sets never need more than their contract size; a run longer than its size
+  is only worth trying when both of its ends are hand naturals (shrinking a
+  run from a missing end lowers m by 1 and the cap by at most 1), so
+  candidates are few;
+- each shape's cost computed as if it had every hand card it covers is a
+  lower bound for it, so partial sums plus each remaining meld's best bound
+  prune whole subtrees, and the search stops when it reaches the root bound;
+- at a leaf, cards wanted by two melds are allocated exactly by a tiny max
+  flow: first to slots that only added cards could fill otherwise (this
+  lowers E), then to any slot (this lowers M). A gammoid argument makes the
+  two-phase flow optimal for both at once.
+"""
+
+import numba as nb
+import numpy as np
+
+SET = 0
+RUN = 1
+JOKER = 52
+NPOS = 14
+MAXM = 8          # melds per contract (= rules.MAX_MELDS)
+MAXC = 4 * 66     # run candidates per meld: 4 suits x windows
+LAY_W = 4 + 64    # laydown row: kind, rank/suit, lo, n, then card ids
+INF = 1 << 40
+
+
+@nb.njit(cache=True, inline="always")
+def _pos_rank(p):
+    return p - 13 if p == 13 else p
+
+
+@nb.njit(cache=True)
+def _suit_counts(counts, cnt):
+    """cnt[x, p]: copies of the natural card at run position p of suit x."""
+    for x in range(4):
+        for p in range(13):
+            cnt[x, p] = counts[x * 13 + p]
+        cnt[x, 13] = counts[x * 13]
+
+
+@nb.njit(cache=True)
+def _run_candidates(cnt, s, exact, joker_cap, cx, clo, cl, cm, ce):
+    """All run windows worth trying for a run of size s; returns how many.
+
+    Sorted by their optimistic cost (e, then m) so that good lay-downs come first.
+    """
+    n = 0
+    for x in range(4):
+        for lo in range(0, NPOS - s + 1):
+            maxl = s if exact else min(13, NPOS - lo)
+            pres = 0
+            for p in range(lo, lo + s - 1):
+                if cnt[x, p] > 0:
+                    pres += 1
+            for L in range(s, maxl + 1):
+                hi = lo + L - 1
+                if cnt[x, hi] > 0:
+                    pres += 1
+                # Longer than s only when both ends are hand cards.
+                if L > s and (cnt[x, lo] == 0 or cnt[x, hi] == 0):
+                    continue
+                m = L - pres
+                cap = joker_cap[L]
+                e = m - cap if m > cap else 0
+                cx[n] = x
+                clo[n] = lo
+                cl[n] = L
+                cm[n] = m
+                ce[n] = e
+                n += 1
+    # insertion sort by (e, m)
+    for i in range(1, n):
+        a, b, c, d, f = cx[i], clo[i], cl[i], cm[i], ce[i]
+        j = i - 1
+        while j >= 0 and (ce[j] > f or (ce[j] == f and cm[j] > d)):
+            cx[j + 1], clo[j + 1], cl[j + 1], cm[j + 1], ce[j + 1] = cx[j], clo[j], cl[j], cm[j], ce[j]
+            j -= 1
+        cx[j + 1], clo[j + 1], cl[j + 1], cm[j + 1], ce[j + 1] = a, b, c, d, f
+    return n
+
+
+@nb.njit(cache=True)
+def _leaf_cost(counts, J, nm, kinds, sizes, joker_cap, shape_a, shape_b, shape_l,
+               dem, grp_rank, grp_s, grp_t, f, flow_tm, tlist):
+    E, M = _leaf_em(counts, nm, kinds, joker_cap, shape_a, shape_b, shape_l,
+                    dem, grp_rank, grp_s, grp_t, f, flow_tm, tlist)
+    a = M - J
+    return E if E > a else a
+
+
+@nb.njit(cache=True)
+def _leaf_em(counts, nm, kinds, joker_cap, shape_a, shape_b, shape_l,
+             dem, grp_rank, grp_s, grp_t, f, flow_tm, tlist):
+    """(E, M) of fixed shapes, allocating contested cards optimally.
+
+    shape_a = suit (run) or rank (set), shape_b = lo (run), shape_l = L.
+    """
+    # Group sets by rank.
+    ng = 0
+    nr = 0
+    for i in range(nm):
+        if kinds[i] == SET:
+            r = shape_a[i]
+            g = -1
+            for q in range(ng):
+                if grp_rank[q] == r:
+                    g = q
+            if g < 0:
+                g = ng
+                grp_rank[g] = r
+                grp_s[g] = 0
+                grp_t[g] = 0
+                ng += 1
+            s = shape_l[i]
+            grp_s[g] += s
+            grp_t[g] += s - joker_cap[s]
+        else:
+            nr += 1
+    # Run demand per card type.
+    contested = False
+    for i in range(nm):
+        if kinds[i] == RUN:
+            x = shape_a[i]
+            for p in range(shape_b[i], shape_b[i] + shape_l[i]):
+                t = x * 13 + _pos_rank(p)
+                dem[t] += 1
+                if dem[t] > counts[t] and counts[t] > 0:
+                    contested = True
+    # Sets take what runs leave; a set short of its threshold while a run holds a
+    # card of its rank might gain by a transfer: treat as contested.
+    if not contested:
+        for g in range(ng):
+            r = grp_rank[g]
+            pool = 0
+            held = 0
+            for x in range(4):
+                t = x * 13 + r
+                d = counts[t] - dem[t]
+                if d > 0:
+                    pool += d
+                else:
+                    held += counts[t]
+                if dem[t] > 0 and counts[t] > 0:
+                    held += 1
+            if pool < grp_t[g] and held > 0:
+                contested = True
+    E = 0
+    M = 0
+    if not contested:
+        for i in range(nm):
+            if kinds[i] == RUN:
+                x = shape_a[i]
+                L = shape_l[i]
+                pres = 0
+                for p in range(shape_b[i], shape_b[i] + L):
+                    if counts[x * 13 + _pos_rank(p)] > 0:
+                        pres += 1
+                m = L - pres
+                M += m
+                cap = joker_cap[L]
+                if m > cap:
+                    E += m - cap
+        for g in range(ng):
+            r = grp_rank[g]
+            pool = 0
+            for x in range(4):
+                t = x * 13 + r
+                d = counts[t] - dem[t]
+                if d > 0:
+                    pool += d
+            k = pool if pool < grp_s[g] else grp_s[g]
+            M += grp_s[g] - k
+            if grp_t[g] > k:
+                E += grp_t[g] - k
+    else:
+        E, M = _flow_cost(counts, nm, kinds, shape_a, shape_b, shape_l, joker_cap,
+                          ng, grp_rank, grp_s, grp_t, f, flow_tm, tlist)
+    # reset demand
+    for i in range(nm):
+        if kinds[i] == RUN:
+            x = shape_a[i]
+            for p in range(shape_b[i], shape_b[i] + shape_l[i]):
+                dem[x * 13 + _pos_rank(p)] = 0
+    return E, M
+
+
+@nb.njit(cache=True)
+def _flow_cost(counts, nm, kinds, shape_a, shape_b, shape_l, joker_cap,
+               ng, grp_rank, grp_s, grp_t, f, flow_tm, tlist):
+    """Two-phase max flow card types -> melds; returns (E, M)."""
+    # Meld nodes: runs (k < nr) then set groups. Types: those with counts > 0 wanted by some meld.
+    nk = 0
+    ktype = np.empty(MAXM, np.int64)     # 0 run, 1 group
+    ka = np.empty(MAXM, np.int64)        # suit or rank
+    kb = np.empty(MAXM, np.int64)        # lo
+    kl = np.empty(MAXM, np.int64)        # L or S
+    kt = np.empty(MAXM, np.int64)        # threshold
+    for i in range(nm):
+        if kinds[i] == RUN:
+            ktype[nk] = 0
+            ka[nk] = shape_a[i]
+            kb[nk] = shape_b[i]
+            kl[nk] = shape_l[i]
+            kt[nk] = shape_l[i] - joker_cap[shape_l[i]]
+            nk += 1
+    for g in range(ng):
+        ktype[nk] = 1
+        ka[nk] = grp_rank[g]
+        kb[nk] = 0
+        kl[nk] = grp_s[g]
+        kt[nk] = grp_t[g]
+        nk += 1
+    # types
+    nt = 0
+    for t in range(52):
+        if counts[t] == 0:
+            continue
+        want = False
+        x = t // 13
+        r = t % 13
+        for k in range(nk):
+            if ktype[k] == 0:
+                if ka[k] == x:
+                    lo = kb[k]
+                    hi = lo + kl[k] - 1
+                    if (lo <= r <= hi) or (r == 0 and lo <= 13 <= hi):
+                        want = True
+            elif ka[k] == r:
+                want = True
+        if want:
+            tlist[nt] = t
+            nt += 1
+    # capacity type->meld
+    cap_tm = np.zeros((nt, nk), np.int64)
+    for ti in range(nt):
+        t = tlist[ti]
+        x = t // 13
+        r = t % 13
+        for k in range(nk):
+            if ktype[k] == 0:
+                if ka[k] == x:
+                    lo = kb[k]
+                    hi = lo + kl[k] - 1
+                    if (lo <= r <= hi) or (r == 0 and lo <= 13 <= hi):
+                        cap_tm[ti, k] = 1
+            elif ka[k] == r:
+                cap_tm[ti, k] = counts[t]
+        for k in range(nk):
+            flow_tm[ti, k] = 0
+    out_t = np.zeros(nt, np.int64)
+    in_k = np.zeros(nk, np.int64)
+    lim = np.empty(nk, np.int64)
+    # BFS structures: nodes 0..nt-1 types, nt..nt+nk-1 melds
+    prev = np.empty(nt + nk, np.int64)
+    queue = np.empty(nt + nk, np.int64)
+    for phase in range(2):
+        for k in range(nk):
+            lim[k] = kt[k] if phase == 0 else kl[k]
+        while True:
+            for v in range(nt + nk):
+                prev[v] = -2
+            qh = 0
+            qt = 0
+            for ti in range(nt):
+                if out_t[ti] < counts[tlist[ti]]:
+                    prev[ti] = -1
+                    queue[qt] = ti
+                    qt += 1
+            end = -1
+            while qh < qt and end < 0:
+                v = queue[qh]
+                qh += 1
+                if v < nt:
+                    for k in range(nk):
+                        w = nt + k
+                        if prev[w] == -2 and flow_tm[v, k] < cap_tm[v, k]:
+                            prev[w] = v
+                            if in_k[k] < lim[k]:
+                                end = w
+                                break
+                            queue[qt] = w
+                            qt += 1
+                else:
+                    k = v - nt
+                    for ti in range(nt):
+                        if prev[ti] == -2 and flow_tm[ti, k] > 0:
+                            prev[ti] = v
+                            queue[qt] = ti
+                            qt += 1
+            if end < 0:
+                break
+            in_k[end - nt] += 1
+            w = end
+            while True:
+                v = prev[w]
+                if w >= nt:
+                    flow_tm[v, w - nt] += 1
+                else:
+                    if v == -1:
+                        out_t[w] += 1
+                        break
+                    flow_tm[w, v - nt] -= 1
+                w = v
+    E = 0
+    M = 0
+    for k in range(nk):
+        M += kl[k] - in_k[k]
+        if kt[k] > in_k[k]:
+            E += kt[k] - in_k[k]
+    return E, M
+
+
+@nb.njit(cache=True)
+def _touches(x, lo, L, nm_placed, kinds, shape_a, shape_b, shape_l):
+    """Under same_suit_runs = gap: does window (x, lo, L) touch or overlap a placed run of suit x?"""
+    hi = lo + L - 1
+    for i in range(nm_placed):
+        if kinds[i] == RUN and shape_a[i] == x:
+            olo = shape_b[i]
+            ohi = olo + shape_l[i] - 1
+            if not (lo > ohi + 1 or hi < olo - 1):
+                return True
+    return False
+
+
+
+
+@nb.njit(cache=True)
+def _search(counts, kinds, sizes, nm, joker_cap, exact, gap):
+    J = counts[JOKER]
+    cnt = np.empty((4, NPOS), np.int64)
+    _suit_counts(counts, cnt)
+    rc = np.zeros(13, np.int64)
+    for t in range(52):
+        rc[t % 13] += counts[t]
+    # Candidates per meld (identical melds share the list of their first).
+    cx = np.empty((nm, MAXC), np.int64)
+    clo = np.empty((nm, MAXC), np.int64)
+    cl = np.empty((nm, MAXC), np.int64)
+    cm = np.empty((nm, MAXC), np.int64)
+    ce = np.empty((nm, MAXC), np.int64)
+    nc = np.zeros(nm, np.int64)
+    same = np.zeros(nm, np.bool_)
+    for i in range(nm):
+        if i > 0 and kinds[i] == kinds[i - 1] and sizes[i] == sizes[i - 1]:
+            same[i] = True
+            nc[i] = nc[i - 1]
+            for c in range(nc[i]):
+                cx[i, c] = cx[i - 1, c]
+                clo[i, c] = clo[i - 1, c]
+                cl[i, c] = cl[i - 1, c]
+                cm[i, c] = cm[i - 1, c]
+                ce[i, c] = ce[i - 1, c]
+            continue
+        s = sizes[i]
+        if kinds[i] == RUN:
+            nc[i] = _run_candidates(cnt, s, exact, joker_cap, cx[i], clo[i], cl[i], cm[i], ce[i])
+        else:
+            thr = s - joker_cap[s]
+            # ranks by count, descending
+            n = 0
+            for r in range(13):
+                k = rc[r] if rc[r] < s else s
+                m = s - k
+                e = thr - k if thr > k else 0
+                j = n - 1
+                while j >= 0 and (ce[i, j] > e or (ce[i, j] == e and cm[i, j] > m)):
+                    cx[i, j + 1], cl[i, j + 1], cm[i, j + 1], ce[i, j + 1] = cx[i, j], cl[i, j], cm[i, j], ce[i, j]
+                    j -= 1
+                cx[i, j + 1] = r
+                cl[i, j + 1] = s
+                cm[i, j + 1] = m
+                ce[i, j + 1] = e
+                n += 1
+            nc[i] = n
+            for c in range(n):
+                clo[i, c] = 0
+    # Suffix lower bounds.
+    sufm = np.zeros(nm + 1, np.int64)
+    sufe = np.zeros(nm + 1, np.int64)
+    for i in range(nm - 1, -1, -1):
+        bm = INF
+        be = INF
+        for c in range(nc[i]):
+            if cm[i, c] < bm:
+                bm = cm[i, c]
+            if ce[i, c] < be:
+                be = ce[i, c]
+        sufm[i] = sufm[i + 1] + bm
+        sufe[i] = sufe[i + 1] + be
+    root = sufe[0] if sufe[0] > sufm[0] - J else sufm[0] - J
+    if root < 0:
+        root = 0
+    best = INF
+    # Iterative DFS.
+    choice = np.full(nm, -1, np.int64)
+    acc_m = np.zeros(nm + 1, np.int64)
+    acc_e = np.zeros(nm + 1, np.int64)
+    shape_a = np.empty(nm, np.int64)
+    shape_b = np.empty(nm, np.int64)
+    shape_l = np.empty(nm, np.int64)
+    dem = np.zeros(53, np.int64)
+    grp_rank = np.empty(MAXM, np.int64)
+    grp_s = np.empty(MAXM, np.int64)
+    grp_t = np.empty(MAXM, np.int64)
+    f = np.empty(MAXM, np.int64)
+    flow_tm = np.empty((53, MAXM), np.int64)
+    tlist = np.empty(53, np.int64)
+    d = 0
+    while d >= 0:
+        c = choice[d] + 1
+        if choice[d] < 0 and same[d]:
+            c = choice[d - 1]
+        advanced = False
+        while c < nc[d]:
+            am = acc_m[d] + cm[d, c]
+            ae = acc_e[d] + ce[d, c]
+            lbe = ae + sufe[d + 1]
+            lbm = am + sufm[d + 1] - J
+            lb = lbe if lbe > lbm else lbm
+            if lb >= best:
+                # candidates are sorted by (e, m) but m is not monotone: keep scanning
+                c += 1
+                continue
+            if kinds[d] == RUN and gap != 0 and _touches(cx[d, c], clo[d, c], cl[d, c], d, kinds,
+                                                         shape_a, shape_b, shape_l):
+                c += 1
+                continue
+            advanced = True
+            break
+        if not advanced:
+            choice[d] = -1
+            d -= 1
+            continue
+        choice[d] = c
+        shape_a[d] = cx[d, c]
+        shape_b[d] = clo[d, c]
+        shape_l[d] = cl[d, c]
+        acc_m[d + 1] = acc_m[d] + cm[d, c]
+        acc_e[d + 1] = acc_e[d] + ce[d, c]
+        if d + 1 < nm:
+            d += 1
+            choice[d] = -1
+            continue
+        cost = _leaf_cost(counts, J, nm, kinds, sizes, joker_cap, shape_a, shape_b, shape_l,
+                          dem, grp_rank, grp_s, grp_t, f, flow_tm, tlist)
+        if cost < 0:
+            cost = 0
+        if cost < best:
+            best = cost
+            if best <= root:
+                break
+    return best
+
+
+
+
+# ---------------------------------------------------------------- lay-down (deadwood)
+#
+# deadwood needs the actual cards: an exhaustive search over lay-downs made of
+# hand cards only (no added cards), maximising the points laid down. It runs
+# only on satisfiable hands (deficiency 0), where every missing slot must be a
+# hand joker, which keeps the candidate shapes few. A joker may stand where a
+# hand natural could go (that natural stays in hand): under `exact` that is
+# sometimes the only way to lay a joker down, so those choices are searched too.
+
+# Self-recursive: numba cannot cache recursive functions (the cached object
+# refers to an unresolved symbol), so these two compile at first use.
+@nb.njit
+def _lay_rec(d, order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cnt_hand, jleft,
+             placed, best, cur, bestcfg, rank_av):
+    """Search meld order[d:]; cur/bestcfg rows: kind, a, lo, L, k (set naturals), jokers, mask.
+
+    ``best[0]`` holds the best placed points so far (-1 = none).
+    """
+    if d == nm:
+        if placed > best[0]:
+            best[0] = placed
+            for i in range(nm):
+                for c in range(7):
+                    bestcfg[i, c] = cur[i, c]
+        return
+    i = order[d]
+    s = sizes[i]
+    prev_same = d > 0 and kinds[order[d - 1]] == kinds[i] and sizes[order[d - 1]] == s
+    if kinds[i] == RUN:
+        for x in range(4):
+            if prev_same and x < cur[order[d - 1], 1]:
+                continue
+            for lo in range(0, NPOS - s + 1):
+                if prev_same and x == cur[order[d - 1], 1] and lo < cur[order[d - 1], 2]:
+                    continue
+                maxl = s if exact else min(13, NPOS - lo)
+                for L in range(s, maxl + 1):
+                    hi = lo + L - 1
+                    cap = joker_cap[L]
+                    # present positions
+                    pmask = 0
+                    npres = 0
+                    for p in range(lo, hi + 1):
+                        if cnt_hand[x * 13 + _pos_rank(p)] > 0:
+                            pmask |= 1 << p
+                            npres += 1
+                    m = L - npres
+                    if m > cap or m > jleft:
+                        continue
+                    if gap != 0:
+                        touch = False
+                        for q in range(d):
+                            o = order[q]
+                            if kinds[o] == RUN and cur[o, 1] == x:
+                                olo = cur[o, 2]
+                                ohi = olo + cur[o, 3] - 1
+                                if not (lo > ohi + 1 or hi < olo - 1):
+                                    touch = True
+                        if touch:
+                            continue
+                    emax = cap - m
+                    if jleft - m < emax:
+                        emax = jleft - m
+                    # jokerise subsets of present positions of size e (e = 0 first)
+                    for e in range(0, emax + 1):
+                        # iterate subsets of pmask with popcount e via Gosper over indices
+                        pos = np.empty(14, np.int64)
+                        npz = 0
+                        for p in range(lo, hi + 1):
+                            if (pmask >> p) & 1:
+                                pos[npz] = p
+                                npz += 1
+                        if e > npz:
+                            break
+                        idx = np.arange(e)
+                        while True:
+                            jm = 0
+                            for q in range(e):
+                                jm |= 1 << pos[idx[q]]
+                            # place
+                            gain = 0
+                            for p in range(lo, hi + 1):
+                                if ((pmask >> p) & 1) and not ((jm >> p) & 1):
+                                    t = x * 13 + _pos_rank(p)
+                                    cnt_hand[t] -= 1
+                                    rank_av[_pos_rank(p)] -= 1
+                                    gain += points[t]
+                            nj = m + e
+                            gain += nj * jpts
+                            cur[i, 0] = RUN
+                            cur[i, 1] = x
+                            cur[i, 2] = lo
+                            cur[i, 3] = L
+                            cur[i, 4] = 0
+                            cur[i, 5] = nj
+                            cur[i, 6] = jm | (((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1)) & ~pmask
+                            _lay_rec(d + 1, order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts,
+                                     cnt_hand, jleft - nj, placed + gain, best, cur, bestcfg, rank_av)
+                            for p in range(lo, hi + 1):
+                                if ((pmask >> p) & 1) and not ((jm >> p) & 1):
+                                    t = x * 13 + _pos_rank(p)
+                                    cnt_hand[t] += 1
+                                    rank_av[_pos_rank(p)] += 1
+                            # next combination
+                            q = e - 1
+                            while q >= 0 and idx[q] == npz - e + q:
+                                q -= 1
+                            if q < 0:
+                                break
+                            idx[q] += 1
+                            for w in range(q + 1, e):
+                                idx[w] = idx[w - 1] + 1
+    else:
+        for r in range(13):
+            if prev_same and r < cur[order[d - 1], 1]:
+                continue
+            av = rank_av[r]
+            pr = points[r]
+            for k in range(av, -1, -1):
+                for j in range(0, jleft + 1):
+                    L = k + j
+                    if L < s or (exact != 0 and L != s) or j > joker_cap[L]:
+                        continue
+                    # take k naturals of rank r (any suits: same points)
+                    taken = np.zeros(4, np.int64)
+                    need = k
+                    for x in range(4):
+                        t = x * 13 + r
+                        g = cnt_hand[t] if cnt_hand[t] < need else need
+                        taken[x] = g
+                        cnt_hand[t] -= g
+                        need -= g
+                    rank_av[r] -= k
+                    cur[i, 0] = SET
+                    cur[i, 1] = r
+                    cur[i, 2] = 0
+                    cur[i, 3] = L
+                    cur[i, 4] = k
+                    cur[i, 5] = j
+                    cur[i, 6] = taken[0] | (taken[1] << 8) | (taken[2] << 16) | (taken[3] << 24)
+                    _lay_rec(d + 1, order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts,
+                             cnt_hand, jleft - j, placed + k * pr + j * jpts, best, cur, bestcfg, rank_av)
+                    rank_av[r] += k
+                    for x in range(4):
+                        cnt_hand[x * 13 + r] += taken[x]
+
+
+@nb.njit
+def laydown_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out):
+    """Least-deadwood lay-down of the contract from hand cards; deadwood or -1.
+
+    ``out`` rows (contract order): kind, rank (set) or suit (run), lo position
+    (run), n cards, then n card ids (52 = joker; in a run the card in column
+    4+k stands at position lo+k).
+    """
+    if _search(counts, kinds, sizes, nm, joker_cap, exact, gap) != 0:
+        return -1
+    total = 0
+    for t in range(53):
+        total += counts[t] * points[t]
+    cnt_hand = counts.copy()
+    rank_av = np.zeros(13, np.int64)
+    for t in range(52):
+        rank_av[t % 13] += counts[t]
+    # runs first (they pick specific cards), then sets take what is left
+    order = np.empty(nm, np.int64)
+    q = 0
+    for i in range(nm):
+        if kinds[i] == RUN:
+            order[q] = i
+            q += 1
+    for i in range(nm):
+        if kinds[i] == SET:
+            order[q] = i
+            q += 1
+    best = np.full(1, -1, np.int64)
+    cur = np.zeros((nm, 7), np.int64)
+    bestcfg = np.zeros((nm, 7), np.int64)
+    _lay_rec(0, order, nm, kinds, sizes, joker_cap, exact, gap, points, points[JOKER], cnt_hand,
+             counts[JOKER], 0, best, cur, bestcfg, rank_av)
+    if best[0] < 0:
+        return -1
+    for i in range(nm):
+        for c in range(out.shape[1]):
+            out[i, c] = 0
+        kind = bestcfg[i, 0]
+        out[i, 0] = kind
+        out[i, 1] = bestcfg[i, 1]
+        out[i, 3] = bestcfg[i, 3]
+        if kind == RUN:
+            x = bestcfg[i, 1]
+            lo = bestcfg[i, 2]
+            out[i, 2] = lo
+            jm = bestcfg[i, 6]
+            for k in range(bestcfg[i, 3]):
+                p = lo + k
+                out[i, 4 + k] = JOKER if (jm >> p) & 1 else x * 13 + _pos_rank(p)
+        else:
+            r = bestcfg[i, 1]
+            c = 4
+            tk = bestcfg[i, 6]
+            for x in range(4):
+                for _ in range((tk >> (8 * x)) & 255):
+                    out[i, c] = x * 13 + r
+                    c += 1
+            for _ in range(bestcfg[i, 5]):
+                out[i, c] = JOKER
+                c += 1
+    return total - best[0]
+
+
+# ---------------------------------------------------------------- fast paths
+#
+# The general search above is exact for every contract; the contracts of the
+# presets have structure that makes most of it unnecessary:
+# - sets only: a set never needs more than its size, only the ns ranks with
+#   most cards matter, and t sets sharing a rank behave as one group, so the
+#   answer is a minimum over the integer partitions of ns (blocks matched to
+#   ranks in sorted order, which is optimal for both E and M by an exchange
+#   argument: both are sums of max(0, a*t - c), convex in t - c);
+# - runs only (one run size): suits do not interact, so each suit's Pareto
+#   front of (E, M) for t = 0..nr runs is computed once per suit content and
+#   memoised (``cache``); the fronts of the four suits are then combined;
+# - one run and sets of one size: enumerate the run's windows in order of a
+#   lower bound; the sets take what the run leaves, and a set group short of
+#   its threshold may take back the one card of its rank the run holds while
+#   the run has joker room (each such transfer lowers E by one, M unchanged).
+# Anything else (several runs with sets, mixed sizes) uses the general search.
+
+MAXR = 4                 # runs per contract handled by the per-suit fronts
+FP = 8                   # Pareto points stored per (suit content, t)
+PMAX = 48                # Pareto points while combining suits
+CACHE_BITS = 15
+
+
+def _partitions(n, maxpart=None):
+    if maxpart is None:
+        maxpart = n
+    if n == 0:
+        yield []
+        return
+    for k in range(min(n, maxpart), 0, -1):
+        for rest in _partitions(n - k, k):
+            yield [k] + rest
+
+
+def _partition_table():
+    rows, start = [], []
+    for n in range(MAXM + 1):
+        start.append(len(rows))
+        for part in _partitions(n):
+            rows.append(part + [0] * (MAXM - len(part)))
+    start.append(len(rows))
+    return np.array(rows, dtype=np.int64), np.array(start, dtype=np.int64)
+
+
+PARTS, PART_START = _partition_table()
+
+
+def new_cache():
+    """Memo and scratch for ``deficiency_ws_nb``; belongs to one RulesArrays
+    (joker_cap, exact, gap) and one thread."""
+    slots = 1 << CACHE_BITS
+    return (np.zeros(slots, np.int64), np.zeros((slots, 3, FP, 2), np.int16),
+            np.zeros((slots, 3), np.int8), np.zeros(SCRATCH, np.int64))
+
+
+SCRATCH = 4096
+POP = np.array([bin(i).count("1") for i in range(1 << 14)], dtype=np.int64)
+
+
+@nb.njit(cache=True, inline="always")
+def _fold(w):
+    """Window mask over positions 0..13 -> rank mask (position 13 is the ace, rank 0)."""
+    return (w & 0x1FFF) | (w >> 13)
+
+
+@nb.njit(cache=True)
+def _top(rc, ns, top):
+    """The ns largest values of rc (13 ranks), descending, into top."""
+    for i in range(ns):
+        top[i] = -1
+    for r in range(13):
+        v = rc[r]
+        if v > top[ns - 1]:
+            j = ns - 1
+            while j > 0 and top[j - 1] < v:
+                top[j] = top[j - 1]
+                j -= 1
+            top[j] = v
+
+
+@nb.njit(cache=True)
+def _sets_em(top, ns, s, thr, row):
+    """(E, M) of the partition ``row`` of ns equal sets matched to the sorted counts ``top``."""
+    E = 0
+    M = 0
+    for b in range(ns):
+        t = PARTS[row, b]
+        if t == 0:
+            break
+        c = top[b]
+        d = t * thr - c
+        if d > 0:
+            E += d
+        d = t * s - c
+        if d > 0:
+            M += d
+    return E, M
+
+
+@nb.njit(cache=True)
+def _sets_cost(top, ns, s, thr, E0, M0, J):
+    """min over partitions of ns equal sets of max(E0 + E, M0 + M - J)."""
+    best = INF
+    for row in range(PART_START[ns], PART_START[ns + 1]):
+        E, M = _sets_em(top, ns, s, thr, row)
+        a = M0 + M - J
+        e = E0 + E
+        v = e if e > a else a
+        if v < best:
+            best = v
+    return best
+
+
+@nb.njit(cache=True)
+def _sets_cost_transfer(rc, bmask, sigma, ns, s, thr, E0, M0, J, rk, perm):
+    """Like _sets_cost, but the run holds one card of each rank in bmask and can give
+    up to sigma of them to set groups below their threshold (each lowers E by one).
+
+    Only the ns ranks first by (count, held by the run) matter; blocks of the
+    partition are matched to them in every order.
+    """
+    for i in range(ns):
+        rk[i] = -1
+    for r in range(13):
+        key = rc[r] * 2 + ((bmask >> r) & 1)
+        if rk[ns - 1] < 0 or key > rc[rk[ns - 1]] * 2 + ((bmask >> rk[ns - 1]) & 1):
+            j = ns - 1
+            while j > 0 and (rk[j - 1] < 0 or rc[rk[j - 1]] * 2 + ((bmask >> rk[j - 1]) & 1) < key):
+                rk[j] = rk[j - 1]
+                j -= 1
+            rk[j] = r
+    best = INF
+    for row in range(PART_START[ns], PART_START[ns + 1]):
+        nb_ = 0
+        while nb_ < ns and PARTS[row, nb_] > 0:
+            nb_ += 1
+        for i in range(nb_):
+            perm[i] = i
+        while True:
+            E = 0
+            M = 0
+            F = 0
+            for b in range(nb_):
+                t = PARTS[row, b]
+                r = rk[perm[b]]
+                c = rc[r]
+                d = t * thr - c
+                if d > 0:
+                    E += d
+                    if (bmask >> r) & 1:
+                        F += 1
+                d = t * s - c
+                if d > 0:
+                    M += d
+            if F > sigma:
+                F = sigma
+            e = E0 + E - F
+            a = M0 + M - J
+            v = e if e > a else a
+            if v < best:
+                best = v
+            # next permutation of perm[:nb_]
+            i = nb_ - 2
+            while i >= 0 and perm[i] >= perm[i + 1]:
+                i -= 1
+            if i < 0:
+                break
+            j = nb_ - 1
+            while perm[j] <= perm[i]:
+                j -= 1
+            perm[i], perm[j] = perm[j], perm[i]
+            lo_, hi_ = i + 1, nb_ - 1
+            while lo_ < hi_:
+                perm[lo_], perm[hi_] = perm[hi_], perm[lo_]
+                lo_ += 1
+                hi_ -= 1
+    return best
+
+
+@nb.njit(cache=True)
+def _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch):
+    """One run and ns sets of one size. pmask[x]: positions 0..13 holding a card of suit x."""
+    thr = s_set - joker_cap[s_set]
+    top = scratch[0:MAXM]
+    rk = scratch[MAXM:2 * MAXM]
+    perm = scratch[2 * MAXM:3 * MAXM]
+    spe = scratch[24:48]
+    spm = scratch[48:72]
+    nsp = 0
+    es_min = 0
+    ms_min = 0
+    relmask = 0
+    if ns > 0:
+        _top(rc, ns, top)
+        es_min = INF
+        ms_min = INF
+        for row in range(PART_START[ns], PART_START[ns + 1]):
+            E, M = _sets_em(top, ns, s_set, thr, row)
+            spe[nsp] = E
+            spm[nsp] = M
+            nsp += 1
+            if E < es_min:
+                es_min = E
+            if M < ms_min:
+                ms_min = M
+        # Ranks whose loss could change the top ns counts (or feed a transfer).
+        T = top[ns - 1] if top[ns - 1] > 1 else 1
+        for r in range(13):
+            if rc[r] >= T:
+                relmask |= 1 << r
+    # Candidate windows with their lower bound.
+    base = 72
+    cw = scratch[base:base + MAXC]               # packed x | lo << 2 | L << 6
+    ch = scratch[base + MAXC:base + 2 * MAXC]    # held ranks
+    ck = scratch[base + 2 * MAXC:base + 3 * MAXC]
+    cme = scratch[base + 3 * MAXC:base + 4 * MAXC]  # m | e << 8
+    n = 0
+    kmin = INF
+    kmax = 0
+    for x in range(4):
+        px = pmask[x]
+        for lo in range(0, NPOS - s_run + 1):
+            maxl = s_run if exact else min(13, NPOS - lo)
+            for L in range(s_run, maxl + 1):
+                hi = lo + L - 1
+                if L > s_run and (((px >> lo) & 1) == 0 or ((px >> hi) & 1) == 0):
+                    continue
+                pm = px & (((1 << L) - 1) << lo)
+                m = L - POP[pm]
+                e = m - joker_cap[L]
+                if e < 0:
+                    e = 0
+                a = e + es_min
+                b = m + ms_min - J
+                k = a if a > b else b
+                cw[n] = x | (lo << 2) | (L << 6)
+                ch[n] = _fold(pm)
+                ck[n] = k
+                cme[n] = m | (e << 8)
+                n += 1
+                if k < kmin:
+                    kmin = k
+                if k > kmax:
+                    kmax = k
+    best = INF
+    level = kmin
+    while level <= kmax and level < best:
+        for c in range(n):
+            if ck[c] != level:
+                continue
+            m = cme[c] & 255
+            e = cme[c] >> 8
+            held = ch[c]
+            if ns == 0:
+                v = e if e > m - J else m - J
+            elif held & relmask == 0:
+                v = INF
+                for q in range(nsp):
+                    a = e + spe[q]
+                    b = m + spm[q] - J
+                    w = a if a > b else b
+                    if w < v:
+                        v = w
+            else:
+                L = cw[c] >> 6
+                for r in range(13):
+                    if (held >> r) & 1:
+                        rc[r] -= 1
+                sigma = joker_cap[L] - m
+                if sigma > 0:
+                    v = _sets_cost_transfer(rc, held, sigma, ns, s_set, thr, e, m, J, rk, perm)
+                else:
+                    _top(rc, ns, top)
+                    v = _sets_cost(top, ns, s_set, thr, e, m, J)
+                for r in range(13):
+                    if (held >> r) & 1:
+                        rc[r] += 1
+            if v < best:
+                best = v
+                if best <= level:
+                    break
+        level += 1
+    return best
+
+
+@nb.njit(cache=True)
+def _pareto_add(fe, fm, n, e, m, cap):
+    """Insert (e, m) into the Pareto list fe/fm[:n] (minimise both); returns new n, or -1 on overflow."""
+    for i in range(n):
+        if fe[i] <= e and fm[i] <= m:
+            return n
+    k = 0
+    for i in range(n):
+        if not (e <= fe[i] and m <= fm[i]):
+            fe[k] = fe[i]
+            fm[k] = fm[i]
+            k += 1
+    if k >= cap:
+        return -1
+    fe[k] = e
+    fm[k] = m
+    return k + 1
+
+
+@nb.njit(cache=True)
+def _suit_windows(cntx, s, exact, joker_cap, cand_lo, cand_l, cand_r, cand_t):
+    """Windows of a run of size s in one suit that hold at least one of its cards.
+
+    Returns (n, has_empty): has_empty tells whether a window with none exists.
+    cand_t: threshold L - cap(L), floored at 0.
+    """
+    pr = 0
+    for p in range(13):
+        if cntx[p] > 0:
+            pr |= 1 << p
+    nc = 0
+    has_empty = False
+    for lo in range(0, NPOS - s + 1):
+        maxl = s if exact else min(13, NPOS - lo)
+        for L in range(s, maxl + 1):
+            hi = lo + L - 1
+            if L > s and (cntx[lo] == 0 or cntx[hi] == 0):
+                continue
+            rm = _fold(((1 << L) - 1) << lo)
+            if rm & pr == 0:
+                has_empty = True
+                continue
+            cand_lo[nc] = lo
+            cand_l[nc] = L
+            cand_r[nc] = rm
+            t = L - joker_cap[L]
+            cand_t[nc] = t if t > 0 else 0
+            nc += 1
+    return nc, has_empty
+
+
+@nb.njit(cache=True)
+def _suit_front(cntx, t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, sel):
+    """Pareto front (E, M) of t >= 1 runs drawn from the candidate windows of one suit.
+
+    For fixed windows the best allocation of the suit's cards is a max flow
+    (card ranks -> runs, each run taking one card per rank it covers); by
+    max-flow min-cut its useful part (cards that save an added card) is
+        U = min over subsets A of the runs of
+            sum of thresholds outside A + sum over ranks q of min(copies_q, runs of A covering q),
+    computed here with bit masks; M uses the total flow, sum over q of
+    min(copies_q, runs covering q). Returns the front size, or -1 on overflow.
+    """
+    P1 = 0
+    P2 = 0
+    P3 = 0
+    P4 = 0
+    for p in range(13):
+        c = cntx[p]
+        if c >= 1:
+            P1 |= 1 << p
+        if c >= 2:
+            P2 |= 1 << p
+        if c >= 3:
+            P3 |= 1 << p
+        if c >= 4:
+            P4 |= 1 << p
+    cap_pts = fe.shape[0]
+    nf = 0
+    if nc == 0:
+        return 0
+    for i in range(t):
+        sel[i] = 0
+    while True:
+        ok = True
+        if gap != 0:
+            for i in range(t):
+                lo = cand_lo[sel[i]]
+                hi = lo + cand_l[sel[i]] - 1
+                for j in range(i):
+                    olo = cand_lo[sel[j]]
+                    ohi = olo + cand_l[sel[j]] - 1
+                    if not (lo > ohi + 1 or hi < olo - 1):
+                        ok = False
+        if ok:
+            sumL = 0
+            sumT = 0
+            for i in range(t):
+                sumL += cand_l[sel[i]]
+                sumT += cand_t[sel[i]]
+            U = INF
+            F = 0
+            for A in range(1 << t):
+                g1 = 0
+                g2 = 0
+                g3 = 0
+                g4 = 0
+                out = 0
+                for i in range(t):
+                    if (A >> i) & 1:
+                        w = cand_r[sel[i]]
+                        g4 |= g3 & w
+                        g3 |= g2 & w
+                        g2 |= g1 & w
+                        g1 |= w
+                    else:
+                        out += cand_t[sel[i]]
+                cover = POP[g1 & P1] + POP[g2 & P2] + POP[g3 & P3] + POP[g4 & P4]
+                if out + cover < U:
+                    U = out + cover
+                if A == (1 << t) - 1:
+                    F = cover
+            nf = _pareto_add(fe, fm, nf, sumT - U, sumL - F, cap_pts)
+            if nf < 0:
+                return -1
+        # next multiset: nondecreasing sel
+        i = t - 1
+        while i >= 0 and sel[i] == nc - 1:
+            i -= 1
+        if i < 0:
+            break
+        sel[i] += 1
+        for j in range(i + 1, t):
+            sel[j] = sel[i]
+    return nf
+
+
+@nb.njit(cache=True)
+def _combine(ae, am, an, fe, fm, fn, tmax, nr, be, bm, bn):
+    """b[t1 + t2] <- Pareto(a[t1] + f[t2]) for t1 + t2 <= nr, t2 <= tmax; then a <- b."""
+    for t in range(nr + 1):
+        bn[t] = 0
+    for t1 in range(nr + 1):
+        for i in range(an[t1]):
+            for t2 in range(0, min(tmax, nr - t1) + 1):
+                for j in range(fn[t2]):
+                    k = _pareto_add(be[t1 + t2], bm[t1 + t2], bn[t1 + t2],
+                                    ae[t1, i] + fe[t2, j], am[t1, i] + fm[t2, j], be.shape[1])
+                    if k < 0:
+                        return False
+                    bn[t1 + t2] = k
+    for t in range(nr + 1):
+        an[t] = bn[t]
+        for i in range(bn[t]):
+            ae[t, i] = be[t, i]
+            am[t, i] = bm[t, i]
+    return True
+
+
+@nb.njit(cache=True)
+def _runs_only(cnt, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn):
+    """nr runs of size s (nr <= MAXR): combine per-suit fronts; -1 if a buffer overflowed."""
+    slots = ckeys.shape[0]
+    bits = 0
+    while (1 << bits) < slots:
+        bits += 1
+    e0 = s - joker_cap[s]
+    if e0 < 0:
+        e0 = 0
+    fe = np.zeros((4, MAXR + 1, FP * 4), np.int64)
+    fm = np.zeros((4, MAXR + 1, FP * 4), np.int64)
+    fn = np.zeros((4, MAXR + 1), np.int64)
+    cntx = np.empty((4, NPOS), np.int64)
+    cand_lo = np.empty(66, np.int64)
+    cand_l = np.empty(66, np.int64)
+    cand_r = np.empty(66, np.int64)
+    cand_t = np.empty(66, np.int64)
+    sel = np.empty(MAXR, np.int64)
+    t2max = nr if nr < 2 else 2
+    for x in range(4):
+        # Fronts for t <= 2 depend on copies up to 2: the memo key caps them there.
+        key = np.int64(s) << 40
+        for p in range(13):
+            v = cnt[x, p]
+            cntx[x, p] = v if v < MAXR else MAXR
+            key |= np.int64(v if v < 2 else 2) << (2 * p)
+        cntx[x, 13] = cntx[x, 0]
+        key += 1
+        h = (np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)
+        slot = -1
+        for probe in range(8):
+            q = (np.int64(h) + probe) & (slots - 1)
+            if ckeys[q] == key:
+                slot = q
+                break
+        fn[x, 0] = 1
+        if slot >= 0:
+            for t in range(1, t2max + 1):
+                fn[x, t] = cn[slot, t]
+                for i in range(fn[x, t]):
+                    fe[x, t, i] = cvals[slot, t, i, 0]
+                    fm[x, t, i] = cvals[slot, t, i, 1]
+            continue
+        nc, has_empty = _suit_windows(cntx[x], s, exact, joker_cap, cand_lo, cand_l, cand_r, cand_t)
+        fits = True
+        for t in range(1, t2max + 1):
+            k = _suit_front(cntx[x], t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe[x, t], fm[x, t], sel)
+            if k < 0:
+                return -1
+            # An empty run never needs to share a suit (nr <= 4 runs leave one free).
+            if t == 1 and has_empty:
+                k = _pareto_add(fe[x, 1], fm[x, 1], k, e0, s, FP * 4)
+            fn[x, t] = k
+            if k > FP:
+                fits = False
+        if fits:
+            q = np.int64(h)
+            for probe in range(8):
+                qq = (np.int64(h) + probe) & (slots - 1)
+                if ckeys[qq] == 0:
+                    q = qq
+                    break
+            ckeys[q] = key
+            for t in range(1, t2max + 1):
+                cn[q, t] = fn[x, t]
+                for i in range(fn[x, t]):
+                    cvals[q, t, i, 0] = fe[x, t, i]
+                    cvals[q, t, i, 1] = fm[x, t, i]
+    ae = np.zeros((nr + 1, PMAX), np.int64)
+    am = np.zeros((nr + 1, PMAX), np.int64)
+    an = np.zeros(nr + 1, np.int64)
+    be = np.zeros((nr + 1, PMAX), np.int64)
+    bm = np.zeros((nr + 1, PMAX), np.int64)
+    bn = np.zeros(nr + 1, np.int64)
+    for rep in range(2):
+        for t in range(nr + 1):
+            an[t] = 0
+        an[0] = 1
+        ae[0, 0] = 0
+        am[0, 0] = 0
+        for x in range(4):
+            tmax = t2max
+            while tmax < nr and fn[x, tmax + 1] > 0:
+                tmax += 1
+            if not _combine(ae, am, an, fe[x], fm[x], fn[x], tmax, nr, be, bm, bn):
+                return -1
+        best = INF
+        for i in range(an[nr]):
+            a = am[nr, i] - J
+            v = ae[nr, i] if ae[nr, i] > a else a
+            if v < best:
+                best = v
+        if rep == 1 or nr <= 2:
+            return best
+        # Three or more runs in one suit: only where a lower bound could beat best.
+        more = False
+        for x in range(4):
+            for t in range(3, nr + 1):
+                cards = 0
+                for p in range(13):
+                    c = cntx[x, p]
+                    cards += c if c < t else t
+                mlb = t * s - cards
+                elb = t * e0 - cards
+                lb = elb if elb > mlb - J else mlb - J
+                if lb < best:
+                    nc, has_empty = _suit_windows(cntx[x], s, exact, joker_cap, cand_lo, cand_l,
+                                                  cand_r, cand_t)
+                    for tt in range(3, nr + 1):
+                        k = _suit_front(cntx[x], tt, gap, nc, cand_lo, cand_l, cand_r, cand_t,
+                                        fe[x, tt], fm[x, tt], sel)
+                        if k < 0:
+                            return -1
+                        fn[x, tt] = k
+                    more = True
+                    break
+        if not more:
+            return best
+    return best
+
+
+@nb.njit(cache=True)
+def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
+    """Deficiency with the memo and scratch of ``new_cache()``; exact for every contract."""
+    ns = 0
+    nr = 0
+    s_set = 0
+    s_run = 0
+    mixed = False
+    for i in range(nm):
+        if kinds[i] == SET:
+            if ns > 0 and sizes[i] != s_set:
+                mixed = True
+            s_set = sizes[i]
+            ns += 1
+        else:
+            if nr > 0 and sizes[i] != s_run:
+                mixed = True
+            s_run = sizes[i]
+            nr += 1
+    J = counts[JOKER]
+    if not mixed:
+        if nr == 0:
+            rc = scratch[SCRATCH - 16:SCRATCH - 3]
+            for r in range(13):
+                rc[r] = 0
+            for t in range(52):
+                rc[t % 13] += counts[t]
+            top = scratch[0:MAXM]
+            _top(rc, ns, top)
+            v = _sets_cost(top, ns, s_set, s_set - joker_cap[s_set], 0, 0, J)
+            return v if v > 0 else 0
+        if nr == 1:
+            rc = scratch[SCRATCH - 16:SCRATCH - 3]
+            for r in range(13):
+                rc[r] = 0
+            for t in range(52):
+                rc[t % 13] += counts[t]
+            pmask = scratch[SCRATCH - 24:SCRATCH - 20]
+            for x in range(4):
+                pm = 0
+                for p in range(13):
+                    if counts[x * 13 + p] > 0:
+                        pm |= 1 << p
+                if counts[x * 13] > 0:
+                    pm |= 1 << 13
+                pmask[x] = pm
+            v = _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch)
+            return v if v > 0 else 0
+        if ns == 0 and nr <= MAXR:
+            cnt = np.empty((4, NPOS), np.int64)
+            _suit_counts(counts, cnt)
+            v = _runs_only(cnt, J, s_run, nr, joker_cap, exact, gap, ckeys, cvals, cn)
+            if v >= 0:
+                return v if v > 0 else 0
+    v = _search(counts, kinds, sizes, nm, joker_cap, exact, gap)
+    return v if v > 0 else 0
+
+
+@nb.njit(cache=True)
+def deficiency_nb(counts, kinds, sizes, nm, joker_cap, exact, gap):
+    """RULES.md §6 deficiency of ``counts`` for the contract (kinds, sizes, nm).
+
+    Allocates a small memo per call; hot loops use ``deficiency_ws_nb`` with ``new_cache()``.
+    """
+    ckeys = np.zeros(8, np.int64)
+    cvals = np.zeros((8, 3, FP, 2), np.int16)
+    cn = np.zeros((8, 3), np.int8)
+    scratch = np.zeros(SCRATCH, np.int64)
+    return deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
+
+
+@nb.njit(cache=True)
+def deficiency_batch_nb(counts2d, kinds, sizes, nm, joker_cap, exact, gap, out,
+                        ckeys, cvals, cn, scratch):
+    for i in range(counts2d.shape[0]):
+        out[i] = deficiency_ws_nb(counts2d[i], kinds, sizes, nm, joker_cap, exact, gap,
+                                  ckeys, cvals, cn, scratch)
