@@ -78,20 +78,14 @@ def read(out, table="hands") -> pd.DataFrame:
 
 
 def _pick_engine():
-    """The real engine once it is importable; the test double until then."""
+    """The engine the runner-mechanics tests use: the test double by default (fast, and
+    what they check is the runner, not the game); SHANGHAI_TEST_REAL_ENGINE=1 runs them
+    on the real engine. tests/test_runner_engine.py always uses the real engine."""
     import os
-    if os.environ.get("SHANGHAI_TEST_FAKE_ENGINE"):
-        return FAKE
-    try:
-        import shanghai_sim.bots  # noqa: F401
-        import shanghai_sim.kernels.engine  # noqa: F401
-    except ImportError:
-        return FAKE
-    return None
+    return None if os.environ.get("SHANGHAI_TEST_REAL_ENGINE") else FAKE
 
 
 ENGINE = _pick_engine()
-
 
 
 def engine_impl():
@@ -100,9 +94,10 @@ def engine_impl():
     return ENGINE or default_engine()
 
 
-def run_cli(*args, engine=None):
-    """``shanghai-sim ARGS`` in-process; returns click's Result (stdout, stderr, exit_code)."""
+def run_cli(*args, engine="tests"):
+    """``shanghai-sim ARGS`` in-process; returns click's Result (stdout, stderr, exit_code).
+    ``engine``: "tests" = ENGINE, None = the real engine, or an Engine."""
     from click.testing import CliRunner
     from shanghai_sim.cli.main import main
-    return CliRunner().invoke(main, [str(a) for a in args], obj={"engine": engine or ENGINE},
+    return CliRunner().invoke(main, [str(a) for a in args], obj={"engine": ENGINE if engine == "tests" else engine},
                               catch_exceptions=False)
