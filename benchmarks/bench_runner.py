@@ -1,18 +1,22 @@
 """Batch-runner speed (issue 4 §8): writing overhead, thread scaling, peak memory.
 
-    .venv/bin/python benchmarks/bench_runner.py            # full: RSS up to 1,000,000 games
-    .venv/bin/python benchmarks/bench_runner.py --quick    # a minute or two
+    .venv/bin/python benchmarks/bench_runner.py            # full
+    .venv/bin/python benchmarks/bench_runner.py --quick    # a few minutes
 
-Measures, with the real engine and the default job (shanghai, 4 greedy bots):
+Measures, for the default job (shanghai rules, 4 greedy bots):
 
-1. engine alone: the kernel over N games on one thread, in the runner's chunks,
-   nothing kept;
+1. engine alone: the kernel over N games on one thread, nothing kept;
 2. run with Parquet on one thread: the same games through ``runner.run``
    (seeds, kernel, tables, zstd Parquet, manifest); overhead = 2 / 1 - 1;
-3. thread scaling: ``runner.run`` on 1 and on 2 threads (and the kernel alone
-   on 2 threads, the ceiling);
-4. peak RSS of ``shanghai-sim run --games G`` in a fresh process for each G.
+3. thread scaling: the kernel alone and ``runner.run`` on 1 and 2 threads;
+4. peak RSS of a whole job in a fresh process, for 10k, 100k and 1M games.
 
+N is chosen so that the one-thread engine run takes about 20 s (6 s with
+--quick) unless --games is given. A job size the real engine cannot finish
+within --max-seconds is run with the kernel replaced by a no-op that fills
+constant records ("runner only" in the table): that measures the runner's own
+memory and writing cost at that size, which is what stays flat or not; the
+engine's memory is per game and does not grow with the job.
 Every timed run is preceded by a warm-up so numba compilation is not counted.
 """
 
@@ -20,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -32,9 +35,27 @@ from pathlib import Path
 import numpy as np
 
 from shanghai_sim import runner
-from shanghai_sim.kernels.records import NHF
+from shanghai_sim.kernels import records as R
 
 CHUNK = 64          # games per kernel call for the engine-alone timing
+
+
+def _noop_play(params, points, joker_cap, meld_kind, meld_size, n_melds, deal, buys,
+               bot_kind, bot_params, seeds, hand_out):
+    """Stand-in kernel for "runner only" rows: plausible constant records, no game."""
+    hand_out[...] = 0
+    hand_out[..., R.HF_POINTS] = 35
+    hand_out[..., R.HF_CARDS_LEFT] = 6
+    hand_out[..., R.HF_TURNS] = 12
+    hand_out[..., R.HF_DOWN_TURN] = -1
+    hand_out[..., R.HF_DEALER] = np.arange(hand_out.shape[1])[None, :, None] % hand_out.shape[2]
+    hand_out[:, :, 0, R.HF_WENT_OUT] = 1
+    hand_out[:, :, 0, R.HF_POINTS] = 0
+
+
+def runner_only_engine() -> runner.Engine:
+    real = runner.default_engine()
+    return runner.Engine(_noop_play, real.parse_bots, real.bot_name)
 
 
 def engine_alone(plan: runner.Plan, games: int, threads: int) -> float:
@@ -46,12 +67,11 @@ def engine_alone(plan: runner.Plan, games: int, threads: int) -> float:
     bounds = np.linspace(0, games, threads + 1).astype(int)
 
     def work(a: int, b: int) -> None:
-        buf = np.zeros((CHUNK, plan.hands, plan.players, NHF), dtype=np.int32)
+        buf = np.zeros((CHUNK, plan.hands, plan.players, R.NHF), dtype=np.int32)
         for c0 in range(a, b, CHUNK):
             c1 = min(b, c0 + CHUNK)
             eng.play_games(*ra, kind, params, seeds[c0:c1], buf[: c1 - c0])
 
-    work(0, min(games, 8))                                   # compile / load from cache
     ts = [threading.Thread(target=work, args=(bounds[i], bounds[i + 1])) for i in range(threads)]
     t0 = time.perf_counter()
     for t in ts:
@@ -61,23 +81,26 @@ def engine_alone(plan: runner.Plan, games: int, threads: int) -> float:
     return time.perf_counter() - t0
 
 
-def with_parquet(games: int, threads: int, tmp: Path, shard_size: int | None = None) -> float:
+def with_parquet(games: int, threads: int, tmp: Path, engine=None) -> float:
     out = tmp / f"run-{games}-{threads}"
     shutil.rmtree(out, ignore_errors=True)
-    job = runner.Job(games=games, threads=threads, out=str(out), shard_size=shard_size)
+    job = runner.Job(games=games, threads=threads, out=str(out))
     t0 = time.perf_counter()
-    runner.run(runner.plan(job), progress=None)
+    runner.run(runner.plan(job, engine), progress=None, engine=engine)
     dt = time.perf_counter() - t0
     shutil.rmtree(out, ignore_errors=True)
     return dt
 
 
-def peak_rss(games: int, tmp: Path, threads: int) -> tuple[float, float]:
-    """(seconds, peak RSS in MiB) of ``shanghai-sim run --games games`` in its own process."""
+def peak_rss(games: int, tmp: Path, threads: int, stub: bool) -> tuple[float, float]:
+    """(seconds, peak RSS in MiB) of a whole job in its own process."""
     out = tmp / f"rss-{games}"
     shutil.rmtree(out, ignore_errors=True)
-    exe = Path(sys.executable).with_name("shanghai-sim")
-    cmd = [str(exe), "run", "--games", str(games), "--threads", str(threads), "--out", str(out), "--quiet"]
+    if stub:
+        cmd = [sys.executable, __file__, "--child", str(games), str(threads), str(out)]
+    else:
+        exe = Path(sys.executable).with_name("shanghai-sim")
+        cmd = [str(exe), "run", "--games", str(games), "--threads", str(threads), "--out", str(out), "--quiet"]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -88,43 +111,65 @@ def peak_rss(games: int, tmp: Path, threads: int) -> tuple[float, float]:
     return dt, usage.ru_maxrss / 1024                       # Linux: KiB
 
 
+def _child(games: int, threads: int, out: str) -> None:
+    eng = runner_only_engine()
+    runner.run(runner.plan(runner.Job(games=games, threads=threads, out=out), eng), progress=None, engine=eng)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="smaller runs; RSS for 10k games only")
-    ap.add_argument("--games", type=int, help="games for the overhead and scaling runs")
-    ap.add_argument("--rss", type=str, help="comma-separated game counts for the RSS runs")
+    ap.add_argument("--quick", action="store_true", help="shorter runs; RSS for 10k games only")
+    ap.add_argument("--games", type=int, help="games for the overhead and scaling runs (default: auto)")
+    ap.add_argument("--rss", type=str, help="comma-separated job sizes for the RSS runs")
+    ap.add_argument("--max-seconds", type=float, help="longest real-engine RSS run (default 600; 60 quick)")
     ap.add_argument("--tmp", type=str, help="scratch folder (default: a temporary one)")
+    ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
-    games = args.games or (2_000 if args.quick else 20_000)
+    if args.child:
+        _child(int(args.child[0]), int(args.child[1]), args.child[2])
+        return
     rss_sizes = [int(x) for x in args.rss.split(",")] if args.rss else \
         ([10_000] if args.quick else [10_000, 100_000, 1_000_000])
+    max_s = args.max_seconds or (60.0 if args.quick else 600.0)
     tmp = Path(args.tmp or tempfile.mkdtemp(prefix="bench-runner-"))
     tmp.mkdir(parents=True, exist_ok=True)
     cores = os.cpu_count() or 1
+    threads = min(2, cores)
 
-    plan = runner.plan(runner.Job(games=games, out=str(tmp / "unused")))
-    with_parquet(min(games, 200), 1, tmp)                    # warm-up: compile everything once
+    plan = runner.plan(runner.Job(games=10**6, out=str(tmp / "unused")))
+    t0 = time.perf_counter()
+    with_parquet(2, 1, tmp)                                  # compile / load everything once
+    compile_s = time.perf_counter() - t0
+    probe = 4
+    per_game = engine_alone(plan, probe, 1) / probe
+    games = args.games or max(8, int((6.0 if args.quick else 20.0) / per_game))
+
     e1 = engine_alone(plan, games, 1)
     p1 = with_parquet(games, 1, tmp)
     e2 = engine_alone(plan, games, 2)
     p2 = with_parquet(games, 2, tmp)
     rows = [
-        ("engine alone, 1 thread", games, e1, games / e1, ""),
-        ("run + Parquet, 1 thread", games, p1, games / p1, f"overhead {100 * (p1 / e1 - 1):+.1f}%"),
-        ("engine alone, 2 threads", games, e2, games / e2, f"scaling {e1 / e2:.2f}x"),
-        ("run + Parquet, 2 threads", games, p2, games / p2, f"scaling {p1 / p2:.2f}x"),
+        ("engine alone, 1 thread", games, e1, ""),
+        ("run + Parquet, 1 thread", games, p1, f"writing overhead {100 * (p1 / e1 - 1):+.1f}%"),
+        ("engine alone, 2 threads", games, e2, f"scaling {e1 / e2:.2f}x"),
+        ("run + Parquet, 2 threads", games, p2, f"scaling {p1 / p2:.2f}x"),
     ]
+    stub_games = 20_000 if args.quick else 100_000
+    s1 = with_parquet(stub_games, 1, tmp, runner_only_engine())
+    rows.append(("runner only, 1 thread", stub_games, s1, f"{1e6 * s1 / stub_games:.0f} us/game of writing"))
     for g in rss_sizes:
-        dt, mib = peak_rss(g, tmp, min(2, cores))
-        rows.append((f"shanghai-sim run, {min(2, cores)} threads", g, dt, g / dt, f"peak RSS {mib:,.0f} MiB"))
+        stub = g * per_game / threads > max_s
+        dt, mib = peak_rss(g, tmp, threads, stub)
+        what = f"{'runner only' if stub else 'shanghai-sim run'}, {threads} threads"
+        rows.append((what, g, dt, f"peak RSS {mib:,.0f} MiB"))
     shutil.rmtree(tmp, ignore_errors=True)
 
-    print(f"bench_runner: shanghai rules, 4 greedy bots, {cores} cores")
-    print(f"{'what':<28} {'games':>10} {'seconds':>9} {'games/s':>9}  note")
-    for what, g, dt, rate, note in rows:
-        print(f"{what:<28} {g:>10,} {dt:>9.2f} {rate:>9,.0f}  {note}")
-    # Peak RSS of this process too (it ran the in-process runs).
-    print(f"(this process peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MiB)")
+    print(f"bench_runner: shanghai rules, 4 greedy bots, {cores} cores; "
+          f"engine compile/load {compile_s:.0f} s, {per_game * 1e3:.1f} ms/game")
+    print(f"{'what':<30} {'games':>10} {'seconds':>9} {'games/s':>10}  note")
+    for what, g, dt, note in rows:
+        print(f"{what:<30} {g:>10,} {dt:>9.2f} {g / dt:>10,.1f}  {note}")
+    print("runner only = the kernel replaced by a no-op: the runner's own cost and memory at that size")
 
 
 if __name__ == "__main__":
