@@ -492,145 +492,233 @@ def _search(counts, kinds, sizes, nm, joker_cap, exact, gap):
 # hand natural could go (that natural stays in hand): under `exact` that is
 # sometimes the only way to lay a joker down, so those choices are searched too.
 
-# Self-recursive: numba cannot cache recursive functions (the cached object
-# refers to an unresolved symbol), so these two compile at first use.
-@nb.njit
-def _lay_rec(d, order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cnt_hand, jleft,
-             placed, best, cur, bestcfg, rank_av):
-    """Search meld order[d:]; cur/bestcfg rows: kind, a, lo, L, k (set naturals), jokers, mask.
+@nb.njit(cache=True)
+def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cnt_hand, jtotal,
+                rank_av, bestcfg):
+    """Depth-first search over lay-downs (iterative, so numba can cache it).
 
-    ``best[0]`` holds the best placed points so far (-1 = none).
+    Meld order[d] is chosen at depth d: a run as (suit, lo, L, jokered
+    positions), a set as (rank, naturals k, jokers j). Rows of ``cur`` and
+    ``bestcfg``: kind, suit/rank, lo, L, k, jokers, mask (run: joker
+    positions; set: naturals taken per suit, 8 bits each). Returns the most
+    points laid down, or -1 if no lay-down exists.
     """
-    if d == nm:
-        if placed > best[0]:
-            best[0] = placed
-            for i in range(nm):
-                for c in range(7):
-                    bestcfg[i, c] = cur[i, c]
-        return
-    i = order[d]
-    s = sizes[i]
-    prev_same = d > 0 and kinds[order[d - 1]] == kinds[i] and sizes[order[d - 1]] == s
-    if kinds[i] == RUN:
-        for x in range(4):
-            if prev_same and x < cur[order[d - 1], 1]:
-                continue
-            for lo in range(0, NPOS - s + 1):
-                if prev_same and x == cur[order[d - 1], 1] and lo < cur[order[d - 1], 2]:
-                    continue
-                maxl = s if exact else min(13, NPOS - lo)
-                for L in range(s, maxl + 1):
-                    hi = lo + L - 1
-                    cap = joker_cap[L]
-                    # present positions
-                    pmask = 0
-                    npres = 0
-                    for p in range(lo, hi + 1):
-                        if cnt_hand[x * 13 + _pos_rank(p)] > 0:
-                            pmask |= 1 << p
-                            npres += 1
-                    m = L - npres
-                    if m > cap or m > jleft:
-                        continue
-                    if gap != 0:
-                        touch = False
-                        for q in range(d):
-                            o = order[q]
-                            if kinds[o] == RUN and cur[o, 1] == x:
-                                olo = cur[o, 2]
-                                ohi = olo + cur[o, 3] - 1
-                                if not (lo > ohi + 1 or hi < olo - 1):
-                                    touch = True
-                        if touch:
-                            continue
-                    emax = cap - m
-                    if jleft - m < emax:
-                        emax = jleft - m
-                    # jokerise subsets of present positions of size e (e = 0 first)
-                    for e in range(0, emax + 1):
-                        # iterate subsets of pmask with popcount e via Gosper over indices
-                        pos = np.empty(14, np.int64)
-                        npz = 0
-                        for p in range(lo, hi + 1):
-                            if (pmask >> p) & 1:
-                                pos[npz] = p
-                                npz += 1
-                        if e > npz:
+    cur = np.zeros((nm, 7), np.int64)
+    st = np.zeros(nm, np.int64)          # 0 = cursor not started
+    wx = np.zeros(nm, np.int64)
+    wlo = np.zeros(nm, np.int64)
+    wl = np.zeros(nm, np.int64)
+    we = np.zeros(nm, np.int64)
+    wm = np.zeros(nm, np.int64)          # missing slots of the window
+    wemax = np.zeros(nm, np.int64)
+    wpm = np.zeros(nm, np.int64)         # present-position mask
+    npz = np.zeros(nm, np.int64)
+    pos = np.zeros((nm, 14), np.int64)
+    comb = np.zeros((nm, 14), np.int64)
+    sk = np.zeros(nm, np.int64)          # set cursor: naturals
+    sj = np.zeros(nm, np.int64)          # set cursor: jokers
+    jl = np.zeros(nm + 1, np.int64)      # jokers left before depth d
+    pl = np.zeros(nm + 1, np.int64)      # points placed before depth d
+    best = -1
+    jl[0] = jtotal
+    d = 0
+    while True:
+        if d == nm:
+            if pl[nm] > best:
+                best = pl[nm]
+                for i in range(nm):
+                    for c in range(7):
+                        bestcfg[i, c] = cur[i, c]
+            d -= 1
+            _lay_undo(order[d], kinds, cur, cnt_hand, rank_av)
+            continue
+        i = order[d]
+        sz = sizes[i]
+        prev_same = d > 0 and kinds[order[d - 1]] == kinds[i] and sizes[order[d - 1]] == sz
+        pi = order[d - 1] if d > 0 else 0
+        found = False
+        if kinds[i] == RUN:
+            need_window = False
+            if st[d] == 0:
+                st[d] = 1
+                wx[d] = cur[pi, 1] if prev_same else 0
+                wlo[d] = cur[pi, 2] if prev_same else 0
+                wl[d] = sz - 1
+                need_window = True
+            else:
+                # next subset of e present positions to joker, then a larger e
+                e = we[d]
+                q = e - 1
+                while q >= 0 and comb[d, q] == npz[d] - e + q:
+                    q -= 1
+                if q >= 0:
+                    comb[d, q] += 1
+                    for w in range(q + 1, e):
+                        comb[d, w] = comb[d, w - 1] + 1
+                    found = True
+                else:
+                    e += 1
+                    if e <= wemax[d] and e <= npz[d]:
+                        we[d] = e
+                        for w in range(e):
+                            comb[d, w] = w
+                        found = True
+                    else:
+                        need_window = True
+            while need_window:
+                wl[d] += 1
+                maxl = sz if exact else min(13, NPOS - wlo[d])
+                if wl[d] > maxl:
+                    wl[d] = sz
+                    wlo[d] += 1
+                    if wlo[d] > NPOS - sz:
+                        wlo[d] = 0
+                        wx[d] += 1
+                        if wx[d] >= 4:
                             break
-                        idx = np.arange(e)
-                        while True:
-                            jm = 0
-                            for q in range(e):
-                                jm |= 1 << pos[idx[q]]
-                            # place
-                            gain = 0
-                            for p in range(lo, hi + 1):
-                                if ((pmask >> p) & 1) and not ((jm >> p) & 1):
-                                    t = x * 13 + _pos_rank(p)
-                                    cnt_hand[t] -= 1
-                                    rank_av[_pos_rank(p)] -= 1
-                                    gain += points[t]
-                            nj = m + e
-                            gain += nj * jpts
-                            cur[i, 0] = RUN
-                            cur[i, 1] = x
-                            cur[i, 2] = lo
-                            cur[i, 3] = L
-                            cur[i, 4] = 0
-                            cur[i, 5] = nj
-                            cur[i, 6] = jm | (((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1)) & ~pmask
-                            _lay_rec(d + 1, order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts,
-                                     cnt_hand, jleft - nj, placed + gain, best, cur, bestcfg, rank_av)
-                            for p in range(lo, hi + 1):
-                                if ((pmask >> p) & 1) and not ((jm >> p) & 1):
-                                    t = x * 13 + _pos_rank(p)
-                                    cnt_hand[t] += 1
-                                    rank_av[_pos_rank(p)] += 1
-                            # next combination
-                            q = e - 1
-                            while q >= 0 and idx[q] == npz - e + q:
-                                q -= 1
-                            if q < 0:
-                                break
-                            idx[q] += 1
-                            for w in range(q + 1, e):
-                                idx[w] = idx[w - 1] + 1
-    else:
-        for r in range(13):
-            if prev_same and r < cur[order[d - 1], 1]:
-                continue
-            av = rank_av[r]
-            pr = points[r]
-            for k in range(av, -1, -1):
-                for j in range(0, jleft + 1):
-                    L = k + j
-                    if L < s or (exact != 0 and L != s) or j > joker_cap[L]:
+                x = wx[d]
+                lo = wlo[d]
+                L = wl[d]
+                if prev_same and (x < cur[pi, 1] or (x == cur[pi, 1] and lo < cur[pi, 2])):
+                    continue
+                hi = lo + L - 1
+                cap = joker_cap[L]
+                pm = 0
+                n = 0
+                for p in range(lo, hi + 1):
+                    if cnt_hand[x * 13 + _pos_rank(p)] > 0:
+                        pm |= 1 << p
+                        pos[d, n] = p
+                        n += 1
+                m = L - n
+                if m > cap or m > jl[d]:
+                    continue
+                if gap != 0:
+                    touch = False
+                    for q in range(d):
+                        o = order[q]
+                        if kinds[o] == RUN and cur[o, 1] == x:
+                            olo = cur[o, 2]
+                            ohi = olo + cur[o, 3] - 1
+                            if not (lo > ohi + 1 or hi < olo - 1):
+                                touch = True
+                    if touch:
                         continue
-                    # take k naturals of rank r (any suits: same points)
-                    taken = np.zeros(4, np.int64)
-                    need = k
-                    for x in range(4):
-                        t = x * 13 + r
-                        g = cnt_hand[t] if cnt_hand[t] < need else need
-                        taken[x] = g
-                        cnt_hand[t] -= g
-                        need -= g
-                    rank_av[r] -= k
-                    cur[i, 0] = SET
-                    cur[i, 1] = r
-                    cur[i, 2] = 0
-                    cur[i, 3] = L
-                    cur[i, 4] = k
-                    cur[i, 5] = j
-                    cur[i, 6] = taken[0] | (taken[1] << 8) | (taken[2] << 16) | (taken[3] << 24)
-                    _lay_rec(d + 1, order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts,
-                             cnt_hand, jleft - j, placed + k * pr + j * jpts, best, cur, bestcfg, rank_av)
-                    rank_av[r] += k
-                    for x in range(4):
-                        cnt_hand[x * 13 + r] += taken[x]
+                wpm[d] = pm
+                npz[d] = n
+                wm[d] = m
+                em = cap - m
+                if jl[d] - m < em:
+                    em = jl[d] - m
+                wemax[d] = em
+                we[d] = 0
+                need_window = False
+                found = True
+            if found:
+                x = wx[d]
+                lo = wlo[d]
+                L = wl[d]
+                hi = lo + L - 1
+                jm = 0
+                for w in range(we[d]):
+                    jm |= 1 << pos[d, comb[d, w]]
+                pm = wpm[d]
+                gain = 0
+                for p in range(lo, hi + 1):
+                    if ((pm >> p) & 1) and not ((jm >> p) & 1):
+                        t = x * 13 + _pos_rank(p)
+                        cnt_hand[t] -= 1
+                        rank_av[_pos_rank(p)] -= 1
+                        gain += points[t]
+                nj = wm[d] + we[d]
+                cur[i, 0] = RUN
+                cur[i, 1] = x
+                cur[i, 2] = lo
+                cur[i, 3] = L
+                cur[i, 4] = 0
+                cur[i, 5] = nj
+                cur[i, 6] = jm | ((((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1)) & ~pm)
+                jl[d + 1] = jl[d] - nj
+                pl[d + 1] = pl[d] + gain + nj * jpts
+        else:
+            if st[d] == 0:
+                st[d] = 1
+                cur[i, 1] = cur[pi, 1] if prev_same else 0
+                sk[d] = rank_av[cur[i, 1]]
+                sj[d] = -1
+            while True:
+                r = cur[i, 1]
+                sj[d] += 1
+                if sj[d] > jl[d]:
+                    sj[d] = 0
+                    sk[d] -= 1
+                    if sk[d] < 0:
+                        r += 1
+                        if r >= 13:
+                            break
+                        cur[i, 1] = r
+                        sk[d] = rank_av[r]
+                k = sk[d]
+                j = sj[d]
+                L = k + j
+                if L < sz or (exact != 0 and L != sz) or j > joker_cap[L]:
+                    continue
+                found = True
+                break
+            if found:
+                r = cur[i, 1]
+                k = sk[d]
+                j = sj[d]
+                need = k
+                tk = 0
+                for x in range(4):
+                    t = x * 13 + r
+                    g = cnt_hand[t] if cnt_hand[t] < need else need
+                    cnt_hand[t] -= g
+                    need -= g
+                    tk |= g << (8 * x)
+                rank_av[r] -= k
+                cur[i, 0] = SET
+                cur[i, 2] = 0
+                cur[i, 3] = k + j
+                cur[i, 4] = k
+                cur[i, 5] = j
+                cur[i, 6] = tk
+                jl[d + 1] = jl[d] - j
+                pl[d + 1] = pl[d] + k * points[r] + j * jpts
+        if found:
+            d += 1
+            if d < nm:
+                st[d] = 0
+            continue
+        st[d] = 0
+        d -= 1
+        if d < 0:
+            break
+        _lay_undo(order[d], kinds, cur, cnt_hand, rank_av)
+    return best
 
 
-@nb.njit
+@nb.njit(cache=True)
+def _lay_undo(i, kinds, cur, cnt_hand, rank_av):
+    """Give back the cards that meld i's current choice took from the hand."""
+    if kinds[i] == RUN:
+        x = cur[i, 1]
+        lo = cur[i, 2]
+        for p in range(lo, lo + cur[i, 3]):
+            if not ((cur[i, 6] >> p) & 1):
+                t = x * 13 + _pos_rank(p)
+                cnt_hand[t] += 1
+                rank_av[_pos_rank(p)] += 1
+    else:
+        r = cur[i, 1]
+        tk = cur[i, 6]
+        for x in range(4):
+            cnt_hand[x * 13 + r] += (tk >> (8 * x)) & 255
+        rank_av[r] += cur[i, 4]
+
+
+@nb.njit(cache=True)
 def laydown_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out):
     """Least-deadwood lay-down of the contract from hand cards; deadwood or -1.
 
@@ -658,12 +746,10 @@ def laydown_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out):
         if kinds[i] == SET:
             order[q] = i
             q += 1
-    best = np.full(1, -1, np.int64)
-    cur = np.zeros((nm, 7), np.int64)
     bestcfg = np.zeros((nm, 7), np.int64)
-    _lay_rec(0, order, nm, kinds, sizes, joker_cap, exact, gap, points, points[JOKER], cnt_hand,
-             counts[JOKER], 0, best, cur, bestcfg, rank_av)
-    if best[0] < 0:
+    best = _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, points[JOKER],
+                       cnt_hand, counts[JOKER], rank_av, bestcfg)
+    if best < 0:
         return -1
     for i in range(nm):
         for c in range(out.shape[1]):
@@ -691,7 +777,7 @@ def laydown_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out):
             for _ in range(bestcfg[i, 5]):
                 out[i, c] = JOKER
                 c += 1
-    return total - best[0]
+    return total - best
 
 
 # ---------------------------------------------------------------- fast paths
