@@ -91,6 +91,72 @@ def _add_moments(groups: dict, frame: pd.DataFrame, key: str) -> None:
         g.win_share.merge(row.n, row.ws, row.wss)
 
 
+def _grid(t, players: int | None, inner: int = 1) -> np.ndarray | None:
+    """The game column as [games, inner * players] if the rows are whole games in
+    (game, ..., seat) order, as the runner writes them; else None."""
+    n = t.num_rows
+    k = (players or 0) * inner
+    if not k or n % k:
+        return None
+    g = t.column("game").to_numpy().reshape(n // k, k)
+    seat = t.column("seat").to_numpy().reshape(n // k, k)
+    if (g != g[:, :1]).any() or (seat != np.tile(np.arange(players), inner)[None, :]).any():
+        return None
+    return g
+
+
+def _add_games(t, players: int | None, seats: dict, bots: dict) -> int:
+    """Fold one part file of games/ into the per-seat and per-bot moments; returns its games."""
+    if _grid(t, players) is None:                       # not in runner order: the slow, general way
+        f = t.to_pandas()
+        f["bot"] = f["bot"].astype(str)
+        f["points"] = f["points"].astype(np.float64)
+        f["points2"], f["win_share2"] = f["points"] ** 2, f["win_share"] ** 2
+        _add_moments(seats, f, "seat")
+        per_bot = f.groupby(["game", "bot"], observed=True)[["points", "win_share"]].mean().reset_index()
+        per_bot["points2"], per_bot["win_share2"] = per_bot["points"] ** 2, per_bot["win_share"] ** 2
+        _add_moments(bots, per_bot, "bot")
+        return int(f["game"].nunique())
+    n = t.num_rows // players
+    pts = t.column("points").to_numpy().astype(np.float64).reshape(n, players)
+    win = t.column("win_share").to_numpy().reshape(n, players)
+    for s in range(players):
+        g = seats.setdefault(s, Group())
+        g.games += n
+        g.points.add(pts[:, s])
+        g.win_share.add(win[:, s])
+    bot = t.column("bot").combine_chunks()
+    codes = bot.indices.to_numpy().reshape(n, players)
+    for b, label in enumerate(bot.dictionary.to_pylist()):
+        mask = codes == b
+        k = mask.sum(axis=1)
+        has = k > 0
+        if not has.any():
+            continue
+        g = bots.setdefault(label, Group())
+        g.games += int(has.sum())
+        g.points.add((pts * mask).sum(axis=1)[has] / k[has])
+        g.win_share.add((win * mask).sum(axis=1)[has] / k[has])
+    return n
+
+
+def _add_hands(t, players: int | None, hands: int | None, hand_len: "Moments", buys: "Moments") -> int:
+    """Fold one part file of hands/ into the per-game hand length and buys; returns its hands."""
+    if hands and _grid(t, players, hands) is not None:
+        n = t.num_rows // (players * hands)
+        turns = t.column("turns").to_numpy().astype(np.float64).reshape(n, hands, players).sum(axis=2)
+        b = t.column("buys").to_numpy().astype(np.float64).reshape(n, hands, players).sum(axis=2)
+        hand_len.add(turns.mean(axis=1))
+        buys.add(b.mean(axis=1))
+        return n * hands
+    f = t.to_pandas()
+    per_hand = f.groupby(["game", "hand"])[["turns", "buys"]].sum()
+    per_game = per_hand.groupby(level="game").mean()
+    hand_len.add(per_game["turns"].to_numpy())
+    buys.add(per_game["buys"].to_numpy())
+    return len(per_hand)
+
+
 def summarize(out: str) -> dict[str, Any]:
     """The summary of the dataset at ``out`` (a folder or URL) as plain data."""
     store = Store(out)
@@ -108,30 +174,18 @@ def summarize(out: str) -> dict[str, Any]:
     seats: dict[int, Group] = {}
     bots: dict[str, Group] = {}
     n_games = 0
+    players = manifest.get("job", {}).get("players")
     for name in game_parts:
         t = pq.read_table(store.path(GAMES, name), filesystem=store.fs,
                           columns=["game", "seat", "bot", "points", "win_share"])
-        f = t.to_pandas()
-        f["bot"] = f["bot"].astype(str)
-        f["points"] = f["points"].astype(np.float64)
-        n_games += f["game"].nunique()
-        f["points2"] = f["points"] ** 2
-        f["win_share2"] = f["win_share"] ** 2
-        _add_moments(seats, f, "seat")
-        per_bot = f.groupby(["game", "bot"], observed=True)[["points", "win_share"]].mean().reset_index()
-        per_bot["points2"] = per_bot["points"] ** 2
-        per_bot["win_share2"] = per_bot["win_share"] ** 2
-        _add_moments(bots, per_bot, "bot")
+        n_games += _add_games(t, players, seats, bots)
     hand_len, buys, n_hands = Moments(), Moments(), 0
     hand_parts = [n for n in store.listdir(HANDS) if n.endswith(".parquet") and not n.startswith(".")]
+    hands = len(manifest.get("rules", {}).get("contracts", [])) or None
     for name in hand_parts:
-        f = pq.read_table(store.path(HANDS, name), filesystem=store.fs,
-                          columns=["game", "hand", "turns", "buys"]).to_pandas()
-        per_hand = f.groupby(["game", "hand"])[["turns", "buys"]].sum()
-        n_hands += len(per_hand)
-        per_game = per_hand.groupby(level="game").mean()
-        hand_len.add(per_game["turns"].to_numpy())
-        buys.add(per_game["buys"].to_numpy())
+        t = pq.read_table(store.path(HANDS, name), filesystem=store.fs,
+                          columns=["game", "hand", "seat", "turns", "buys"])
+        n_hands += _add_hands(t, players, hands, hand_len, buys)
     shards = manifest.get("shards", {})
     job = manifest.get("job", {})
     result: dict[str, Any] = {

@@ -86,3 +86,17 @@ def test_summary_of_a_games_only_dataset_and_of_nothing(tmp_path):
     (tmp_path / "empty").mkdir()
     r = run_cli("summary", tmp_path / "empty")
     assert r.exit_code == 2 and "no games/" in r.output
+
+
+def test_the_fast_path_and_the_general_path_agree(dataset, tmp_path):
+    """Without a manifest (players unknown) the summary groups rows instead of reshaping them."""
+    import shutil
+    bare = tmp_path / "bare"
+    shutil.copytree(dataset, bare)
+    (bare / "manifest.json").unlink()
+    a, b = summarize(str(dataset)), summarize(str(bare))
+    assert a["seats"] == b["seats"] and a["games"] == b["games"]
+    for k in a["bots"]:
+        assert a["bots"][k]["points"]["mean"] == pytest.approx(b["bots"][k]["points"]["mean"])
+        assert a["bots"][k]["win_share"]["ci95"] == pytest.approx(b["bots"][k]["win_share"]["ci95"])
+    assert a["hands"]["hand_length_turns"] == pytest.approx(b["hands"]["hand_length_turns"])
