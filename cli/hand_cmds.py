@@ -51,7 +51,7 @@ def rules_cmd(spec: str, as_json: bool) -> None:
 
 
 @click.command("meld")
-@click.argument("cards", nargs=-1, required=True)
+@click.argument("cards", nargs=-1)
 @click.option("--contract", "-c", required=True,
               help="Hand number of the rules (1-based) or notation such as 'set3 run10'.")
 @click.option("--rules", "-r", "rules_spec", default="shanghai", show_default=True,
@@ -64,6 +64,8 @@ def meld_cmd(cards: tuple[str, ...], contract: str, rules_spec: str, as_json: bo
     Example: shanghai-sim meld 5C 6C 7C 8C 9D 9H 9S JK --contract 2
     """
     from shanghai_sim.hand import analyze_hand
+    if not cards:
+        fail("empty hand: give the cards, e.g. shanghai-sim meld 5C 6C 7C 8C JK --contract 2")
     r = rules_or_fail(rules_spec)
     try:
         a = analyze_hand(list(cards), contract, r)

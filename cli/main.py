@@ -11,7 +11,18 @@ import click
 from shanghai_sim import __version__
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class OneLineGroup(click.Group):
+    """Usage errors of any command (missing or unknown option, bad value) on one line, exit 2."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as e:
+            click.echo(f"Error: {e.format_message()}", err=True)
+            ctx.exit(2)
+
+
+@click.group(cls=OneLineGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="shanghai-sim")
 def main() -> None:
     """Simulate and analyse Shanghai Rummy."""
