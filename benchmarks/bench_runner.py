@@ -92,28 +92,51 @@ def with_parquet(games: int, threads: int, tmp: Path, engine=None) -> float:
     return dt
 
 
+def _vm_hwm_mib() -> float:
+    """This process's own peak RSS (Linux VmHWM; ru_maxrss elsewhere)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def peak_rss(games: int, tmp: Path, threads: int, stub: bool) -> tuple[float, float]:
-    """(seconds, peak RSS in MiB) of a whole job in its own process."""
+    """(seconds, peak RSS in MiB) of a whole job in a fresh process.
+
+    The child reports its own VmHWM: a forked child's ru_maxrss would include
+    this (big) process's memory at the fork.
+    """
     out = tmp / f"rss-{games}"
     shutil.rmtree(out, ignore_errors=True)
-    if stub:
-        cmd = [sys.executable, __file__, "--child", str(games), str(threads), str(out)]
-    else:
-        exe = Path(sys.executable).with_name("shanghai-sim")
-        cmd = [str(exe), "run", "--games", str(games), "--threads", str(threads), "--out", str(out), "--quiet"]
+    mode = "stub" if stub else "real"
+    cmd = [sys.executable, __file__, "--child", mode, str(games), str(threads), str(out)]
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd)
-    _, status, usage = os.wait4(proc.pid, 0)
+    res = subprocess.run(cmd, capture_output=True, text=True)
     dt = time.perf_counter() - t0
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed")
+    if res.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{res.stderr}")
     shutil.rmtree(out, ignore_errors=True)
-    return dt, usage.ru_maxrss / 1024                       # Linux: KiB
+    return dt, float(res.stdout.strip().splitlines()[-1])
 
 
-def _child(games: int, threads: int, out: str) -> None:
-    eng = runner_only_engine()
-    runner.run(runner.plan(runner.Job(games=games, threads=threads, out=out), eng), progress=None, engine=eng)
+def _child(mode: str, games: int, threads: int, out: str) -> None:
+    if mode == "stub":
+        eng = runner_only_engine()
+        runner.run(runner.plan(runner.Job(games=games, threads=threads, out=out), eng),
+                   progress=None, engine=eng)
+    else:                                   # exactly `shanghai-sim run ... --quiet`
+        from shanghai_sim.cli.main import main as cli
+        try:
+            cli(["run", "--games", str(games), "--threads", str(threads), "--out", out, "--quiet"])
+        except SystemExit as e:
+            if e.code:
+                raise
+    print(f"{_vm_hwm_mib():.1f}")
 
 
 def main() -> None:
@@ -123,10 +146,10 @@ def main() -> None:
     ap.add_argument("--rss", type=str, help="comma-separated job sizes for the RSS runs")
     ap.add_argument("--max-seconds", type=float, help="longest real-engine RSS run (default 600; 60 quick)")
     ap.add_argument("--tmp", type=str, help="scratch folder (default: a temporary one)")
-    ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        _child(int(args.child[0]), int(args.child[1]), args.child[2])
+        _child(args.child[0], int(args.child[1]), int(args.child[2]), args.child[3])
         return
     rss_sizes = [int(x) for x in args.rss.split(",")] if args.rss else \
         ([10_000] if args.quick else [10_000, 100_000, 1_000_000])
