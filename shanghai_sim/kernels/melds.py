@@ -1226,7 +1226,7 @@ def _combine(ae, am, an, fe, fm, fn, tmax, nr, be, bm, bn):
 
 
 @nb.njit(cache=True)
-def _runs_only(cnt, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn):
+def _runs_only(cnt, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
     """nr runs of size s (nr <= MAXR): combine per-suit fronts; -1 if a buffer overflowed."""
     slots = ckeys.shape[0]
     bits = 0
@@ -1235,15 +1235,24 @@ def _runs_only(cnt, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn):
     e0 = s - joker_cap[s]
     if e0 < 0:
         e0 = 0
-    fe = np.zeros((4, MAXR + 1, FP * 4), np.int64)
-    fm = np.zeros((4, MAXR + 1, FP * 4), np.int64)
-    fn = np.zeros((4, MAXR + 1), np.int64)
-    cntx = np.empty((4, NPOS), np.int64)
-    cand_lo = np.empty(66, np.int64)
-    cand_l = np.empty(66, np.int64)
-    cand_r = np.empty(66, np.int64)
-    cand_t = np.empty(66, np.int64)
-    sel = np.empty(MAXR, np.int64)
+    # All working arrays live in the caller's scratch (no allocation per call).
+    nf = 4 * (MAXR + 1) * FP * 4
+    fe = scratch[0:nf].reshape((4, MAXR + 1, FP * 4))
+    fm = scratch[nf:2 * nf].reshape((4, MAXR + 1, FP * 4))
+    o = 2 * nf
+    fn = scratch[o:o + 4 * (MAXR + 1)].reshape((4, MAXR + 1))
+    o += 4 * (MAXR + 1)
+    for i in range(4 * (MAXR + 1)):
+        scratch[o - 4 * (MAXR + 1) + i] = 0
+    cntx = scratch[o:o + 4 * NPOS].reshape((4, NPOS))
+    o += 4 * NPOS
+    cand_lo = scratch[o:o + 66]
+    cand_l = scratch[o + 66:o + 132]
+    cand_r = scratch[o + 132:o + 198]
+    cand_t = scratch[o + 198:o + 264]
+    o += 264
+    sel = scratch[o:o + MAXR]
+    o += MAXR
     t2max = nr if nr < 2 else 2
     for x in range(4):
         # Fronts for t <= 2 depend on copies up to 2: the memo key caps them there.
@@ -1262,6 +1271,8 @@ def _runs_only(cnt, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn):
                 slot = q
                 break
         fn[x, 0] = 1
+        fe[x, 0, 0] = 0
+        fm[x, 0, 0] = 0
         if slot >= 0:
             for t in range(1, t2max + 1):
                 fn[x, t] = cn[slot, t]
@@ -1294,30 +1305,14 @@ def _runs_only(cnt, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn):
                 for i in range(fn[x, t]):
                     cvals[q, t, i, 0] = fe[x, t, i]
                     cvals[q, t, i, 1] = fm[x, t, i]
-    ae = np.zeros((nr + 1, PMAX), np.int64)
-    am = np.zeros((nr + 1, PMAX), np.int64)
-    an = np.zeros(nr + 1, np.int64)
-    be = np.zeros((nr + 1, PMAX), np.int64)
-    bm = np.zeros((nr + 1, PMAX), np.int64)
-    bn = np.zeros(nr + 1, np.int64)
+    tm = scratch[o:o + 4]
     for rep in range(2):
-        for t in range(nr + 1):
-            an[t] = 0
-        an[0] = 1
-        ae[0, 0] = 0
-        am[0, 0] = 0
         for x in range(4):
             tmax = t2max
             while tmax < nr and fn[x, tmax + 1] > 0:
                 tmax += 1
-            if not _combine(ae, am, an, fe[x], fm[x], fn[x], tmax, nr, be, bm, bn):
-                return -1
-        best = INF
-        for i in range(an[nr]):
-            a = am[nr, i] - J
-            v = ae[nr, i] if ae[nr, i] > a else a
-            if v < best:
-                best = v
+            tm[x] = tmax
+        best = _best_split(fe, fm, fn, tm, nr, J)
         if rep == 1 or nr <= 2:
             return best
         # Three or more runs in one suit: only where a lower bound could beat best.
@@ -1344,6 +1339,34 @@ def _runs_only(cnt, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn):
                     break
         if not more:
             return best
+    return INF
+
+
+@nb.njit(cache=True)
+def _best_split(fe, fm, fn, tm, nr, J):
+    """min over t0+t1+t2+t3 = nr and one front point per suit of max(E, M - J)."""
+    best = INF
+    for t0 in range(0, min(tm[0], nr) + 1):
+        for t1 in range(0, min(tm[1], nr - t0) + 1):
+            for t2 in range(0, min(tm[2], nr - t0 - t1) + 1):
+                t3 = nr - t0 - t1 - t2
+                if t3 > tm[3]:
+                    continue
+                for i0 in range(fn[0, t0]):
+                    e0_ = fe[0, t0, i0]
+                    m0_ = fm[0, t0, i0]
+                    for i1 in range(fn[1, t1]):
+                        e1_ = e0_ + fe[1, t1, i1]
+                        m1_ = m0_ + fm[1, t1, i1]
+                        for i2 in range(fn[2, t2]):
+                            e2_ = e1_ + fe[2, t2, i2]
+                            m2_ = m1_ + fm[2, t2, i2]
+                            for i3 in range(fn[3, t3]):
+                                E = e2_ + fe[3, t3, i3]
+                                a = m2_ + fm[3, t3, i3] - J
+                                v = E if E > a else a
+                                if v < best:
+                                    best = v
     return best
 
 
@@ -1396,9 +1419,9 @@ def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cva
             v = _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch)
             return v if v > 0 else 0
         if ns == 0 and nr <= MAXR:
-            cnt = np.empty((4, NPOS), np.int64)
+            cnt = scratch[SCRATCH - 80:SCRATCH - 24].reshape((4, NPOS))
             _suit_counts(counts, cnt)
-            v = _runs_only(cnt, J, s_run, nr, joker_cap, exact, gap, ckeys, cvals, cn)
+            v = _runs_only(cnt, J, s_run, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
             if v >= 0:
                 return v if v > 0 else 0
     v = _search(counts, kinds, sizes, nm, joker_cap, exact, gap)

@@ -1182,6 +1182,8 @@ def init_game_nb(R, G, seed, log_on, check):
     """Reset G to the start of a game seeded ``seed`` and advance to the first decision."""
     S = G[0]
     PS = G[1]
+    # Clear the table of a game played before on this state (while S_NT still counts it).
+    _unplace(G, 0)
     for i in range(NS):
         if i != S_SHOE and i != S_NP:
             S[i] = 0
