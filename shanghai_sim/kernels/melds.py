@@ -726,7 +726,7 @@ def laydown_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out):
     (run), n cards, then n card ids (52 = joker; in a run the card in column
     4+k stands at position lo+k).
     """
-    if _search(counts, kinds, sizes, nm, joker_cap, exact, gap) != 0:
+    if deficiency_nb(counts, kinds, sizes, nm, joker_cap, exact, gap) != 0:
         return -1
     total = 0
     for t in range(53):
@@ -801,7 +801,7 @@ def laydown_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out):
 MAXR = 4                 # runs per contract handled by the per-suit fronts
 FP = 8                   # Pareto points stored per (suit content, t)
 PMAX = 48                # Pareto points while combining suits
-CACHE_BITS = 15
+CACHE_BITS = 16
 
 
 def _partitions(n, maxpart=None):
