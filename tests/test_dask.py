@@ -54,8 +54,11 @@ def test_dask_finishes_a_local_run_and_reports_progress(tmp_path, cluster, capsy
     for k in (0, 2, 3):
         runner.run_shard(plan, k, ENGINE)
     store.write_json(runner.new_manifest(plan), "manifest.json")
-    res = runner.run(plan, resume=True, progress=sys.stderr, engine=ENGINE,
-                     executor=DaskExecutor(cluster.scheduler_address))
+    executor = DaskExecutor(cluster.scheduler_address)
+    try:
+        res = runner.run(plan, resume=True, progress=sys.stderr, engine=ENGINE, executor=executor)
+    finally:
+        executor.close()
     assert res.played == 40 and res.status == "complete"
     assert "100/100 games" in capsys.readouterr().err
     whole = tmp_path / "whole"
