@@ -35,7 +35,7 @@ def _engine(ctx: click.Context):
 RUN_HELP = """Play many games and stream them to a Parquet dataset.
 
 \b
-  shanghai-sim run                               # 2,000 games, 4 greedy bots, into ./shanghai-out
+  shanghai-sim run                               # 1,000 games, 4 greedy bots, into ./shanghai-out
   shanghai-sim run --games 1000000 --bots random,greedy,greedy,greedy --out big
   shanghai-sim run job.toml --seed 7             # a TOML job file; options override it
   shanghai-sim run --resume --out big            # finish an interrupted run

@@ -349,7 +349,7 @@ def test_players_follow_the_bots_and_other_presets(tmp_path):
 
 def test_default_job_runs_into_shanghai_out(tmp_path, monkeypatch):
     j = runner.Job()
-    assert (j.games, j.seed, j.bots, j.out, j.detail, j.rotate) == (2000, 1, ("greedy",), "shanghai-out",
+    assert (j.games, j.seed, j.bots, j.out, j.detail, j.rotate) == (1000, 1, ("greedy",), "shanghai-out",
                                                                     "hands", True)
     monkeypatch.chdir(tmp_path)
     r = run_cli("run", "--games", 40)              # the default job, made smaller
@@ -365,7 +365,7 @@ def test_the_true_default_job(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     r = run_cli("run")
     assert r.exit_code == 0, r.output
-    assert len(read(tmp_path / "shanghai-out", "games")) == 8000
+    assert len(read(tmp_path / "shanghai-out", "games")) == 4000
 
 
 def test_output_as_a_url(tmp_path):
