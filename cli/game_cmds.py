@@ -7,17 +7,8 @@ import json
 import click
 
 
-class InputError(click.ClickException):
-    """Bad input: one line naming the problem, exit status 2."""
-    exit_code = 2
-
-
-class _OneLineErrors(click.Command):
-    def parse_args(self, ctx, args):
-        try:
-            return super().parse_args(ctx, args)
-        except click.UsageError as e:
-            raise InputError(e.format_message()) from None
+from .errors import InputError
+from .errors import OneLineCommand as _OneLineErrors
 
 
 REPLAY_HELP = """Play one seeded game and print every event of it.

@@ -12,19 +12,8 @@ from shanghai_sim.dataset import DatasetError
 from shanghai_sim.summary import SummaryError, format_summary, summarize
 
 
-class InputError(click.ClickException):
-    """Bad input: one line naming the problem, exit status 2."""
-    exit_code = 2
-
-
-class _OneLineErrors(click.Command):
-    """Report option parsing errors on one line too (no usage dump)."""
-
-    def parse_args(self, ctx, args):
-        try:
-            return super().parse_args(ctx, args)
-        except click.UsageError as e:
-            raise InputError(e.format_message()) from None
+from .errors import InputError
+from .errors import OneLineCommand as _OneLineErrors
 
 
 def _engine(ctx: click.Context):
