@@ -45,7 +45,7 @@ DEFAULT_GAMES = 1000         # the default job: about 20 s on 2 idle cores once 
 DETAILS = ("hands", "games")
 # Target time of one kernel call. Longer calls are faster (the engine keeps its meld
 # memo for the length of a call); shorter ones give finer progress and a prompter Ctrl-C.
-CHUNK_SECONDS = 1.0
+CHUNK_SECONDS = 5.0
 MAX_CHUNK = 1000
 MAX_GAMES = 2**32 - 1        # game index is a uint32 column
 MAX_SEED = 2**63 - 1
@@ -280,9 +280,9 @@ class Plan:
 
 
 def default_shard_size(games: int) -> int:
-    # About 16 shards for small jobs (both cores busy to the end), at most 1000
-    # games (about 150 kB of Parquet per part file, seconds of work) for big ones.
-    return max(50, min(1000, -(-games // 16)))
+    # About 8 shards for small jobs (both cores busy to the end; big shards keep the
+    # kernel calls long), at most 1000 games (about 0.4 MB of Parquet) for big ones.
+    return max(50, min(1000, -(-games // 8)))
 
 
 def rules_from_dict(d: dict[str, Any]) -> Rules:
@@ -365,7 +365,7 @@ def play_shard(plan: Plan, shard: int, engine: Engine | None = None,
     player = (np.arange(p)[None, :] - rot[:, None]) % p
     hand_out = np.zeros((n, h, p, NHF), dtype=np.int32)
     same_bots = len(set(plan.lineup)) == 1
-    c0, size, t0 = 0, 8, time.perf_counter()
+    c0, size, t0 = 0, 16, time.perf_counter()
     while c0 < n:
         if stop is not None and stop.is_set():
             raise Interrupted
