@@ -15,13 +15,13 @@ Randomness comes only from the seat's own stream G[10][1 + seat].
 import numba as nb
 import numpy as np
 
-from ..rules import P_GO_OUT, P_INITIAL_EXACT, P_JOKER_SWAP, P_SET_JOKER_CARD
+from ..rules import P_GO_OUT, P_INITIAL_EXACT, P_JOKER_SWAP
 from .play import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_LAYOFF, A_PASS, A_SWAP, A_TAKE,
                    GO_DISCARD_REQUIRED, GO_NO_DISCARD, JOKER, PH_BUY, PH_DRAW, PH_FIRST,
                    PH_PLAY, PS_BUYS, PS_DOWN, PS_N, RUN, SET, S_ACTOR, S_HAND, S_MUST_DOWN,
                    S_NT, S_PHASE, S_UP, SWAP_ANYONE, TM_HI, TM_KEY, TM_KIND, TM_LO, TM_N,
                    TM_NJ, action_nb, can_go_down_nb, card_layable_nb, def_of_nb,
-                   discard_legal_nb, do_swap_nb, go_down_available_nb, hand_def_nb,
+                   discard_legal_nb, do_swap_nb, layoff_opts_nb, go_down_available_nb, hand_def_nb,
                    layoff_allowed_now_nb, layoff_legal_nb, legal_actions_nb, swap_legal_nb,
                    undo_swap_nb, _place_proposal, _unplace, PS_DEF, PS_DEFOK)
 from .rng import randint_nb
@@ -161,16 +161,11 @@ def _greedy_layoff(R, G, p):
     H = G[2]
     TM = G[5]
     S = G[0]
-    card_id = R[0][P_SET_JOKER_CARD] != 0
     for c in range(53):
         if H[p, c] == 0:
             continue
         for m in range(S[S_NT]):
-            if TM[m, TM_KIND] == SET:
-                no = 4 if (c == JOKER and card_id) else 1
-            else:
-                no = 2
-            for opt in range(no):
+            for opt in range(layoff_opts_nb(R, G, c, m)):
                 if layoff_legal_nb(R, G, p, c, m, opt):
                     return action_nb(A_LAYOFF, c, m, opt)
     return -1

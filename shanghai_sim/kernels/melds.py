@@ -238,41 +238,30 @@ def _flow_cost(counts, nm, kinds, shape_a, shape_b, shape_l, joker_cap,
         kl[nk] = grp_s[g]
         kt[nk] = grp_t[g]
         nk += 1
-    # types
+    # Card types some meld wants, with their capacity to each meld.
+    cap_tm = np.zeros((53, nk), np.int64)
     nt = 0
     for t in range(52):
         if counts[t] == 0:
             continue
-        want = False
         x = t // 13
         r = t % 13
+        want = False
         for k in range(nk):
             if ktype[k] == 0:
                 if ka[k] == x:
                     lo = kb[k]
                     hi = lo + kl[k] - 1
                     if (lo <= r <= hi) or (r == 0 and lo <= 13 <= hi):
+                        cap_tm[nt, k] = 1
                         want = True
             elif ka[k] == r:
+                cap_tm[nt, k] = counts[t]
                 want = True
         if want:
             tlist[nt] = t
             nt += 1
-    # capacity type->meld
-    cap_tm = np.zeros((nt, nk), np.int64)
     for ti in range(nt):
-        t = tlist[ti]
-        x = t // 13
-        r = t % 13
-        for k in range(nk):
-            if ktype[k] == 0:
-                if ka[k] == x:
-                    lo = kb[k]
-                    hi = lo + kl[k] - 1
-                    if (lo <= r <= hi) or (r == 0 and lo <= 13 <= hi):
-                        cap_tm[ti, k] = 1
-            elif ka[k] == r:
-                cap_tm[ti, k] = counts[t]
         for k in range(nk):
             flow_tm[ti, k] = 0
     out_t = np.zeros(nt, np.int64)

@@ -370,6 +370,15 @@ def meld_valid_nb(R, G, m):
     return True
 
 
+@nb.njit(cache=True, inline="always")
+def layoff_opts_nb(R, G, c, m):
+    """How many ways card c could go on meld m: a run's two ends; a set once, or under
+    set_joker_identity = card a joker once per declared suit."""
+    if G[5][m, TM_KIND] == SET:
+        return 4 if (c == JOKER and R[0][P_SET_JOKER_CARD] != 0) else 1
+    return 2
+
+
 @nb.njit(cache=True)
 def layoff_struct_nb(R, G, c, m, opt):
     """Would card c fit meld m at opt (RULES.md §4 lay-off; joker_limit after it)?"""
@@ -1467,16 +1476,11 @@ def legal_actions_nb(R, G, out):
     if S[S_MUST_DOWN] != 0:
         pass
     elif down and layoff_allowed_now_nb(R, G, p):
-        card_id = R[0][P_SET_JOKER_CARD] != 0
         for c in range(53):
             if H[p, c] == 0:
                 continue
             for m in range(S[S_NT]):
-                if TM[m, TM_KIND] == SET:
-                    no = 4 if (c == JOKER and card_id) else 1
-                else:
-                    no = 2
-                for opt in range(no):
+                for opt in range(layoff_opts_nb(R, G, c, m)):
                     if layoff_legal_nb(R, G, p, c, m, opt) and n < out.shape[0]:
                         out[n] = action_nb(A_LAYOFF, c, m, opt)
                         n += 1
