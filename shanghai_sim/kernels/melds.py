@@ -717,6 +717,12 @@ def laydown_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out):
     """
     if deficiency_nb(counts, kinds, sizes, nm, joker_cap, exact, gap) != 0:
         return -1
+    return laydown_sat_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out)
+
+
+@nb.njit(cache=True)
+def laydown_sat_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out):
+    """laydown_nb for a hand already known to be satisfiable (deficiency 0)."""
     total = 0
     for t in range(53):
         total += counts[t] * points[t]
@@ -791,6 +797,8 @@ MAXR = 4                 # runs per contract handled by the per-suit fronts
 FP = 8                   # Pareto points stored per (suit content, t)
 PMAX = 48                # Pareto points while combining suits
 CACHE_BITS = 16
+MEMO_MIN = 4096           # smaller memos (deficiency_nb's) skip the memoised fast paths
+MEMO_T = 4                # memo planes per slot: t = 1..3 runs (plane 0: window lists)
 
 
 def _partitions(n, maxpart=None):
@@ -821,8 +829,8 @@ def new_cache():
     """Memo and scratch for ``deficiency_ws_nb``; belongs to one RulesArrays
     (joker_cap, exact, gap) and one thread."""
     slots = 1 << CACHE_BITS
-    return (np.zeros(slots, np.int64), np.zeros((slots, 3, FP, 2), np.int16),
-            np.zeros((slots, 3), np.int8), np.zeros(SCRATCH, np.int64))
+    return (np.zeros(slots, np.int64), np.zeros((slots, MEMO_T, FP, 2), np.int16),
+            np.zeros((slots, MEMO_T), np.int8), np.zeros(SCRATCH, np.int64))
 
 
 SCRATCH = 4096
@@ -950,7 +958,376 @@ def _sets_cost_transfer(rc, bmask, sigma, ns, s, thr, E0, M0, J, rk, perm):
 
 
 @nb.njit(cache=True)
-def _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch):
+def _all_windows(px, x, s, exact, joker_cap, es_min, ms_min, J, cw, ch, ck, cme, n, kmin, kmax):
+    """Every window of suit x (for the rare suit whose undominated list does not fit the memo)."""
+    for lo in range(0, NPOS - s + 1):
+        maxl = s if exact else min(13, NPOS - lo)
+        for L in range(s, maxl + 1):
+            hi = lo + L - 1
+            if L > s and (((px >> lo) & 1) == 0 or ((px >> hi) & 1) == 0):
+                continue
+            pm = px & (((1 << L) - 1) << lo)
+            m = L - POP[pm]
+            e = m - joker_cap[L]
+            if e < 0:
+                e = 0
+            a = e + es_min
+            b = m + ms_min - J
+            k = a if a > b else b
+            cw[n] = x | (L << 6)
+            ch[n] = _fold(pm)
+            ck[n] = k
+            cme[n] = m | (e << 8)
+            n += 1
+            if k < kmin:
+                kmin = k
+            if k > kmax:
+                kmax = k
+    return n, kmin, kmax
+
+
+@nb.njit(cache=True, inline="always")
+def _window_slot(px, s, exact, joker_cap, ckeys, cvals, cn):
+    """Memo slot listing the undominated windows of one run of size s in a suit whose
+    cards stand at the positions px (bit p: position p, 0..13).
+
+    Window A dominates B when it misses no more cards (m), needs no more added cards
+    (e), leaves at least as much joker room (sigma) and holds a subset of B's ranks
+    (the sets keep at least what B leaves them, and A can hand back whatever B can),
+    so the best lay-down always has an undominated window. Entry i: held rank mask
+    and m | L << 4, in cvals[q, i >> 3, i & 7]; cn[q, 0] entries.
+    """
+    slots = ckeys.shape[0]
+    key = (np.int64(s) << 40) | (np.int64(3) << 36) | np.int64(px)
+    key += 1
+    h = _hslot(key, slots)
+    for probe in range(8):
+        q = (h + probe) & (slots - 1)
+        k = ckeys[q]
+        if k == key:
+            return q
+        if k == 0:
+            return _window_fill(px, s, exact, joker_cap, ckeys, cvals, cn, q, key)
+    return _window_fill(px, s, exact, joker_cap, ckeys, cvals, cn, h, key)
+
+
+@nb.njit(cache=True)
+def _window_fill(px, s, exact, joker_cap, ckeys, cvals, cn, free, key):
+    """List the undominated windows of _window_slot into memo slot free."""
+    n = 0
+    ckeys[free] = 0
+    for lo in range(0, NPOS - s + 1):
+        maxl = s if exact else min(13, NPOS - lo)
+        for L in range(s, maxl + 1):
+            hi = lo + L - 1
+            if L > s and (((px >> lo) & 1) == 0 or ((px >> hi) & 1) == 0):
+                continue
+            pm = px & (((1 << L) - 1) << lo)
+            m = L - POP[pm]
+            held = _fold(pm)
+            cap = joker_cap[L]
+            e = m - cap if m > cap else 0
+            sg = cap - m if cap > m else 0
+            # drop it if an entry dominates it; drop the entries it dominates
+            dom = False
+            k = 0
+            for i in range(n):
+                h2 = np.int64(cvals[free, i >> 3, i & 7, 0])
+                ml2 = np.int64(cvals[free, i >> 3, i & 7, 1])
+                m2 = ml2 & 15
+                c2 = joker_cap[ml2 >> 4]
+                e2 = m2 - c2 if m2 > c2 else 0
+                s2 = c2 - m2 if c2 > m2 else 0
+                if m2 <= m and e2 <= e and s2 >= sg and (h2 & held) == h2:
+                    dom = True
+                    break
+            if dom:
+                continue
+            if n == MEMO_T * FP:
+                cn[free, 0] = -1          # too many to store: the caller lists them itself
+                ckeys[free] = key
+                return free
+            for i in range(n):
+                h2 = np.int64(cvals[free, i >> 3, i & 7, 0])
+                ml2 = np.int64(cvals[free, i >> 3, i & 7, 1])
+                m2 = ml2 & 15
+                c2 = joker_cap[ml2 >> 4]
+                e2 = m2 - c2 if m2 > c2 else 0
+                s2 = c2 - m2 if c2 > m2 else 0
+                if not (m <= m2 and e <= e2 and sg >= s2 and (held & h2) == held):
+                    cvals[free, k >> 3, k & 7, 0] = h2
+                    cvals[free, k >> 3, k & 7, 1] = ml2
+                    k += 1
+            n = k
+            cvals[free, n >> 3, n & 7, 0] = held
+            cvals[free, n >> 3, n & 7, 1] = m | (L << 4)
+            n += 1
+    # sorted by m (then e): the search stops at the first m that cannot win
+    for i in range(1, n):
+        h2 = cvals[free, i >> 3, i & 7, 0]
+        ml2 = cvals[free, i >> 3, i & 7, 1]
+        kk = _ml_order(ml2, joker_cap)
+        j = i - 1
+        while j >= 0 and _ml_order(cvals[free, j >> 3, j & 7, 1], joker_cap) > kk:
+            cvals[free, (j + 1) >> 3, (j + 1) & 7, 0] = cvals[free, j >> 3, j & 7, 0]
+            cvals[free, (j + 1) >> 3, (j + 1) & 7, 1] = cvals[free, j >> 3, j & 7, 1]
+            j -= 1
+        cvals[free, (j + 1) >> 3, (j + 1) & 7, 0] = h2
+        cvals[free, (j + 1) >> 3, (j + 1) & 7, 1] = ml2
+    cn[free, 0] = n
+    ckeys[free] = key
+    return free
+
+
+@nb.njit(cache=True, inline="always")
+def _ml_order(ml, joker_cap):
+    m = ml & 15
+    cap = joker_cap[ml >> 4]
+    e = m - cap if m > cap else 0
+    return m * 16 + e
+
+
+NLV = 32                 # count levels of _levels (a rank with more cards takes the slow path)
+
+
+@nb.njit(cache=True, inline="always")
+def _levels(rc, LV):
+    """LV[v] = mask of the ranks with at least v cards (LV[0]: all 13); returns the
+    largest count, or -1 if one reaches NLV - 1."""
+    for v in range(NLV):
+        LV[v] = 0
+    LV[0] = 0x1FFF
+    maxc = 0
+    for r in range(13):
+        c = rc[r]
+        if c >= NLV - 1:
+            return -1
+        if c > maxc:
+            maxc = c
+        for v in range(1, c + 1):
+            LV[v] |= 1 << r
+    return maxc
+
+
+@nb.njit(cache=True, inline="always")
+def _class_top(LV, maxc, X, ns, dec, out):
+    """The ns largest counts (less dec) among the ranks of mask X, descending, into out;
+    returns how many ranks X has, up to ns."""
+    k = 0
+    v = maxc
+    while k < ns and v >= 1:
+        cnt = POP[LV[v] & X] - POP[LV[v + 1] & X]
+        while cnt > 0 and k < ns:
+            out[k] = v - dec
+            k += 1
+            cnt -= 1
+        v -= 1
+    z = POP[X & ~LV[1] & 0x1FFF]
+    while z > 0 and k < ns:
+        out[k] = -dec
+        k += 1
+        z -= 1
+    return k
+
+
+@nb.njit(cache=True)
+def _one_run_one_set(rc, pmask, J, s_run, s_set, joker_cap, exact, scratch, ckeys, cvals, cn):
+    """One run and one set: _one_run with the set's best rank read off directly.
+
+    For a window holding the ranks ``held``, the set is best on the rank with the
+    most cards among those the run does not hold, or on the held rank with the most
+    cards (the run keeps one of its cards; with joker room it hands it back, which
+    lowers E by one). Both costs fall as the count grows, so ranks in descending
+    count order give each in a step or two.
+    """
+    thr = s_set - joker_cap[s_set]
+    LV = scratch[0:NLV]
+    maxc = _levels(rc, LV)
+    if maxc < 0:
+        return -INF
+    top = maxc
+    es_min = thr - top if thr > top else 0
+    ms_min = s_set - top if s_set > top else 0
+    best = INF
+    for x in range(4):
+        q = _window_slot(pmask[x], s_run, exact, joker_cap, ckeys, cvals, cn)
+        nw = np.int64(cn[q, 0])
+        if nw < 0:
+            # rare: too many undominated windows to store; every window, through _one_run's search
+            return -INF
+        for i in range(nw):
+            held = np.int64(cvals[q, i >> 3, i & 7, 0])
+            ml = np.int64(cvals[q, i >> 3, i & 7, 1])
+            m = ml & 15
+            cap = joker_cap[ml >> 4]
+            e = m - cap if m > cap else 0
+            b = m + ms_min - J
+            if b >= best:
+                break
+            a = e + es_min
+            if a >= best:
+                continue
+            other = ~held & 0x1FFF
+            if other != 0:
+                c = maxc
+                while LV[c] & other == 0:
+                    c -= 1
+                a = e + (thr - c if thr > c else 0)
+                b = m + (s_set - c if s_set > c else 0) - J
+                v = a if a > b else b
+                if v < best:
+                    best = v
+            if held != 0:
+                c = maxc
+                while LV[c] & held == 0:
+                    c -= 1
+                c -= 1
+                es = thr - c if thr > c else 0
+                if es > 0 and cap > m:
+                    es -= 1
+                a = e + es
+                b = m + (s_set - c if s_set > c else 0) - J
+                v = a if a > b else b
+                if v < best:
+                    best = v
+    return best
+
+
+@nb.njit(cache=True)
+def _one_run_sets(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, cvals, cn):
+    """One run and ns >= 2 sets of one size: _one_run with the sets' ranks read off directly.
+
+    For a window holding the ranks ``held``, split the ranks into those the run
+    holds (one card fewer for the sets, handed back while the run has joker room)
+    and the others. Within a class a block of sets is never worse on a rank with
+    more cards, so the blocks of a partition of ns go to the top ranks of each
+    class: it is enough to choose, per block, its class (and the order of blocks
+    of different sizes). A window that holds no rank with at least the ns-th
+    largest count leaves the sets their unconstrained best.
+    """
+    thr = s_set - joker_cap[s_set]
+    LV = scratch[0:NLV]
+    maxc = _levels(rc, LV)
+    if maxc < 0:
+        return -INF
+    top = scratch[NLV:NLV + MAXM]
+    hc = scratch[NLV + MAXM:NLV + 2 * MAXM]
+    oc = scratch[NLV + 2 * MAXM:NLV + 3 * MAXM]
+    perm = scratch[NLV + 3 * MAXM:NLV + 4 * MAXM]
+    spe = scratch[NLV + 4 * MAXM:NLV + 4 * MAXM + 24]
+    spm = scratch[NLV + 4 * MAXM + 24:NLV + 4 * MAXM + 48]
+    _class_top(LV, maxc, 0x1FFF, ns, 0, top)
+    # a window holding none of the ranks with at least the ns-th count leaves the sets their best
+    topmask = LV[top[ns - 1]] if top[ns - 1] > 0 else LV[1]
+    es_min = INF
+    ms_min = INF
+    nsp = 0
+    for row in range(PART_START[ns], PART_START[ns + 1]):
+        E, M = _sets_em(top, ns, s_set, thr, row)
+        spe[nsp] = E
+        spm[nsp] = M
+        nsp += 1
+        if E < es_min:
+            es_min = E
+        if M < ms_min:
+            ms_min = M
+    best = INF
+    for x in range(4):
+        q = _window_slot(pmask[x], s_run, exact, joker_cap, ckeys, cvals, cn)
+        nw = np.int64(cn[q, 0])
+        if nw < 0:
+            return -INF
+        for i in range(nw):
+            held = np.int64(cvals[q, i >> 3, i & 7, 0])
+            ml = np.int64(cvals[q, i >> 3, i & 7, 1])
+            m = ml & 15
+            cap = joker_cap[ml >> 4]
+            e = m - cap if m > cap else 0
+            b = m + ms_min - J
+            if b >= best:
+                break
+            a = e + es_min
+            if a >= best:
+                continue
+            if held & topmask == 0:
+                for k in range(nsp):
+                    a = e + spe[k]
+                    b = m + spm[k] - J
+                    v = a if a > b else b
+                    if v < best:
+                        best = v
+                continue
+            sg = cap - m if cap > m else 0
+            nh = _class_top(LV, maxc, held, ns, 1, hc)
+            no = _class_top(LV, maxc, ~held & 0x1FFF, ns, 0, oc)
+            for row in range(PART_START[ns], PART_START[ns + 1]):
+                nb_ = 0
+                while nb_ < ns and PARTS[row, nb_] > 0:
+                    perm[nb_] = nb_
+                    nb_ += 1
+                while True:
+                    dup = False
+                    for bi in range(1, nb_):
+                        if PARTS[row, perm[bi]] == PARTS[row, perm[bi - 1]] and perm[bi] < perm[bi - 1]:
+                            dup = True
+                    if not dup:
+                        for cm in range(1 << nb_):
+                            ih = 0
+                            io = 0
+                            E = 0
+                            M = 0
+                            F = 0
+                            ok = True
+                            for bi in range(nb_):
+                                t = PARTS[row, perm[bi]]
+                                if (cm >> bi) & 1:
+                                    if ih >= nh:
+                                        ok = False
+                                        break
+                                    c = hc[ih]
+                                    ih += 1
+                                    d = t * thr - c
+                                    if d > 0:
+                                        E += d
+                                        F += 1
+                                else:
+                                    if io >= no:
+                                        ok = False
+                                        break
+                                    c = oc[io]
+                                    io += 1
+                                    d = t * thr - c
+                                    if d > 0:
+                                        E += d
+                                d = t * s_set - c
+                                if d > 0:
+                                    M += d
+                            if ok:
+                                a = e + E - (F if F < sg else sg)
+                                b = m + M - J
+                                v = a if a > b else b
+                                if v < best:
+                                    best = v
+                    # next permutation of perm[:nb_]
+                    k = nb_ - 2
+                    while k >= 0 and perm[k] >= perm[k + 1]:
+                        k -= 1
+                    if k < 0:
+                        break
+                    j = nb_ - 1
+                    while perm[j] <= perm[k]:
+                        j -= 1
+                    perm[k], perm[j] = perm[j], perm[k]
+                    lo_, hi_ = k + 1, nb_ - 1
+                    while lo_ < hi_:
+                        perm[lo_], perm[hi_] = perm[hi_], perm[lo_]
+                        lo_ += 1
+                        hi_ -= 1
+    return best
+
+
+@nb.njit(cache=True)
+def _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, cvals, cn):
     """One run and ns sets of one size. pmask[x]: positions 0..13 holding a card of suit x."""
     thr = s_set - joker_cap[s_set]
     top = scratch[0:MAXM]
@@ -980,7 +1357,7 @@ def _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch):
         for r in range(13):
             if rc[r] >= T:
                 relmask |= 1 << r
-    # Candidate windows with their lower bound.
+    # Candidate windows with their lower bound: per suit, the memo's undominated windows.
     base = 72
     cw = scratch[base:base + MAXC]               # packed x | lo << 2 | L << 6
     ch = scratch[base + MAXC:base + 2 * MAXC]    # held ranks
@@ -989,31 +1366,33 @@ def _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch):
     n = 0
     kmin = INF
     kmax = 0
+    big = ckeys.shape[0] >= MEMO_MIN
     for x in range(4):
-        px = pmask[x]
-        for lo in range(0, NPOS - s_run + 1):
-            maxl = s_run if exact else min(13, NPOS - lo)
-            for L in range(s_run, maxl + 1):
-                hi = lo + L - 1
-                if L > s_run and (((px >> lo) & 1) == 0 or ((px >> hi) & 1) == 0):
-                    continue
-                pm = px & (((1 << L) - 1) << lo)
-                m = L - POP[pm]
-                e = m - joker_cap[L]
-                if e < 0:
-                    e = 0
-                a = e + es_min
-                b = m + ms_min - J
-                k = a if a > b else b
-                cw[n] = x | (lo << 2) | (L << 6)
-                ch[n] = _fold(pm)
-                ck[n] = k
-                cme[n] = m | (e << 8)
-                n += 1
-                if k < kmin:
-                    kmin = k
-                if k > kmax:
-                    kmax = k
+        q = _window_slot(pmask[x], s_run, exact, joker_cap, ckeys, cvals, cn) if big else 0
+        if not big or cn[q, 0] < 0:
+            n, kmin, kmax = _all_windows(pmask[x], x, s_run, exact, joker_cap, es_min, ms_min, J,
+                                         cw, ch, ck, cme, n, kmin, kmax)
+            continue
+        for i in range(cn[q, 0]):
+            held = np.int64(cvals[q, i >> 3, i & 7, 0])
+            ml = np.int64(cvals[q, i >> 3, i & 7, 1])
+            m = ml & 15
+            L = ml >> 4
+            e = m - joker_cap[L]
+            if e < 0:
+                e = 0
+            a = e + es_min
+            b = m + ms_min - J
+            k = a if a > b else b
+            cw[n] = x | (L << 6)
+            ch[n] = held
+            ck[n] = k
+            cme[n] = m | (e << 8)
+            n += 1
+            if k < kmin:
+                kmin = k
+            if k > kmax:
+                kmax = k
     best = INF
     level = kmin
     while level <= kmax and level < best:
@@ -1218,9 +1597,6 @@ def _combine(ae, am, an, fe, fm, fn, tmax, nr, be, bm, bn):
 def _runs_only(cnt, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
     """nr runs of size s (nr <= MAXR): combine per-suit fronts; -1 if a buffer overflowed."""
     slots = ckeys.shape[0]
-    bits = 0
-    while (1 << bits) < slots:
-        bits += 1
     e0 = s - joker_cap[s]
     if e0 < 0:
         e0 = 0
@@ -1252,7 +1628,7 @@ def _runs_only(cnt, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
             key |= np.int64(v if v < 2 else 2) << (2 * p)
         cntx[x, 13] = cntx[x, 0]
         key += 1
-        h = (np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)
+        h = _hslot(key, slots)
         slot = -1
         for probe in range(8):
             q = (np.int64(h) + probe) & (slots - 1)
@@ -1331,6 +1707,150 @@ def _runs_only(cnt, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
     return INF
 
 
+@nb.njit(cache=True, inline="always")
+def _hslot(key, slots):
+    """Home slot of a memo key (slots: a power of two)."""
+    return np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & (slots - 1)
+
+
+@nb.njit(cache=True, inline="always")
+def _suit_key(counts, x, s, tmax):
+    key = np.int64(0)
+    for p in range(13):
+        key |= np.int64(counts[x * 13 + p]) << (2 * p)
+    return (key | (np.int64(s) << 40) | (np.int64(tmax == 3) << 36)) + 1
+
+
+@nb.njit(cache=True, inline="always")
+def _suit_slot(counts, x, s, tmax, key, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
+    """Memo slot holding the Pareto fronts of t = 1..tmax runs of size s in suit x
+    (tmax <= 3, every natural count <= 2; key = _suit_key); -1 if a front has more than
+    FP points. A later fill may evict it: check ckeys[slot] == key before use."""
+    slots = ckeys.shape[0]
+    h = _hslot(key, slots)
+    for probe in range(8):
+        q = (h + probe) & (slots - 1)
+        k = ckeys[q]
+        if k == key:
+            return q
+        if k == 0:
+            return _suit_fill(counts, x, s, tmax, joker_cap, exact, gap, ckeys, cvals, cn, scratch, q, key)
+    return _suit_fill(counts, x, s, tmax, joker_cap, exact, gap, ckeys, cvals, cn, scratch, h, key)
+
+
+@nb.njit(cache=True)
+def _suit_fill(counts, x, s, tmax, joker_cap, exact, gap, ckeys, cvals, cn, scratch, free, key):
+    """Compute the fronts of _suit_slot into memo slot free."""
+    cntx = scratch[SCRATCH - 112:SCRATCH - 98]
+    for p in range(13):
+        cntx[p] = counts[x * 13 + p]
+    cntx[13] = cntx[0]
+    o = 0
+    cand_lo = scratch[o:o + 66]
+    cand_l = scratch[o + 66:o + 132]
+    cand_r = scratch[o + 132:o + 198]
+    cand_t = scratch[o + 198:o + 264]
+    fe = scratch[264:264 + FP * 4]
+    fm = scratch[264 + FP * 4:264 + FP * 8]
+    sel = scratch[264 + FP * 8:264 + FP * 8 + MAXR]
+    nc, has_empty = _suit_windows(cntx, s, exact, joker_cap, cand_lo, cand_l, cand_r, cand_t)
+    e0 = s - joker_cap[s]
+    if e0 < 0:
+        e0 = 0
+    ckeys[free] = 0
+    for t in range(1, tmax + 1):
+        k = _suit_front(cntx, t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, sel)
+        if k < 0:
+            return -1
+        if t == 1 and has_empty:
+            k = _pareto_add(fe, fm, k, e0, s, FP * 4)
+        if k > FP or k < 0:
+            return -1
+        cn[free, t] = k
+        for i in range(k):
+            cvals[free, t, i, 0] = fe[i]
+            cvals[free, t, i, 1] = fm[i]
+    ckeys[free] = key
+    return free
+
+
+@nb.njit(cache=True, inline="always")
+def _front_min(cvals, cn, q, t, E0, M0, J, best):
+    for i in range(cn[q, t]):
+        e = E0 + cvals[q, t, i, 0]
+        a = M0 + cvals[q, t, i, 1] - J
+        v = e if e > a else a
+        if v < best:
+            best = v
+    return best
+
+
+@nb.njit(cache=True, inline="always")
+def _pair_min(cvals, cn, qx, qy, E0, M0, J, best):
+    """One run in each of two suits (front t = 1 of each)."""
+    for i in range(cn[qx, 1]):
+        ex = E0 + cvals[qx, 1, i, 0]
+        mx = M0 + cvals[qx, 1, i, 1]
+        best = _front_min(cvals, cn, qy, 1, ex, mx, J, best)
+    return best
+
+
+@nb.njit(cache=True)
+def _runs_fast(counts, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
+    """2 or 3 runs of size s, every natural count <= 2: the per-suit fronts straight from
+    the memo, every split of the runs over the suits; -INF to fall back to _runs_only."""
+    k0 = _suit_key(counts, 0, s, nr)
+    k1 = _suit_key(counts, 1, s, nr)
+    k2 = _suit_key(counts, 2, s, nr)
+    k3 = _suit_key(counts, 3, s, nr)
+    q0 = _suit_slot(counts, 0, s, nr, k0, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
+    q1 = _suit_slot(counts, 1, s, nr, k1, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
+    q2 = _suit_slot(counts, 2, s, nr, k2, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
+    q3 = _suit_slot(counts, 3, s, nr, k3, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
+    if q0 < 0 or q1 < 0 or q2 < 0 or q3 < 0:
+        return -INF
+    # a full memo evicts: all four must still be in place
+    if ckeys[q0] != k0 or ckeys[q1] != k1 or ckeys[q2] != k2 or ckeys[q3] != k3:
+        return -INF
+    best = _front_min(cvals, cn, q0, nr, 0, 0, J, INF)
+    best = _front_min(cvals, cn, q1, nr, 0, 0, J, best)
+    best = _front_min(cvals, cn, q2, nr, 0, 0, J, best)
+    best = _front_min(cvals, cn, q3, nr, 0, 0, J, best)
+    if nr == 2:
+        best = _pair_min(cvals, cn, q0, q1, 0, 0, J, best)
+        best = _pair_min(cvals, cn, q0, q2, 0, 0, J, best)
+        best = _pair_min(cvals, cn, q0, q3, 0, 0, J, best)
+        best = _pair_min(cvals, cn, q1, q2, 0, 0, J, best)
+        best = _pair_min(cvals, cn, q1, q3, 0, 0, J, best)
+        best = _pair_min(cvals, cn, q2, q3, 0, 0, J, best)
+        return best
+    # nr == 3: two runs in one suit and one in another, or one each in three suits
+    for a in range(4):
+        qa = q0 if a == 0 else (q1 if a == 1 else (q2 if a == 2 else q3))
+        for i in range(cn[qa, 2]):
+            ea = cvals[qa, 2, i, 0]
+            ma = cvals[qa, 2, i, 1]
+            if a != 0:
+                best = _front_min(cvals, cn, q0, 1, ea, ma, J, best)
+            if a != 1:
+                best = _front_min(cvals, cn, q1, 1, ea, ma, J, best)
+            if a != 2:
+                best = _front_min(cvals, cn, q2, 1, ea, ma, J, best)
+            if a != 3:
+                best = _front_min(cvals, cn, q3, 1, ea, ma, J, best)
+    for i in range(cn[q0, 1]):
+        ea = cvals[q0, 1, i, 0]
+        ma = cvals[q0, 1, i, 1]
+        best = _pair_min(cvals, cn, q1, q2, ea, ma, J, best)
+        best = _pair_min(cvals, cn, q1, q3, ea, ma, J, best)
+        best = _pair_min(cvals, cn, q2, q3, ea, ma, J, best)
+    for i in range(cn[q1, 1]):
+        ea = cvals[q1, 1, i, 0]
+        ma = cvals[q1, 1, i, 1]
+        best = _pair_min(cvals, cn, q2, q3, ea, ma, J, best)
+    return best
+
+
 @nb.njit(cache=True)
 def _best_split(fe, fm, fn, tm, nr, J):
     """min over t0+t1+t2+t3 = nr and one front point per suit of max(E, M - J)."""
@@ -1392,21 +1912,38 @@ def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cva
             return v if v > 0 else 0
         if nr == 1:
             rc = scratch[SCRATCH - 16:SCRATCH - 3]
-            for r in range(13):
-                rc[r] = 0
-            for t in range(52):
-                rc[t % 13] += counts[t]
             pmask = scratch[SCRATCH - 24:SCRATCH - 20]
+            for r in range(13):
+                rc[r] = counts[r]
             for x in range(4):
                 pm = 0
                 for p in range(13):
-                    if counts[x * 13 + p] > 0:
+                    c = counts[x * 13 + p]
+                    if x > 0:
+                        rc[p] += c
+                    if c > 0:
                         pm |= 1 << p
-                if counts[x * 13] > 0:
-                    pm |= 1 << 13
-                pmask[x] = pm
-            v = _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch)
+                pmask[x] = pm | ((pm & 1) << 13)
+            v = -INF
+            if ckeys.shape[0] < MEMO_MIN:
+                pass          # a small memo (deficiency_nb) would refill on every call
+            elif ns == 1:
+                v = _one_run_one_set(rc, pmask, J, s_run, s_set, joker_cap, exact, scratch, ckeys, cvals, cn)
+            elif ns > 1:
+                v = _one_run_sets(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, cvals, cn)
+            if v == -INF:
+                v = _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, cvals, cn)
             return v if v > 0 else 0
+        if ns == 0 and (nr == 2 or nr == 3) and ckeys.shape[0] >= MEMO_MIN:
+            small = True
+            for c in range(52):
+                if counts[c] > 2:
+                    small = False
+                    break
+            if small:
+                v = _runs_fast(counts, J, s_run, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
+                if v != -INF:
+                    return v if v > 0 else 0
         if ns == 0 and nr <= MAXR:
             cnt = scratch[SCRATCH - 80:SCRATCH - 24].reshape((4, NPOS))
             _suit_counts(counts, cnt)
@@ -1424,8 +1961,8 @@ def deficiency_nb(counts, kinds, sizes, nm, joker_cap, exact, gap):
     Allocates a small memo per call; hot loops use ``deficiency_ws_nb`` with ``new_cache()``.
     """
     ckeys = np.zeros(8, np.int64)
-    cvals = np.zeros((8, 3, FP, 2), np.int16)
-    cn = np.zeros((8, 3), np.int8)
+    cvals = np.zeros((8, MEMO_T, FP, 2), np.int16)
+    cn = np.zeros((8, MEMO_T), np.int8)
     scratch = np.zeros(SCRATCH, np.int64)
     return deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
 

@@ -1,0 +1,74 @@
+"""The memoised fast paths of the meld finder against its general search.
+
+``deficiency_ws_nb`` answers the contracts of the presets from per-suit
+entries in a memo (run fronts, undominated run windows). These tests drive
+the corners of that memo that random hands rarely reach: a suit too full for
+its window list to fit an entry, hands with three or more copies of a card
+(which skip the runs memo), and a memo small enough that entries are evicted
+while a hand is being answered. The answer must always equal ``_search``,
+the plain branch and bound that uses no memo.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from shanghai_sim.cards import to_counts
+from shanghai_sim.kernels import melds as K
+from shanghai_sim.rules import P_INITIAL_EXACT, P_SAME_SUIT_GAP, InitialMeld, preset
+
+SH = preset("shanghai")
+EXACT = SH.replace(name="shanghai-exact", initial_meld=InitialMeld.EXACT)
+CO = preset("contract")
+
+
+def _args(rules, hand_no):
+    a = rules.arrays()
+    h = hand_no - 1
+    return (a.meld_kind[h], a.meld_size[h], a.n_melds[h], a.joker_cap,
+            a.params[P_INITIAL_EXACT], a.params[P_SAME_SUIT_GAP])
+
+
+def _small_cache(slots):
+    return (np.zeros(slots, np.int64), np.zeros((slots, K.MEMO_T, K.FP, 2), np.int16),
+            np.zeros((slots, K.MEMO_T), np.int8), np.zeros(K.SCRATCH, np.int64))
+
+
+FULL_SUIT = "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH"
+
+
+@pytest.mark.parametrize("rules", [SH, EXACT, CO], ids=lambda r: r.name)
+@pytest.mark.parametrize("hand", [
+    FULL_SUIT,                                   # every window holds cards: the list overflows
+    FULL_SUIT + " 7C 7D JK",
+    FULL_SUIT + " AH 2H 3H 4H 5H JK JK",
+    "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AS 2S 3S 4S 5S 6S",
+    "8C 8C 8C 8D 8D 9D TD JD QD 4S 5S 6S",       # three copies of a card (3 packs)
+    "5H 5H 5H 6H 6H 6H 7H 7H 7H 8H 8H 8H JK JK",
+])
+def test_memo_corners_match_search(rules, hand):
+    counts = to_counts(hand)
+    cache = K.new_cache()
+    for hand_no in range(1, rules.hands + 1):
+        args = _args(rules, hand_no)
+        want = max(0, K._search(counts, *args))
+        for _ in range(2):          # the second answer comes from the memo
+            assert K.deficiency_ws_nb(counts, *args, *cache) == want, (hand, hand_no)
+
+
+def test_evicting_memo_matches_search():
+    """A memo of MEMO_MIN slots filled far past its size: entries are evicted
+    while other hands (and other contracts) use them."""
+    rng = np.random.default_rng(7)
+    shoe = np.array([c for c in range(52) for _ in range(2)] + [52] * 4)
+    for rules in (SH, CO):
+        cache = _small_cache(K.MEMO_MIN)     # a memo belongs to one rules object
+        for i in range(5000):
+            hand_no = 1 + i % rules.hands
+            args = _args(rules, hand_no)
+            counts = np.bincount(rng.choice(shoe, rng.integers(8, 19), replace=False),
+                                 minlength=53).astype(np.int64)
+            want = max(0, K._search(counts, *args))
+            assert K.deficiency_ws_nb(counts, *args, *cache) == want
+        assert (cache[0] != 0).mean() > 0.95     # nearly full: probes run out, entries are evicted
