@@ -15,15 +15,16 @@ Randomness comes only from the seat's own stream G[10][1 + seat].
 import numba as nb
 import numpy as np
 
-from ..rules import P_GO_OUT, P_INITIAL_EXACT, P_JOKER_SWAP
-from .play import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_LAYOFF, A_PASS, A_SWAP, A_TAKE,
+from ..rules import P_GO_OUT, P_INITIAL_EXACT, P_JOKER_SWAP, P_SAME_SUIT_GAP, P_SET_JOKER_CARD
+from .play import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_PASS, A_SWAP, A_TAKE,
                    GO_DISCARD_REQUIRED, GO_NO_DISCARD, JOKER, PH_BUY, PH_DRAW, PH_FIRST,
                    PH_PLAY, PS_BUYS, PS_DOWN, PS_N, RUN, SET, S_ACTOR, S_HAND, S_MUST_DOWN,
                    S_NT, S_PHASE, S_UP, SWAP_ANYONE, TM_HI, TM_KEY, TM_KIND, TM_LO, TM_N,
                    TM_NJ, action_nb, can_go_down_nb, card_layable_nb, def_of_nb,
-                   discard_legal_nb, do_swap_nb, layoff_opts_nb, go_down_available_nb, hand_def_nb,
-                   layoff_allowed_now_nb, layoff_legal_nb, legal_actions_nb, swap_legal_nb,
+                   discard_now_nb, do_swap_nb, go_down_available_nb, hand_def_nb, layable_nb,
+                   layoff_allowed_now_nb, layoff_list_nb, legal_actions_nb, swap_legal_nb,
                    undo_swap_nb, _place_proposal, _unplace, PS_DEF, PS_DEFOK)
+from .melds import deficiency_ws_nb
 from .rng import randint_nb
 
 BOT_RANDOM = 0
@@ -58,27 +59,38 @@ def _def_with(R, G, p, c, delta):
     return d
 
 
+def _near_masks():
+    """NEAR[c]: the natural cards that share a rank with card c or stand within two run
+    positions of it in its suit (ace low and high), as a 52-bit mask."""
+    out = np.zeros(52, np.uint64)
+    for c in range(52):
+        r, s = c % 13, c // 13
+        m = 0
+        for t in range(4):
+            m |= 1 << (t * 13 + r)
+        for q in (r, 13 if r == 0 else r):
+            for d in range(-2, 3):
+                pp = q + d
+                if 0 <= pp <= 13:
+                    m |= 1 << (s * 13 + pp % 13)
+        out[c] = m
+    return out
+
+
+NEAR = _near_masks()
+
+
 @nb.njit(cache=True)
 def _near_outs(H, p):
     """Cheap 'useful outs' of seat p's hand: distinct natural cards that share a rank
     with a card of the hand or stand within two run positions of one in its suit."""
     mask = np.uint64(0)
-    one = np.uint64(1)
     for c in range(52):
-        if H[p, c] == 0:
-            continue
-        r = c % 13
-        s = c // 13
-        for t in range(4):
-            mask |= one << np.uint64(t * 13 + r)
-        for q in (r, 13 if r == 0 else r):
-            for d in range(-2, 3):
-                pp = q + d
-                if 0 <= pp <= 13:
-                    mask |= one << np.uint64(s * 13 + pp % 13)
+        if H[p, c] != 0:
+            mask |= NEAR[c]
     n = 0
     while mask != 0:
-        mask &= mask - one
+        mask &= mask - np.uint64(1)
         n += 1
     return n
 
@@ -119,14 +131,19 @@ def _blind_possible(R, G, p):
 def _greedy_discard(R, G, p):
     H = G[2]
     pts = R[1]
+    ok = discard_now_nb(R, G, p)
     if G[1][p, PS_DOWN] != 0:
         # Down: shed the most points among the cards that do not fit the table (keep
         # those that do for a later turn), a joker last (it would help the next player).
+        TM = G[5]
+        nt = G[0][S_NT]
+        cap = R[2]
+        sjc = R[0][P_SET_JOKER_CARD]
         best = -1
         bv = -1
         for c in range(52):
-            if H[p, c] > 0 and discard_legal_nb(R, G, p, c):
-                v = pts[c] + (0 if card_layable_nb(R, G, c) else 1000)
+            if H[p, c] > 0 and ok:
+                v = pts[c] + (0 if layable_nb(TM, nt, cap, sjc, c) else 1000)
                 if v > bv:
                     best = c
                     bv = v
@@ -134,19 +151,32 @@ def _greedy_discard(R, G, p):
             best = JOKER
         return action_nb(A_DISCARD, best, 0, 0)
     # Not down: keep the deficiency lowest; ties: more useful outs, then the higher points go.
+    h = G[0][S_HAND]
+    kinds = R[3][h]
+    sizes = R[4][h]
+    nm = R[5][h]
+    jcap = R[2]
+    ex = R[0][P_INITIAL_EXACT]
+    gp = R[0][P_SAME_SUIT_GAP]
+    M0 = G[16]
+    M1 = G[17]
+    M2 = G[18]
+    M3 = G[19]
+    Hp = H[p]
     best = -1
     bd = 1 << 40
     bo = -1
     bv = -1
     for c in range(53):
-        if H[p, c] == 0 or not discard_legal_nb(R, G, p, c):
+        if Hp[c] == 0 or not ok:
             continue
-        d = _def_with(R, G, p, c, -1)
+        Hp[c] -= 1
+        d = deficiency_ws_nb(Hp, kinds, sizes, nm, jcap, ex, gp, M0, M1, M2, M3)
         if d > bd:
+            Hp[c] += 1
             continue
-        H[p, c] -= 1
         o = _near_outs(H, p)
-        H[p, c] += 1
+        Hp[c] += 1
         v = pts[c]
         if d < bd or o > bo or (o == bo and v > bv):
             best = c
@@ -158,16 +188,10 @@ def _greedy_discard(R, G, p):
 
 @nb.njit(cache=True)
 def _greedy_layoff(R, G, p):
-    H = G[2]
-    TM = G[5]
-    S = G[0]
-    for c in range(53):
-        if H[p, c] == 0:
-            continue
-        for m in range(S[S_NT]):
-            for opt in range(layoff_opts_nb(R, G, c, m)):
-                if layoff_legal_nb(R, G, p, c, m, opt):
-                    return action_nb(A_LAYOFF, c, m, opt)
+    """The first legal lay-off (cards, then melds, then ends), or -1."""
+    BUF = G[15]
+    if layoff_list_nb(R, G, p, BUF, 0, True) > 0:
+        return BUF[0]
     return -1
 
 

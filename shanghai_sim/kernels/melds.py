@@ -786,11 +786,17 @@ def laydown_sat_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out)
 #   argument: both are sums of max(0, a*t - c), convex in t - c);
 # - runs only (one run size): suits do not interact, so each suit's Pareto
 #   front of (E, M) for t = 0..nr runs is computed once per suit content and
-#   memoised (``cache``); the fronts of the four suits are then combined;
-# - one run and sets of one size: enumerate the run's windows in order of a
-#   lower bound; the sets take what the run leaves, and a set group short of
-#   its threshold may take back the one card of its rank the run holds while
-#   the run has joker room (each such transfer lowers E by one, M unchanged).
+#   memoised (``cache``); the fronts of the four suits are then combined
+#   (``_runs_fast`` reads them in place for 2-3 runs and at most two copies
+#   of a card, ``_runs_only`` otherwise);
+# - one run and sets of one size: the run's windows in a suit, reduced to the
+#   undominated ones and memoised by the suit's position mask
+#   (``_window_slot``); the sets take what the run leaves, and a set group
+#   short of its threshold may take back the one card of its rank the run
+#   holds while the run has joker room (each such transfer lowers E by one,
+#   M unchanged). ``_one_run_one_set`` / ``_one_run_sets`` read the sets'
+#   best ranks off rank-count level masks; ``_one_run`` is the general form
+#   (and the path of small memos, which would refill on every call).
 # Anything else (several runs with sets, mixed sizes) uses the general search.
 
 MAXR = 4                 # runs per contract handled by the per-suit fronts

@@ -54,7 +54,7 @@ from ..rules import (MAX_MELDS, P_BUY_PENALTY, P_BUY_PRIORITY, P_DECKS, P_DOWN_M
                      P_GO_OUT, P_INITIAL_EXACT, P_JOKERS, P_JOKER_SWAP, P_MAX_STOCK_PASSES,
                      P_NHANDS, P_PLAYERS, P_SAME_SUIT_GAP, P_SET_JOKER_CARD,
                      P_BLIND_JOKER, P_BLIND_NO_JOKER)
-from .melds import CACHE_BITS, FP, LAY_W, SCRATCH, deficiency_ws_nb, laydown_nb
+from .melds import CACHE_BITS, FP, LAY_W, MEMO_T, SCRATCH, deficiency_ws_nb, laydown_nb, laydown_sat_nb
 from .records import (HF_BLIND, HF_BUY_CARDS, HF_BUYS, HF_CARDS_LEFT, HF_DEALER, HF_DOWN_TURN,
                       HF_JOKERS_LEFT, HF_POINTS, HF_STOCK_PASSES, HF_TURNS, HF_WENT_OUT,
                       HF_STOPPED, NHF)
@@ -219,8 +219,8 @@ def new_state_nb(params, log_size):
             np.zeros(max(log_size, 1), np.int64), np.zeros((hands, MAXP, NHF), np.int32),
             np.zeros((8, 64), np.int64), np.zeros((MAX_MELDS, LAY_W), np.int64),
             np.zeros(MAXLEGAL, np.int64), np.zeros(1 << CACHE_BITS, np.int64),
-            np.zeros((1 << CACHE_BITS, 3, FP, 2), np.int16),
-            np.zeros((1 << CACHE_BITS, 3), np.int8), np.zeros(SCRATCH, np.int64))
+            np.zeros((1 << CACHE_BITS, MEMO_T, FP, 2), np.int16),
+            np.zeros((1 << CACHE_BITS, MEMO_T), np.int8), np.zeros(SCRATCH, np.int64))
 
 
 @nb.njit(cache=True)
@@ -380,10 +380,12 @@ def layoff_opts_nb(R, G, c, m):
 
 
 @nb.njit(cache=True)
-def layoff_struct_nb(R, G, c, m, opt):
-    """Would card c fit meld m at opt (RULES.md §4 lay-off; joker_limit after it)?"""
-    TM = G[5]
-    cap = R[2]
+def fits_nb(TM, cap, set_joker_card, c, m, opt):
+    """Would card c fit meld m at opt (RULES.md §4 lay-off; joker_limit after it)?
+
+    Takes the few arrays it reads, not the state tuples: a call with R and G costs
+    a few hundred nanoseconds of argument passing, and this runs in every lay-off loop.
+    """
     n = TM[m, TM_N]
     nj = TM[m, TM_NJ] + (1 if c == JOKER else 0)
     if n + 1 >= cap.shape[0] or nj > cap[n + 1]:
@@ -393,7 +395,7 @@ def layoff_struct_nb(R, G, c, m, opt):
         if n + 1 > TW:
             return False
         if c == JOKER:
-            if R[0][P_SET_JOKER_CARD] != 0:
+            if set_joker_card != 0:
                 return 0 <= opt <= 3
             return opt == 0
         return opt == 0 and c % 13 == key
@@ -415,16 +417,25 @@ def layoff_struct_nb(R, G, c, m, opt):
 
 
 @nb.njit(cache=True)
-def card_layable_nb(R, G, c):
-    S = G[0]
-    for m in range(S[S_NT]):
-        if G[5][m, TM_KIND] == SET:
-            if layoff_struct_nb(R, G, c, m, 0):
-                return True
-        else:
-            if layoff_struct_nb(R, G, c, m, 0) or layoff_struct_nb(R, G, c, m, 1):
-                return True
+def layable_nb(TM, nt, cap, set_joker_card, c):
+    """Does card c fit some meld of the nt on the table?"""
+    for m in range(nt):
+        if fits_nb(TM, cap, set_joker_card, c, m, 0):
+            return True
+        if TM[m, TM_KIND] != SET and fits_nb(TM, cap, set_joker_card, c, m, 1):
+            return True
     return False
+
+
+@nb.njit(cache=True)
+def layoff_struct_nb(R, G, c, m, opt):
+    """fits_nb from the state tuples."""
+    return fits_nb(G[5], R[2], R[0][P_SET_JOKER_CARD], c, m, opt)
+
+
+@nb.njit(cache=True)
+def card_layable_nb(R, G, c):
+    return layable_nb(G[5], G[0][S_NT], R[2], R[0][P_SET_JOKER_CARD], c)
 
 
 @nb.njit(cache=True)
@@ -588,6 +599,10 @@ def swap_legal_nb(R, G, p, c, m, slot):
     if not swap_struct_nb(R, G, c, m, slot):
         return False
     PS = G[1]
+    if PS[p, PS_DOWN] == 0 and hand_def_nb(R, G, p) >= 2:
+        # going down after the swap needs deficiency 0, and trading a natural for a
+        # joker lowers the deficiency by at most one
+        return False
     d0 = PS[p, PS_DEF]
     k0 = PS[p, PS_DEFOK]
     ident = do_swap_nb(G, p, c, m, slot)
@@ -603,15 +618,21 @@ def swap_legal_nb(R, G, p, c, m, slot):
 
 
 @nb.njit(cache=True)
-def discard_legal_nb(R, G, p, c):
+def discard_now_nb(R, G, p):
+    """May seat p end its turn now by discarding one of its cards?"""
     S = G[0]
     if S[S_PHASE] != PH_PLAY or S[S_CUR] != p or S[S_MUST_DOWN] != 0:
-        return False
-    if c < 0 or c > JOKER or G[2][p, c] <= 0:
         return False
     if R[0][P_GO_OUT] == GO_NO_DISCARD and G[1][p, PS_N] < 2:
         return False
     return True
+
+
+@nb.njit(cache=True)
+def discard_legal_nb(R, G, p, c):
+    if c < 0 or c > JOKER or G[2][p, c] <= 0:
+        return False
+    return discard_now_nb(R, G, p)
 
 
 # ---------------------------------------------------------------- going down
@@ -898,8 +919,8 @@ def can_go_down_nb(R, G, p):
     nm = R[5][h]
     LD = G[14]
     GD = G[8]
-    rc = laydown_nb(G[2][p], R[3][h], R[4][h], nm, R[2], params[P_INITIAL_EXACT],
-                    params[P_SAME_SUIT_GAP], R[1], LD)
+    rc = laydown_sat_nb(G[2][p], R[3][h], R[4][h], nm, R[2], params[P_INITIAL_EXACT],
+                        params[P_SAME_SUIT_GAP], R[1], LD)
     if rc < 0:
         return False
     for i in range(nm):
@@ -1476,14 +1497,7 @@ def legal_actions_nb(R, G, out):
     if S[S_MUST_DOWN] != 0:
         pass
     elif down and layoff_allowed_now_nb(R, G, p):
-        for c in range(53):
-            if H[p, c] == 0:
-                continue
-            for m in range(S[S_NT]):
-                for opt in range(layoff_opts_nb(R, G, c, m)):
-                    if layoff_legal_nb(R, G, p, c, m, opt) and n < out.shape[0]:
-                        out[n] = action_nb(A_LAYOFF, c, m, opt)
-                        n += 1
+        n = layoff_list_nb(R, G, p, out, n, False)
     if swap_allowed_now_nb(R, G, p) and H[p, :52].sum() > 0:
         card_id = R[0][P_SET_JOKER_CARD] != 0
         for m in range(S[S_NT]):
@@ -1511,10 +1525,44 @@ def legal_actions_nb(R, G, out):
                             seen |= 1 << s
                             out[n] = action_nb(A_SWAP, c, m, k)
                             n += 1
+    if discard_now_nb(R, G, p):
+        for c in range(53):
+            if H[p, c] > 0 and n < out.shape[0]:
+                out[n] = action_nb(A_DISCARD, c, 0, 0)
+                n += 1
+    return n
+
+
+@nb.njit(cache=True)
+def layoff_list_nb(R, G, p, out, n, first):
+    """Append seat p's legal lay-offs (layoff_legal_nb) to out from n; returns the new n.
+    The caller has checked layoff_allowed_now_nb. first: stop after one."""
+    H = G[2]
+    TM = G[5]
+    cap = R[2]
+    sjc = R[0][P_SET_JOKER_CARD]
+    nt = G[0][S_NT]
+    r = G[1][p, PS_N] - 1
+    go = R[0][P_GO_OUT]
+    # the hand left after the lay-off can finish the turn without looking further
+    plain = r >= 2 or (r == 1 and go != GO_NO_DISCARD)
     for c in range(53):
-        if H[p, c] > 0 and discard_legal_nb(R, G, p, c) and n < out.shape[0]:
-            out[n] = action_nb(A_DISCARD, c, 0, 0)
-            n += 1
+        if H[p, c] == 0:
+            continue
+        for m in range(nt):
+            nopt = 2
+            if TM[m, TM_KIND] == SET:
+                nopt = 4 if (c == JOKER and sjc != 0) else 1
+            for opt in range(nopt):
+                if not fits_nb(TM, cap, sjc, c, m, opt):
+                    continue
+                if not plain and not layoff_legal_nb(R, G, p, c, m, opt):
+                    continue
+                if n < out.shape[0]:
+                    out[n] = action_nb(A_LAYOFF, c, m, opt)
+                    n += 1
+                    if first:
+                        return n
     return n
 
 
