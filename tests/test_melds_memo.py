@@ -4,8 +4,8 @@
 entries in a memo (run fronts, undominated run windows). These tests drive
 the corners of that memo that random hands rarely reach: a suit too full for
 its window list to fit an entry, hands with three or more copies of a card
-(which skip the runs memo), and a memo small enough that entries are evicted
-while a hand is being answered. The answer must always equal ``_search``,
+(which skip the runs memo), and a memo too small for what it is asked, whose
+entries go to its reserved slots once it is full. The answer must always equal ``_search``,
 the plain branch and bound that uses no memo.
 """
 
@@ -57,9 +57,8 @@ def test_memo_corners_match_search(rules, hand):
             assert K.deficiency_ws_nb(counts, *args, *cache) == want, (hand, hand_no)
 
 
-def test_evicting_memo_matches_search():
-    """A memo of MEMO_MIN slots filled far past its size: entries are evicted
-    while other hands (and other contracts) use them."""
+def test_full_memo_matches_search():
+    """A memo of MEMO_MIN slots asked for far more entries than it holds."""
     rng = np.random.default_rng(7)
     shoe = np.array([c for c in range(52) for _ in range(2)] + [52] * 4)
     for rules in (SH, CO):
@@ -71,4 +70,4 @@ def test_evicting_memo_matches_search():
                                  minlength=53).astype(np.int64)
             want = max(0, K._search(counts, *args))
             assert K.deficiency_ws_nb(counts, *args, *cache) == want
-        assert (cache[0] != 0).mean() > 0.95     # nearly full: probes run out, entries are evicted
+        assert (cache[0] != 0).mean() > 0.95     # nearly full: probes run out

@@ -804,6 +804,7 @@ FP = 8                   # Pareto points stored per (suit content, t)
 PMAX = 48                # Pareto points while combining suits
 CACHE_BITS = 16
 MEMO_MIN = 4096           # smaller memos (deficiency_nb's) skip the memoised fast paths
+RESERVED = 5             # last memo slots: per-suit fronts and a window list when the memo is full
 MEMO_T = 4                # memo planes per slot: t = 1..3 runs (plane 0: window lists)
 
 
@@ -1009,12 +1010,15 @@ def _window_slot(px, s, exact, joker_cap, ckeys, cvals, cn):
     h = _hslot(key, slots)
     for probe in range(8):
         q = (h + probe) & (slots - 1)
+        if q >= slots - RESERVED:
+            continue
         k = ckeys[q]
         if k == key:
             return q
         if k == 0:
             return _window_fill(px, s, exact, joker_cap, ckeys, cvals, cn, q, key)
-    return _window_fill(px, s, exact, joker_cap, ckeys, cvals, cn, h, key)
+    # full: the reserved window slot, for this suit only (its list is read at once)
+    return _window_fill(px, s, exact, joker_cap, ckeys, cvals, cn, slots - RESERVED + 4, 0)
 
 
 @nb.njit(cache=True)
@@ -1638,7 +1642,7 @@ def _runs_only(cnt, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
         slot = -1
         for probe in range(8):
             q = (np.int64(h) + probe) & (slots - 1)
-            if ckeys[q] == key:
+            if q < slots - RESERVED and ckeys[q] == key:
                 slot = q
                 break
         fn[x, 0] = 1
@@ -1664,12 +1668,13 @@ def _runs_only(cnt, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
             if k > FP:
                 fits = False
         if fits:
-            q = np.int64(h)
+            q = -1
             for probe in range(8):
                 qq = (np.int64(h) + probe) & (slots - 1)
-                if ckeys[qq] == 0:
+                if qq < slots - RESERVED and ckeys[qq] == 0:
                     q = qq
                     break
+        if fits and q >= 0:           # a full memo keeps what it has
             ckeys[q] = key
             for t in range(1, t2max + 1):
                 cn[q, t] = fn[x, t]
@@ -1724,60 +1729,85 @@ def _suit_key(counts, x, s, tmax):
     key = np.int64(0)
     for p in range(13):
         key |= np.int64(counts[x * 13 + p]) << (2 * p)
-    return (key | (np.int64(s) << 40) | (np.int64(tmax == 3) << 36)) + 1
+    return (key | (np.int64(s) << 40) | (np.int64(1) << 36)) + 1
 
 
 @nb.njit(cache=True, inline="always")
 def _suit_slot(counts, x, s, tmax, key, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
-    """Memo slot holding the Pareto fronts of t = 1..tmax runs of size s in suit x
-    (tmax <= 3, every natural count <= 2; key = _suit_key); -1 if a front has more than
-    FP points. A later fill may evict it: check ckeys[slot] == key before use."""
+    """Memo slot holding the Pareto fronts of t = 1..2 runs of size s in suit x (and
+    t = 3 once _suit_front3 has run; every natural count <= 2; key = _suit_key); -1 if
+    a front has more than FP points. A full memo is never evicted: the fronts then go
+    to the suit's reserved slot (RESERVED), valid for this call only."""
     slots = ckeys.shape[0]
     h = _hslot(key, slots)
     for probe in range(8):
         q = (h + probe) & (slots - 1)
+        if q >= slots - RESERVED:
+            continue
         k = ckeys[q]
         if k == key:
             return q
         if k == 0:
-            return _suit_fill(counts, x, s, tmax, joker_cap, exact, gap, ckeys, cvals, cn, scratch, q, key)
-    return _suit_fill(counts, x, s, tmax, joker_cap, exact, gap, ckeys, cvals, cn, scratch, h, key)
+            return _suit_fill(counts, x, s, joker_cap, exact, gap, ckeys, cvals, cn, scratch, q, key)
+    return _suit_fill(counts, x, s, joker_cap, exact, gap, ckeys, cvals, cn, scratch,
+                      slots - RESERVED + x, 0)
 
 
 @nb.njit(cache=True)
-def _suit_fill(counts, x, s, tmax, joker_cap, exact, gap, ckeys, cvals, cn, scratch, free, key):
-    """Compute the fronts of _suit_slot into memo slot free."""
+def _suit_setup(counts, x, s, exact, joker_cap, scratch):
     cntx = scratch[SCRATCH - 112:SCRATCH - 98]
     for p in range(13):
         cntx[p] = counts[x * 13 + p]
     cntx[13] = cntx[0]
-    o = 0
-    cand_lo = scratch[o:o + 66]
-    cand_l = scratch[o + 66:o + 132]
-    cand_r = scratch[o + 132:o + 198]
-    cand_t = scratch[o + 198:o + 264]
+    nc, has_empty = _suit_windows(cntx, s, exact, joker_cap, scratch[0:66], scratch[66:132],
+                                  scratch[132:198], scratch[198:264])
+    return nc, has_empty
+
+
+@nb.njit(cache=True)
+def _suit_store(scratch, nc, t, gap, cvals, cn, q, extra_e, extra_m):
+    """Front of t runs over the nc windows set up in scratch into cvals[q, t]; False if
+    it has more than FP points. extra_e >= 0: a point added to it (the empty window)."""
+    cntx = scratch[SCRATCH - 112:SCRATCH - 98]
     fe = scratch[264:264 + FP * 4]
     fm = scratch[264 + FP * 4:264 + FP * 8]
     sel = scratch[264 + FP * 8:264 + FP * 8 + MAXR]
-    nc, has_empty = _suit_windows(cntx, s, exact, joker_cap, cand_lo, cand_l, cand_r, cand_t)
+    k = _suit_front(cntx, t, gap, nc, scratch[0:66], scratch[66:132], scratch[132:198],
+                    scratch[198:264], fe, fm, sel)
+    if k >= 0 and extra_e >= 0:
+        k = _pareto_add(fe, fm, k, extra_e, extra_m, FP * 4)
+    if k < 0 or k > FP:
+        return False
+    cn[q, t] = k
+    for i in range(k):
+        cvals[q, t, i, 0] = fe[i]
+        cvals[q, t, i, 1] = fm[i]
+    return True
+
+
+@nb.njit(cache=True)
+def _suit_fill(counts, x, s, joker_cap, exact, gap, ckeys, cvals, cn, scratch, q, key):
+    """Compute the fronts of _suit_slot (t = 1, 2; t = 3 marked not yet computed) into
+    memo slot q, and claim it for key (0: a reserved slot, not claimed)."""
+    nc, has_empty = _suit_setup(counts, x, s, exact, joker_cap, scratch)
     e0 = s - joker_cap[s]
     if e0 < 0:
         e0 = 0
-    ckeys[free] = 0
-    for t in range(1, tmax + 1):
-        k = _suit_front(cntx, t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, sel)
-        if k < 0:
-            return -1
-        if t == 1 and has_empty:
-            k = _pareto_add(fe, fm, k, e0, s, FP * 4)
-        if k > FP or k < 0:
-            return -1
-        cn[free, t] = k
-        for i in range(k):
-            cvals[free, t, i, 0] = fe[i]
-            cvals[free, t, i, 1] = fm[i]
-    ckeys[free] = key
-    return free
+    if not _suit_store(scratch, nc, 1, gap, cvals, cn, q, e0 if has_empty else -1, s):
+        return -1
+    if not _suit_store(scratch, nc, 2, gap, cvals, cn, q, -1, 0):
+        return -1
+    cn[q, 3] = -1
+    if key != 0:
+        ckeys[q] = key
+    return q
+
+
+@nb.njit(cache=True)
+def _suit_front3(counts, x, s, joker_cap, exact, gap, cvals, cn, scratch, q):
+    """Fill the t = 3 front of memo slot q (suit x); False if it does not fit."""
+    nc, has_empty = _suit_setup(counts, x, s, exact, joker_cap, scratch)
+    return _suit_store(scratch, nc, 3, gap, cvals, cn, q, -1, 0)
 
 
 @nb.njit(cache=True, inline="always")
@@ -1805,24 +1835,27 @@ def _pair_min(cvals, cn, qx, qy, E0, M0, J, best):
 def _runs_fast(counts, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
     """2 or 3 runs of size s, every natural count <= 2: the per-suit fronts straight from
     the memo, every split of the runs over the suits; -INF to fall back to _runs_only."""
-    k0 = _suit_key(counts, 0, s, nr)
-    k1 = _suit_key(counts, 1, s, nr)
-    k2 = _suit_key(counts, 2, s, nr)
-    k3 = _suit_key(counts, 3, s, nr)
-    q0 = _suit_slot(counts, 0, s, nr, k0, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
-    q1 = _suit_slot(counts, 1, s, nr, k1, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
-    q2 = _suit_slot(counts, 2, s, nr, k2, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
-    q3 = _suit_slot(counts, 3, s, nr, k3, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
-    if q0 < 0 or q1 < 0 or q2 < 0 or q3 < 0:
+    q0 = _suit_slot(counts, 0, s, nr, _suit_key(counts, 0, s, nr), joker_cap, exact, gap,
+                    ckeys, cvals, cn, scratch)
+    if q0 < 0:
         return -INF
-    # a full memo evicts: all four must still be in place
-    if ckeys[q0] != k0 or ckeys[q1] != k1 or ckeys[q2] != k2 or ckeys[q3] != k3:
+    q1 = _suit_slot(counts, 1, s, nr, _suit_key(counts, 1, s, nr), joker_cap, exact, gap,
+                    ckeys, cvals, cn, scratch)
+    if q1 < 0:
         return -INF
-    best = _front_min(cvals, cn, q0, nr, 0, 0, J, INF)
-    best = _front_min(cvals, cn, q1, nr, 0, 0, J, best)
-    best = _front_min(cvals, cn, q2, nr, 0, 0, J, best)
-    best = _front_min(cvals, cn, q3, nr, 0, 0, J, best)
+    q2 = _suit_slot(counts, 2, s, nr, _suit_key(counts, 2, s, nr), joker_cap, exact, gap,
+                    ckeys, cvals, cn, scratch)
+    if q2 < 0:
+        return -INF
+    q3 = _suit_slot(counts, 3, s, nr, _suit_key(counts, 3, s, nr), joker_cap, exact, gap,
+                    ckeys, cvals, cn, scratch)
+    if q3 < 0:
+        return -INF
     if nr == 2:
+        best = _front_min(cvals, cn, q0, 2, 0, 0, J, INF)
+        best = _front_min(cvals, cn, q1, 2, 0, 0, J, best)
+        best = _front_min(cvals, cn, q2, 2, 0, 0, J, best)
+        best = _front_min(cvals, cn, q3, 2, 0, 0, J, best)
         best = _pair_min(cvals, cn, q0, q1, 0, 0, J, best)
         best = _pair_min(cvals, cn, q0, q2, 0, 0, J, best)
         best = _pair_min(cvals, cn, q0, q3, 0, 0, J, best)
@@ -1831,6 +1864,7 @@ def _runs_fast(counts, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratc
         best = _pair_min(cvals, cn, q2, q3, 0, 0, J, best)
         return best
     # nr == 3: two runs in one suit and one in another, or one each in three suits
+    best = INF
     for a in range(4):
         qa = q0 if a == 0 else (q1 if a == 1 else (q2 if a == 2 else q3))
         for i in range(cn[qa, 2]):
@@ -1854,6 +1888,24 @@ def _runs_fast(counts, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratc
         ea = cvals[q1, 1, i, 0]
         ma = cvals[q1, 1, i, 1]
         best = _pair_min(cvals, cn, q2, q3, ea, ma, J, best)
+    # all three in one suit: its front only where a lower bound could beat best
+    e0 = s - joker_cap[s]
+    if e0 < 0:
+        e0 = 0
+    for a in range(4):
+        qa = q0 if a == 0 else (q1 if a == 1 else (q2 if a == 2 else q3))
+        cards = 0
+        for p in range(13):
+            cards += counts[a * 13 + p]
+        mlb = 3 * s - cards
+        elb = 3 * e0 - cards
+        lb = elb if elb > mlb - J else mlb - J
+        if lb >= best:
+            continue
+        if cn[qa, 3] < 0:
+            if not _suit_front3(counts, a, s, joker_cap, exact, gap, cvals, cn, scratch, qa):
+                return -INF
+        best = _front_min(cvals, cn, qa, 3, 0, 0, J, best)
     return best
 
 
