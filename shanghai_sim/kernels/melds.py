@@ -898,6 +898,26 @@ def _sets_cost(top, ns, s, thr, E0, M0, J):
     return best
 
 
+@nb.njit(cache=True, inline="always")
+def _next_perm(perm, n):
+    """perm[:n] <- its next permutation in lexicographic order; False after the last."""
+    i = n - 2
+    while i >= 0 and perm[i] >= perm[i + 1]:
+        i -= 1
+    if i < 0:
+        return False
+    j = n - 1
+    while perm[j] <= perm[i]:
+        j -= 1
+    perm[i], perm[j] = perm[j], perm[i]
+    lo, hi = i + 1, n - 1
+    while lo < hi:
+        perm[lo], perm[hi] = perm[hi], perm[lo]
+        lo += 1
+        hi -= 1
+    return True
+
+
 @nb.njit(cache=True)
 def _sets_cost_transfer(rc, bmask, sigma, ns, s, thr, E0, M0, J, rk, perm):
     """Like _sets_cost, but the run holds one card of each rank in bmask and can give
@@ -946,21 +966,8 @@ def _sets_cost_transfer(rc, bmask, sigma, ns, s, thr, E0, M0, J, rk, perm):
             v = e if e > a else a
             if v < best:
                 best = v
-            # next permutation of perm[:nb_]
-            i = nb_ - 2
-            while i >= 0 and perm[i] >= perm[i + 1]:
-                i -= 1
-            if i < 0:
+            if not _next_perm(perm, nb_):
                 break
-            j = nb_ - 1
-            while perm[j] <= perm[i]:
-                j -= 1
-            perm[i], perm[j] = perm[j], perm[i]
-            lo_, hi_ = i + 1, nb_ - 1
-            while lo_ < hi_:
-                perm[lo_], perm[hi_] = perm[hi_], perm[lo_]
-                lo_ += 1
-                hi_ -= 1
     return best
 
 
@@ -1318,21 +1325,8 @@ def _one_run_sets(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, cke
                                 v = a if a > b else b
                                 if v < best:
                                     best = v
-                    # next permutation of perm[:nb_]
-                    k = nb_ - 2
-                    while k >= 0 and perm[k] >= perm[k + 1]:
-                        k -= 1
-                    if k < 0:
+                    if not _next_perm(perm, nb_):
                         break
-                    j = nb_ - 1
-                    while perm[j] <= perm[k]:
-                        j -= 1
-                    perm[k], perm[j] = perm[j], perm[k]
-                    lo_, hi_ = k + 1, nb_ - 1
-                    while lo_ < hi_:
-                        perm[lo_], perm[hi_] = perm[hi_], perm[lo_]
-                        lo_ += 1
-                        hi_ -= 1
     return best
 
 
