@@ -184,7 +184,9 @@ _KILL_SCRIPT = textwrap.dedent("""
     class Slow:
         parse_bots, bot_name = staticmethod(eng.parse_bots), staticmethod(eng.bot_name)
         def play_games(self, *a):
-            time.sleep(0.02)
+            # slow enough that the job is far from done when the test signals it
+            # (20 shard calls over 2 threads: at least 2.5 s), however fast the engine
+            time.sleep(0.25)
             return eng.play_games(*a)
 
     e = Slow()
