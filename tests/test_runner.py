@@ -175,7 +175,10 @@ def test_an_interrupted_run_keeps_whole_shards_and_resume_finishes_it(tmp_path, 
 
 
 _KILL_SCRIPT = textwrap.dedent("""
-    import sys, time
+    import signal, sys, time
+    # A shell that starts a job in the background hands it SIGINT ignored, and Python then
+    # keeps it ignored: make Ctrl-C a KeyboardInterrupt here, as it is for a user.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.path.insert(0, {tests!r})
     from shanghai_sim import runner
     from test_runner_support import ENGINE, engine_impl
