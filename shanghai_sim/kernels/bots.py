@@ -20,9 +20,9 @@ from .play import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_PASS, A_SWAP, A_TAKE,
                    GO_DISCARD_REQUIRED, GO_NO_DISCARD, JOKER, PH_BUY, PH_DRAW, PH_FIRST,
                    PH_PLAY, PS_BUYS, PS_DOWN, PS_N, RUN, SET, S_ACTOR, S_HAND, S_MUST_DOWN,
                    S_NT, S_PHASE, S_UP, SWAP_ANYONE, TM_HI, TM_KEY, TM_KIND, TM_LO, TM_N,
-                   TM_NJ, action_nb, can_go_down_nb, card_layable_nb, def_of_nb,
+                   TM_NJ, action_nb, card_layable_nb, def_of_nb,
                    discard_now_nb, do_swap_nb, go_down_available_nb, hand_def_nb, layable_nb,
-                   layoff_allowed_now_nb, layoff_list_nb, legal_actions_nb, swap_legal_nb,
+                   layoff_allowed_now_nb, layoff_list_nb, legal_list_nb, swap_legal_nb,
                    undo_swap_nb, _place_proposal, _unplace, PS_DEF, PS_DEFOK)
 from .melds import deficiency_ws_nb
 from .rng import randint_nb
@@ -42,15 +42,32 @@ BUY_USEFUL = 1
 BUY_ALWAYS = 2
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def random_action_nb(R, G, p):
-    """Uniformly random among the legal actions."""
+    """Uniformly random among the legal actions.
+
+    Whether going down is legal can take the lay-down search, so when it may be
+    (a seat not down whose hand meets the contract) the bot draws among the other
+    n actions plus one slot for it, and runs the search only if that slot is
+    drawn; if going down then turns out illegal it draws again among the n.
+    Each legal action still has the same chance.
+    """
     BUF = G[15]
-    n = legal_actions_nb(R, G, BUF)
-    return BUF[randint_nb(G[10][1 + p], n)]
+    S = G[0]
+    rng = G[10][1 + p]
+    if S[S_PHASE] != PH_PLAY or G[1][p, PS_DOWN] != 0 or hand_def_nb(R, G, p) != 0:
+        n = legal_list_nb(R, G, BUF, False)
+        return BUF[randint_nb(rng, n)]
+    n = legal_list_nb(R, G, BUF, False)
+    k = randint_nb(rng, n + 1)
+    if k < n:
+        return BUF[k]
+    if go_down_available_nb(R, G, p) or n == 0:
+        return action_nb(A_GO_DOWN, 0, 0, 0)
+    return BUF[randint_nb(rng, n)]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _def_with(R, G, p, c, delta):
     H = G[2]
     H[p, c] += delta
@@ -80,7 +97,7 @@ def _near_masks():
 NEAR = _near_masks()
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _near_outs(H, p):
     """Cheap 'useful outs' of seat p's hand: distinct natural cards that share a rank
     with a card of the hand or stand within two run positions of one in its suit."""
@@ -95,7 +112,7 @@ def _near_outs(H, p):
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _blind_possible(R, G, p):
     """After the finder's lay-down (in GD), could seat p go out this same turn?"""
     S = G[0]
@@ -127,7 +144,7 @@ def _blind_possible(R, G, p):
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _greedy_discard(R, G, p):
     H = G[2]
     pts = R[1]
@@ -186,7 +203,7 @@ def _greedy_discard(R, G, p):
     return action_nb(A_DISCARD, best, 0, 0)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _greedy_layoff(R, G, p):
     """The first legal lay-off (cards, then melds, then ends), or -1."""
     BUF = G[15]
@@ -195,7 +212,7 @@ def _greedy_layoff(R, G, p):
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _greedy_swap(R, G, p, down):
     """A joker swap that helps: when down, one whose joker can be laid off afterwards;
     when not down (joker_swap = anyone), one after which the bot can go down."""
@@ -238,7 +255,7 @@ def _greedy_swap(R, G, p, down):
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _lone_card_ok(R, G, p):
     """Seat p (down) holds cards that do not block a lay-off of one more card."""
     if R[0][P_GO_OUT] != GO_NO_DISCARD or G[1][p, PS_N] != 1:
@@ -249,14 +266,14 @@ def _lone_card_ok(R, G, p):
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _buy_policy(bp, h):
     if h < MAX_HAND_PARAMS and bp[BP_HAND0 + h] >= 0:
         return int(bp[BP_HAND0 + h])
     return int(bp[BP_BUY])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def greedy_action_nb(R, G, p, bp):
     S = G[0]
     PS = G[1]
@@ -309,7 +326,7 @@ def greedy_action_nb(R, G, p, bp):
     return _greedy_discard(R, G, p)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def bot_action_nb(R, G, kind, bp):
     """The action of the bot of this kind for the seat to act."""
     p = G[0][S_ACTOR]

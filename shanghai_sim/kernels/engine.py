@@ -17,7 +17,7 @@ from .play import (E_OK, PH_OVER, S_ACTOR, S_ERR, S_PHASE, apply_action_nb, init
                    new_state_nb)
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, _nrt=False)
 def play_game_nb(R, G, bot_kind, bot_params, seed, log_on, check):
     """Play one game with bots; returns E_OK or the error code of a broken action/check."""
     init_game_nb(R, G, seed, log_on, check)
@@ -32,7 +32,7 @@ def play_game_nb(R, G, bot_kind, bot_params, seed, log_on, check):
     return E_OK
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, _nrt=True)
 def play_games_nb(params, points, joker_cap, meld_kind, meld_size, n_melds, deal, buys,
                   bot_kind, bot_params, seeds, hand_out):
     """Play one game per seed (uint64[n]) and fill hand_out int32[n, hands, players, NHF]."""

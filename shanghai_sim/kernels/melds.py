@@ -57,7 +57,7 @@ def _pos_rank(p):
     return p - 13 if p == 13 else p
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _suit_counts(counts, cnt):
     """cnt[x, p]: copies of the natural card at run position p of suit x."""
     for x in range(4):
@@ -66,7 +66,7 @@ def _suit_counts(counts, cnt):
         cnt[x, 13] = counts[x * 13]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _run_candidates(cnt, s, exact, joker_cap, cx, clo, cl, cm, ce):
     """All run windows worth trying for a run of size s; returns how many.
 
@@ -107,7 +107,7 @@ def _run_candidates(cnt, s, exact, joker_cap, cx, clo, cl, cm, ce):
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _leaf_cost(counts, J, nm, kinds, sizes, joker_cap, shape_a, shape_b, shape_l,
                dem, grp_rank, grp_s, grp_t, f, flow_tm, tlist):
     E, M = _leaf_em(counts, nm, kinds, joker_cap, shape_a, shape_b, shape_l,
@@ -116,7 +116,7 @@ def _leaf_cost(counts, J, nm, kinds, sizes, joker_cap, shape_a, shape_b, shape_l
     return E if E > a else a
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _leaf_em(counts, nm, kinds, joker_cap, shape_a, shape_b, shape_l,
              dem, grp_rank, grp_s, grp_t, f, flow_tm, tlist):
     """(E, M) of fixed shapes, allocating contested cards optimally.
@@ -212,7 +212,7 @@ def _leaf_em(counts, nm, kinds, joker_cap, shape_a, shape_b, shape_l,
     return E, M
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=True)
 def _flow_cost(counts, nm, kinds, shape_a, shape_b, shape_l, joker_cap,
                ng, grp_rank, grp_s, grp_t, f, flow_tm, tlist):
     """Two-phase max flow card types -> melds; returns (E, M)."""
@@ -327,7 +327,7 @@ def _flow_cost(counts, nm, kinds, shape_a, shape_b, shape_l, joker_cap,
     return E, M
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _touches(x, lo, L, nm_placed, kinds, shape_a, shape_b, shape_l):
     """Under same_suit_runs = gap: does window (x, lo, L) touch or overlap a placed run of suit x?"""
     hi = lo + L - 1
@@ -342,7 +342,7 @@ def _touches(x, lo, L, nm_placed, kinds, shape_a, shape_b, shape_l):
 
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=True)
 def _search(counts, kinds, sizes, nm, joker_cap, exact, gap):
     J = counts[JOKER]
     cnt = np.empty((4, NPOS), np.int64)
@@ -481,9 +481,9 @@ def _search(counts, kinds, sizes, nm, joker_cap, exact, gap):
 # hand natural could go (that natural stays in hand): under `exact` that is
 # sometimes the only way to lay a joker down, so those choices are searched too.
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=True)
 def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cnt_hand, jtotal,
-                rank_av, bestcfg):
+                rank_av, bestcfg, only_suit, best_j, cfg_j):
     """Depth-first search over lay-downs (iterative, so numba can cache it).
 
     Meld order[d] is chosen at depth d: a run as (suit, lo, L, jokered
@@ -491,6 +491,11 @@ def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cn
     ``bestcfg``: kind, suit/rank, lo, L, k, jokers, mask (run: joker
     positions; set: naturals taken per suit, 8 bits each). Returns the most
     points laid down, or -1 if no lay-down exists.
+
+    only_suit >= 0 puts every run in that suit and records, for every depth
+    k = 1..nm and every number u of jokers used, the most points of the first
+    k melds in best_j[k, u] (-1: none; the caller fills it with -1) and their
+    rows in cfg_j[k, u].
     """
     cur = np.zeros((nm, 7), np.int64)
     st = np.zeros(nm, np.int64)          # 0 = cursor not started
@@ -530,7 +535,7 @@ def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cn
             need_window = False
             if st[d] == 0:
                 st[d] = 1
-                wx[d] = cur[pi, 1] if prev_same else 0
+                wx[d] = cur[pi, 1] if prev_same else (only_suit if only_suit >= 0 else 0)
                 wlo[d] = cur[pi, 2] if prev_same else 0
                 wl[d] = sz - 1
                 need_window = True
@@ -563,7 +568,7 @@ def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cn
                     if wlo[d] > NPOS - sz:
                         wlo[d] = 0
                         wx[d] += 1
-                        if wx[d] >= 4:
+                        if wx[d] >= 4 or (only_suit >= 0 and wx[d] > only_suit):
                             break
                 x = wx[d]
                 lo = wlo[d]
@@ -677,6 +682,13 @@ def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cn
                 pl[d + 1] = pl[d] + k * points[r] + j * jpts
         if found:
             d += 1
+            if only_suit >= 0:
+                u = jtotal - jl[d]
+                if pl[d] > best_j[d, u]:
+                    best_j[d, u] = pl[d]
+                    for q in range(d):
+                        for c in range(7):
+                            cfg_j[d, u, q, c] = cur[order[q], c]
             if d < nm:
                 st[d] = 0
             continue
@@ -688,7 +700,88 @@ def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cn
     return best
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=True)
+def _lay_runs_by_suit(counts, nm, kinds, sizes, joker_cap, exact, gap, points, bestcfg):
+    """_lay_search for a contract of runs of one size, suit by suit.
+
+    Runs in different suits share no card and never touch, so only the jokers
+    tie the suits together: one search per suit records the most points of
+    k = 1..nm runs in it for each number of jokers used, and a small knapsack
+    over the four suits shares out the runs and the jokers. The search over
+    all suits at once multiplies the suits' choices (hundreds of microseconds
+    for three runs); this adds them.
+    """
+    J = counts[JOKER]
+    jp = points[JOKER]
+    order = np.arange(nm)
+    f = np.full((4, nm + 1, J + 1), -1, np.int64)       # f[x, k, u]: k runs in suit x, u jokers
+    cfg = np.zeros((4, nm + 1, J + 1, nm, 7), np.int64)
+    cnt = np.empty(53, np.int64)
+    rank_av = np.zeros(13, np.int64)
+    scratch_cfg = np.zeros((nm, 7), np.int64)
+    for x in range(4):
+        f[x, 0, 0] = 0
+        nat = 0
+        for r in range(13):
+            nat += counts[x * 13 + r]
+        k = min(nm, (nat + J) // sizes[0])
+        if k == 0:
+            continue
+        for t in range(53):
+            cnt[t] = counts[t]
+        for t in range(52):
+            rank_av[t % 13] += counts[t]
+        _lay_search(order, k, kinds, sizes, joker_cap, exact, gap, points, jp, cnt, J,
+                    rank_av, scratch_cfg, x, f[x], cfg[x])
+        for r in range(13):
+            rank_av[r] = 0
+    # g[k, u] over the suits so far; pick[x, k, u] = (runs, jokers) of suit x
+    g = np.full((nm + 1, J + 1), -1, np.int64)
+    g2 = np.empty((nm + 1, J + 1), np.int64)
+    pick = np.zeros((4, nm + 1, J + 1, 2), np.int64)
+    g[0, 0] = 0
+    for x in range(4):
+        for k in range(nm + 1):
+            for u in range(J + 1):
+                g2[k, u] = -1
+        for k in range(nm + 1):
+            for u in range(J + 1):
+                if g[k, u] < 0:
+                    continue
+                for k2 in range(nm + 1 - k):
+                    for u2 in range(J + 1 - u):
+                        v = f[x, k2, u2]
+                        if v >= 0 and g[k, u] + v > g2[k + k2, u + u2]:
+                            g2[k + k2, u + u2] = g[k, u] + v
+                            pick[x, k + k2, u + u2, 0] = k2
+                            pick[x, k + k2, u + u2, 1] = u2
+        for k in range(nm + 1):
+            for u in range(J + 1):
+                g[k, u] = g2[k, u]
+    best = -1
+    bu = 0
+    for u in range(J + 1):
+        if g[nm, u] > best:
+            best = g[nm, u]
+            bu = u
+    if best < 0:
+        return -1
+    k = nm
+    u = bu
+    row = 0
+    for x in range(3, -1, -1):
+        k2 = pick[x, k, u, 0]
+        u2 = pick[x, k, u, 1]
+        for i in range(k2):
+            for c in range(7):
+                bestcfg[row, c] = cfg[x, k2, u2, i, c]
+            row += 1
+        k -= k2
+        u -= u2
+    return best
+
+
+@nb.njit(cache=True, _nrt=False)
 def _lay_undo(i, kinds, cur, cnt_hand, rank_av):
     """Give back the cards that meld i's current choice took from the hand."""
     if kinds[i] == RUN:
@@ -707,7 +800,7 @@ def _lay_undo(i, kinds, cur, cnt_hand, rank_av):
         rank_av[r] += cur[i, 4]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def laydown_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out):
     """Least-deadwood lay-down of the contract from hand cards; deadwood or -1.
 
@@ -720,7 +813,7 @@ def laydown_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out):
     return laydown_sat_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=True)
 def laydown_sat_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out):
     """laydown_nb for a hand already known to be satisfiable (deficiency 0)."""
     total = 0
@@ -742,8 +835,16 @@ def laydown_sat_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out)
             order[q] = i
             q += 1
     bestcfg = np.zeros((nm, 7), np.int64)
-    best = _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, points[JOKER],
-                       cnt_hand, counts[JOKER], rank_av, bestcfg)
+    one_size_runs = nm >= 2
+    for i in range(nm):
+        if kinds[i] != RUN or sizes[i] != sizes[0]:
+            one_size_runs = False
+    if one_size_runs:
+        best = _lay_runs_by_suit(counts, nm, kinds, sizes, joker_cap, exact, gap, points, bestcfg)
+    else:
+        best = _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, points[JOKER],
+                           cnt_hand, counts[JOKER], rank_av, bestcfg, -1,
+                           np.empty((1, 1), np.int64), np.empty((1, 1, 1, 7), np.int64))
     if best < 0:
         return -1
     for i in range(nm):
@@ -850,7 +951,7 @@ def _fold(w):
     return (w & 0x1FFF) | (w >> 13)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _top(rc, ns, top):
     """The ns largest values of rc (13 ranks), descending, into top."""
     for i in range(ns):
@@ -865,7 +966,7 @@ def _top(rc, ns, top):
             top[j] = v
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _sets_em(top, ns, s, thr, row):
     """(E, M) of the partition ``row`` of ns equal sets matched to the sorted counts ``top``."""
     E = 0
@@ -884,7 +985,7 @@ def _sets_em(top, ns, s, thr, row):
     return E, M
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _sets_cost(top, ns, s, thr, E0, M0, J):
     """min over partitions of ns equal sets of max(E0 + E, M0 + M - J)."""
     best = INF
@@ -918,7 +1019,7 @@ def _next_perm(perm, n):
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _sets_cost_transfer(rc, bmask, sigma, ns, s, thr, E0, M0, J, rk, perm):
     """Like _sets_cost, but the run holds one card of each rank in bmask and can give
     up to sigma of them to set groups below their threshold (each lowers E by one).
@@ -971,7 +1072,7 @@ def _sets_cost_transfer(rc, bmask, sigma, ns, s, thr, E0, M0, J, rk, perm):
     return best
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _all_windows(px, x, s, exact, joker_cap, es_min, ms_min, J, cw, ch, ck, cme, n, kmin, kmax):
     """Every window of suit x (for the rare suit whose undominated list does not fit the memo)."""
     for lo in range(0, NPOS - s + 1):
@@ -1028,7 +1129,7 @@ def _window_slot(px, s, exact, joker_cap, ckeys, cvals, cn):
     return _window_fill(px, s, exact, joker_cap, ckeys, cvals, cn, slots - RESERVED + 4, 0)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _window_fill(px, s, exact, joker_cap, ckeys, cvals, cn, free, key):
     """List the undominated windows of _window_slot into memo slot free."""
     n = 0
@@ -1147,7 +1248,7 @@ def _class_top(LV, maxc, X, ns, dec, out):
     return k
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _one_run_one_set(rc, pmask, J, s_run, s_set, joker_cap, exact, scratch, ckeys, cvals, cn):
     """One run and one set: _one_run with the set's best rank read off directly.
 
@@ -1210,7 +1311,7 @@ def _one_run_one_set(rc, pmask, J, s_run, s_set, joker_cap, exact, scratch, ckey
     return best
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _one_run_sets(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, cvals, cn):
     """One run and ns >= 2 sets of one size: _one_run with the sets' ranks read off directly.
 
@@ -1330,7 +1431,7 @@ def _one_run_sets(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, cke
     return best
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, cvals, cn):
     """One run and ns sets of one size. pmask[x]: positions 0..13 holding a card of suit x."""
     thr = s_set - joker_cap[s_set]
@@ -1438,7 +1539,7 @@ def _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, c
     return best
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _pareto_add(fe, fm, n, e, m, cap):
     """Insert (e, m) into the Pareto list fe/fm[:n] (minimise both); returns new n, or -1 on overflow."""
     for i in range(n):
@@ -1457,7 +1558,7 @@ def _pareto_add(fe, fm, n, e, m, cap):
     return k + 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _suit_windows(cntx, s, exact, joker_cap, cand_lo, cand_l, cand_r, cand_t):
     """Windows of a run of size s in one suit that hold at least one of its cards.
 
@@ -1489,7 +1590,7 @@ def _suit_windows(cntx, s, exact, joker_cap, cand_lo, cand_l, cand_r, cand_t):
     return nc, has_empty
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _suit_front(cntx, t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, sel):
     """Pareto front (E, M) of t >= 1 runs drawn from the candidate windows of one suit.
 
@@ -1575,7 +1676,7 @@ def _suit_front(cntx, t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, sel):
     return nf
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _combine(ae, am, an, fe, fm, fn, tmax, nr, be, bm, bn):
     """b[t1 + t2] <- Pareto(a[t1] + f[t2]) for t1 + t2 <= nr, t2 <= tmax; then a <- b."""
     for t in range(nr + 1):
@@ -1597,7 +1698,7 @@ def _combine(ae, am, an, fe, fm, fn, tmax, nr, be, bm, bn):
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _runs_only(cnt, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
     """nr runs of size s (nr <= MAXR): combine per-suit fronts; -1 if a buffer overflowed."""
     slots = ckeys.shape[0]
@@ -1747,7 +1848,7 @@ def _suit_slot(counts, x, s, tmax, key, joker_cap, exact, gap, ckeys, cvals, cn,
                       slots - RESERVED + x, 0)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _suit_setup(counts, x, s, exact, joker_cap, scratch):
     cntx = scratch[SCRATCH - 112:SCRATCH - 98]
     for p in range(13):
@@ -1758,7 +1859,7 @@ def _suit_setup(counts, x, s, exact, joker_cap, scratch):
     return nc, has_empty
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _suit_store(scratch, nc, t, gap, cvals, cn, q, extra_e, extra_m):
     """Front of t runs over the nc windows set up in scratch into cvals[q, t]; False if
     it has more than FP points. extra_e >= 0: a point added to it (the empty window)."""
@@ -1779,7 +1880,7 @@ def _suit_store(scratch, nc, t, gap, cvals, cn, q, extra_e, extra_m):
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _suit_fill(counts, x, s, joker_cap, exact, gap, ckeys, cvals, cn, scratch, q, key):
     """Compute the fronts of _suit_slot (t = 1, 2; t = 3 marked not yet computed) into
     memo slot q, and claim it for key (0: a reserved slot, not claimed)."""
@@ -1797,7 +1898,7 @@ def _suit_fill(counts, x, s, joker_cap, exact, gap, ckeys, cvals, cn, scratch, q
     return q
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _suit_front3(counts, x, s, joker_cap, exact, gap, cvals, cn, scratch, q):
     """Fill the t = 3 front of memo slot q (suit x); False if it does not fit."""
     nc, has_empty = _suit_setup(counts, x, s, exact, joker_cap, scratch)
@@ -1825,7 +1926,7 @@ def _pair_min(cvals, cn, qx, qy, E0, M0, J, best):
     return best
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _runs_fast(counts, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
     """2 or 3 runs of size s, every natural count <= 2: the per-suit fronts straight from
     the memo, every split of the runs over the suits; -INF to fall back to _runs_only."""
@@ -1903,7 +2004,7 @@ def _runs_fast(counts, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratc
     return best
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _best_split(fe, fm, fn, tm, nr, J):
     """min over t0+t1+t2+t3 = nr and one front point per suit of max(E, M - J)."""
     best = INF
@@ -1931,7 +2032,7 @@ def _best_split(fe, fm, fn, tm, nr, J):
     return best
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
     """Deficiency with the memo and scratch of ``new_cache()``; exact for every contract."""
     ns = 0
@@ -2006,7 +2107,7 @@ def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cva
     return v if v > 0 else 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=True)
 def deficiency_nb(counts, kinds, sizes, nm, joker_cap, exact, gap):
     """RULES.md §6 deficiency of ``counts`` for the contract (kinds, sizes, nm).
 
@@ -2019,7 +2120,7 @@ def deficiency_nb(counts, kinds, sizes, nm, joker_cap, exact, gap):
     return deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def deficiency_batch_nb(counts2d, kinds, sizes, nm, joker_cap, exact, gap, out,
                         ckeys, cvals, cn, scratch):
     for i in range(counts2d.shape[0]):

@@ -98,6 +98,7 @@ PH_ENDHAND = 9
  S_UP_FROM, S_BO_N, S_CAND, S_STOCK_N, S_PILE_N, S_PASSES, S_NT, S_TURNS, S_DOWN_NOW,
  S_MUST_DOWN, S_JK_PLAYED, S_LOG_ON, S_LOG_N, S_CHECK, S_ERR, S_BOUGHT, S_NACT, S_SHOE,
  S_NP, S_WINNER, S_END_REASON, S_CGD_AT, S_CGD, S_HANDS_DONE) = range(33)
+S_GD_AT = 33      # GD holds the finder's checked lay-down for action S_NACT + 1 (else not)
 S_BO0 = 40        # buy order, MAXP entries
 NS = 48
 
@@ -201,7 +202,7 @@ def new_state(R, log_size=0):
             np.zeros(MAXLEGAL, np.int64), *melds_cache())
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=True)
 def new_state_nb(params, log_size):
     """The same as ``new_state`` inside numba (for the batch kernel)."""
     shoe = 52 * params[P_DECKS] + params[P_JOKERS]
@@ -223,7 +224,7 @@ def new_state_nb(params, log_size):
             np.zeros((1 << CACHE_BITS, MEMO_T), np.int8), np.zeros(SCRATCH, np.int64))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def ev_nb(G, t, n):
     """Open an event of type t with n payload ints; returns where to write, or -1 if not logging."""
     S = G[0]
@@ -253,7 +254,7 @@ def rem_card(G, p, c):
     G[1][p, PS_DEFOK] = 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def hand_def_nb(R, G, p):
     """RULES.md §6 deficiency of seat p's hand for this hand's contract (cached)."""
     PS = G[1]
@@ -268,7 +269,7 @@ def hand_def_nb(R, G, p):
     return d
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def def_of_nb(R, G, counts):
     params = R[0]
     h = G[0][S_HAND]
@@ -278,7 +279,7 @@ def def_of_nb(R, G, counts):
 
 # ---------------------------------------------------------------- stock
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def reshuffle_nb(R, G):
     """RULES.md §5.5: the pile less the upcard lying on it becomes the new stock."""
     S = G[0]
@@ -308,7 +309,7 @@ def reshuffle_nb(R, G):
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def draw_stock_nb(R, G):
     """The top card of the stock, reshuffling if needed; -1 if the hand must stop."""
     S = G[0]
@@ -322,7 +323,7 @@ def draw_stock_nb(R, G):
 
 # ---------------------------------------------------------------- table melds
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def meld_valid_nb(R, G, m):
     """Is table meld m valid under the rules (RULES.md §4, joker_limit)?"""
     TM = G[5]
@@ -379,7 +380,7 @@ def layoff_opts_nb(R, G, c, m):
     return 2
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def fits_nb(TM, cap, set_joker_card, c, m, opt):
     """Would card c fit meld m at opt (RULES.md §4 lay-off; joker_limit after it)?
 
@@ -416,7 +417,7 @@ def fits_nb(TM, cap, set_joker_card, c, m, opt):
     return c == key * 13 + pos % 13
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def layable_nb(TM, nt, cap, set_joker_card, c):
     """Does card c fit some meld of the nt on the table?"""
     for m in range(nt):
@@ -427,18 +428,18 @@ def layable_nb(TM, nt, cap, set_joker_card, c):
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def layoff_struct_nb(R, G, c, m, opt):
     """fits_nb from the state tuples."""
     return fits_nb(G[5], R[2], R[0][P_SET_JOKER_CARD], c, m, opt)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def card_layable_nb(R, G, c):
     return layable_nb(G[5], G[0][S_NT], R[2], R[0][P_SET_JOKER_CARD], c)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def do_layoff_nb(R, G, p, c, m, opt):
     TM = G[5]
     TC = G[6]
@@ -460,7 +461,7 @@ def do_layoff_nb(R, G, p, c, m, opt):
         TM[m, TM_NJ] += 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def undo_layoff_nb(R, G, p, c, m, opt):
     TM = G[5]
     TC = G[6]
@@ -482,7 +483,7 @@ def undo_layoff_nb(R, G, p, c, m, opt):
     add_card(G, p, c)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def swap_struct_nb(R, G, c, m, slot):
     """May natural card c replace the joker at slot of meld m (RULES.md §3 joker_swap, set_joker_identity)?"""
     TM = G[5]
@@ -500,7 +501,7 @@ def swap_struct_nb(R, G, c, m, slot):
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def do_swap_nb(G, p, c, m, slot):
     """Returns what the joker stood for (run: position; set: declared suit or -1)."""
     TM = G[5]
@@ -513,7 +514,7 @@ def do_swap_nb(G, p, c, m, slot):
     return ident
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def undo_swap_nb(G, p, c, m, slot, ident):
     TM = G[5]
     rem_card(G, p, JOKER)
@@ -526,7 +527,7 @@ def undo_swap_nb(G, p, c, m, slot, ident):
 
 # ---------------------------------------------------------------- turn rules
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def layoff_allowed_now_nb(R, G, p):
     """RULES.md §4: only a player who is down, on their own turn; not on the going-down turn under exact."""
     S = G[0]
@@ -537,7 +538,7 @@ def layoff_allowed_now_nb(R, G, p):
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def can_finish_nb(R, G, p):
     """Can seat p still end this turn legally (RULES.md §3 go_out)?"""
     r = G[1][p, PS_N]
@@ -555,7 +556,7 @@ def can_finish_nb(R, G, p):
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def layoff_legal_nb(R, G, p, c, m, opt):
     if not layoff_allowed_now_nb(R, G, p):
         return False
@@ -580,7 +581,7 @@ def layoff_legal_nb(R, G, p, c, m, opt):
     return ok
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def swap_allowed_now_nb(R, G, p):
     S = G[0]
     if S[S_PHASE] != PH_PLAY or S[S_CUR] != p:
@@ -590,7 +591,7 @@ def swap_allowed_now_nb(R, G, p):
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def swap_legal_nb(R, G, p, c, m, slot):
     if not swap_allowed_now_nb(R, G, p):
         return False
@@ -617,7 +618,7 @@ def swap_legal_nb(R, G, p, c, m, slot):
     return ok
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def discard_now_nb(R, G, p):
     """May seat p end its turn now by discarding one of its cards?"""
     S = G[0]
@@ -628,7 +629,7 @@ def discard_now_nb(R, G, p):
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def discard_legal_nb(R, G, p, c):
     if c < 0 or c > JOKER or G[2][p, c] <= 0:
         return False
@@ -637,7 +638,7 @@ def discard_legal_nb(R, G, p, c):
 
 # ---------------------------------------------------------------- going down
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _sort_small(a, n):
     for i in range(1, n):
         v = a[i]
@@ -648,7 +649,7 @@ def _sort_small(a, n):
         a[j + 1] = v
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _proposal_meld_ok(R, GD, i):
     """Is proposal row i a valid meld (RULES.md §4 and joker_limit)?"""
     cap = R[2]
@@ -687,7 +688,7 @@ def _proposal_meld_ok(R, GD, i):
     return nat >= 1 and nj <= cap[n]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _place_proposal(R, G, p, nm):
     """Append the proposal's melds to the table (hand untouched); returns the first index."""
     S = G[0]
@@ -749,7 +750,7 @@ def _place_proposal(R, G, p, nm):
     return base
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _unplace(G, base):
     S = G[0]
     for m in range(base, S[S_NT]):
@@ -761,7 +762,7 @@ def _unplace(G, base):
     S[S_NT] = base
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def check_proposal_nb(R, G, p):
     """Is the proposal in GD a legal going down for seat p now? Returns E_OK or an E_GD_* code."""
     S = G[0]
@@ -861,7 +862,7 @@ def check_proposal_nb(R, G, p):
     return E_OK
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _try_shrink(R, G, p, nm):
     """The finder's lay-down leaves the turn unfinishable: drop one card from a longer meld."""
     GD = G[8]
@@ -906,10 +907,11 @@ def _try_shrink(R, G, p, nm):
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def can_go_down_nb(R, G, p):
     """Write the meld finder's least-deadwood lay-down into GD; True if it is legal now."""
     S = G[0]
+    S[S_GD_AT] = 0
     if G[1][p, PS_DOWN] != 0 or S[S_PHASE] != PH_PLAY or S[S_CUR] != p:
         return False
     if hand_def_nb(R, G, p) != 0:
@@ -930,14 +932,13 @@ def can_go_down_nb(R, G, p):
         for k in range(TW):
             G[9][i, k] = -1
     code = check_proposal_nb(R, G, p)
-    if code == E_OK:
-        return True
-    if code == E_GD_FINISH:
-        return _try_shrink(R, G, p, nm)
-    return False
+    ok = code == E_OK or (code == E_GD_FINISH and _try_shrink(R, G, p, nm))
+    if ok:
+        S[S_GD_AT] = S[S_NACT] + 1
+    return ok
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def go_down_available_nb(R, G, p):
     """can_go_down_nb, cached per action (the state does not change between actions)."""
     S = G[0]
@@ -951,7 +952,7 @@ def go_down_available_nb(R, G, p):
 
 # ---------------------------------------------------------------- hand flow
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _begin_turn(G, p):
     S = G[0]
     S[S_CUR] = p
@@ -968,7 +969,7 @@ def _begin_turn(G, p):
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _stop_hand(G):
     S = G[0]
     S[S_WINNER] = -1
@@ -976,7 +977,7 @@ def _stop_hand(G):
     S[S_PHASE] = PH_ENDHAND
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _start_hand(R, G):
     S = G[0]
     PS = G[1]
@@ -1050,7 +1051,7 @@ def _start_hand(R, G):
     S[S_PHASE] = PH_OFFER
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _open_buy(R, G):
     """RULES.md §5.4: the claimants in buy_priority order."""
     S = G[0]
@@ -1084,7 +1085,7 @@ def _open_buy(R, G):
         S[S_ACTOR] = S[S_BO0]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _take_upcard(G, p):
     S = G[0]
     c = S[S_UP]
@@ -1094,7 +1095,7 @@ def _take_upcard(G, p):
     return c
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _log_draw(G, p, src, c):
     b = ev_nb(G, EV_DRAW, 3)
     if b >= 0:
@@ -1103,7 +1104,7 @@ def _log_draw(G, p, src, c):
         G[11][b + 2] = c
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _stock_draw_turn(R, G, p):
     c = draw_stock_nb(R, G)
     if c < 0:
@@ -1115,7 +1116,7 @@ def _stock_draw_turn(R, G, p):
     G[0][S_ACTOR] = p
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _after_window(R, G):
     S = G[0]
     p = S[S_NEXT]
@@ -1128,7 +1129,7 @@ def _after_window(R, G):
         _stock_draw_turn(R, G, p)  # refused (dead) or bought: the stock
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _end_hand(R, G):
     S = G[0]
     PS = G[1]
@@ -1184,7 +1185,7 @@ def _end_hand(R, G):
                 G[11][b + q] = PS[q, PS_TOTAL]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def advance_nb(R, G):
     """Run the automatic phases until a decision (or the end of the game)."""
     S = G[0]
@@ -1207,7 +1208,7 @@ def advance_nb(R, G):
             return
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def init_game_nb(R, G, seed, log_on, check):
     """Reset G to the start of a game seeded ``seed`` and advance to the first decision."""
     S = G[0]
@@ -1224,6 +1225,7 @@ def init_game_nb(R, G, seed, log_on, check):
     S[S_LOG_ON] = log_on
     S[S_CHECK] = check
     S[S_CGD_AT] = -1
+    S[S_GD_AT] = 0
     G[10][9, 0] = np.uint64(seed)
     P = S[S_NP]
     for q in range(MAXP):
@@ -1236,7 +1238,7 @@ def init_game_nb(R, G, seed, log_on, check):
     advance_nb(R, G)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _go_out(R, G, p, how):
     S = G[0]
     G[1][p, PS_WENTOUT] = 1
@@ -1253,11 +1255,12 @@ def _go_out(R, G, p, how):
     S[S_PHASE] = PH_ENDHAND
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _apply_go_down(R, G, p, custom):
     S = G[0]
     if custom == 0:
-        if not can_go_down_nb(R, G, p):
+        # the lay-down search is the dear part: reuse the one made for this action
+        if S[S_GD_AT] != S[S_NACT] + 1 and not can_go_down_nb(R, G, p):
             return E_ILLEGAL
     else:
         code = check_proposal_nb(R, G, p)
@@ -1309,7 +1312,7 @@ def _apply_go_down(R, G, p, custom):
     return E_OK
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def apply_action_nb(R, G, a):
     """Apply action code a for the seat S_ACTOR; returns E_OK or an error code (state unchanged)."""
     S = G[0]
@@ -1463,13 +1466,20 @@ def apply_action_nb(R, G, a):
 
 # ---------------------------------------------------------------- legal actions
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def legal_actions_nb(R, G, out):
     """All legal actions of the seat S_ACTOR into out; returns how many.
 
     Going down is listed once, as the meld finder's least-deadwood lay-down
     (opt 0); other lay-downs are legal through a GD proposal (opt 1).
     """
+    return legal_list_nb(R, G, out, True)
+
+
+@nb.njit(cache=True, _nrt=False)
+def legal_list_nb(R, G, out, with_go_down):
+    """legal_actions_nb; with_go_down=False leaves going down out (it alone may need
+    the lay-down search), for callers that decide it only when they need it."""
     S = G[0]
     ph = S[S_PHASE]
     p = S[S_ACTOR]
@@ -1491,7 +1501,7 @@ def legal_actions_nb(R, G, out):
     H = G[2]
     TM = G[5]
     down = G[1][p, PS_DOWN] != 0
-    if not down and go_down_available_nb(R, G, p):
+    if with_go_down and not down and go_down_available_nb(R, G, p):
         out[n] = action_nb(A_GO_DOWN, 0, 0, 0)
         n += 1
     if S[S_MUST_DOWN] != 0:
@@ -1533,7 +1543,7 @@ def legal_actions_nb(R, G, out):
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def layoff_list_nb(R, G, p, out, n, first):
     """Append seat p's legal lay-offs (layoff_legal_nb) to out from n; returns the new n.
     The caller has checked layoff_allowed_now_nb. first: stop after one."""
@@ -1568,7 +1578,7 @@ def layoff_list_nb(R, G, p, out, n, first):
 
 # ---------------------------------------------------------------- checks
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def check_state_nb(R, G):
     """Card conservation, hand sizes and the validity of every table meld."""
     S = G[0]

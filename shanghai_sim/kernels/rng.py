@@ -18,7 +18,7 @@ def _rotl(x, k):
     return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def splitmix64_nb(x):
     x = np.uint64(x) + np.uint64(0x9E3779B97F4A7C15)
     z = x
@@ -27,14 +27,14 @@ def splitmix64_nb(x):
     return z ^ (z >> np.uint64(31))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def game_seed_nb(job_seed, index):
     """Seed of game ``index`` of the job seeded ``job_seed`` (both non-negative)."""
     a = splitmix64_nb(np.uint64(job_seed))
     return splitmix64_nb(a ^ splitmix64_nb(np.uint64(index) + np.uint64(0x632BE59BD9B4E019)))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def seed_state_nb(seed, state):
     """Fill ``state`` (uint64[4]) from ``seed``."""
     s = np.uint64(seed)
@@ -46,7 +46,7 @@ def seed_state_nb(seed, state):
         state[i] = z ^ (z >> np.uint64(31))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def next_u64_nb(state):
     result = _rotl(state[1] * np.uint64(5), 7) * np.uint64(9)
     t = state[1] << np.uint64(17)
@@ -59,7 +59,7 @@ def next_u64_nb(state):
     return result
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def randint_nb(state, n):
     """Uniform integer in [0, n) (n >= 1), unbiased (Lemire's method with rejection)."""
     bound = np.uint64(n)
@@ -81,7 +81,7 @@ def randint_nb(state, n):
             return np.int64(high)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def shuffle_nb(state, arr, n):
     """Fisher-Yates shuffle of ``arr[:n]`` in place."""
     for i in range(n - 1, 0, -1):
