@@ -167,7 +167,14 @@ def _greedy_discard(R, G, p):
         if best < 0:
             best = JOKER
         return action_nb(A_DISCARD, best, 0, 0)
-    # Not down: keep the deficiency lowest; ties: more useful outs, then the higher points go.
+    # Not down: keep the deficiency lowest; ties: more useful outs, then the higher points
+    # go, then the lower card id. Dropping a card raises the deficiency d of the hand by 0
+    # or 1 (it never lowers it, and adding the card back as a natural undoes it), so the
+    # candidates are ranked by (outs, points, id) first and the first one that keeps d
+    # wins; if none does, every one costs d + 1 and the first wins. This usually takes a
+    # few deficiency evaluations instead of one per distinct card.
+    if not ok:
+        return action_nb(A_DISCARD, -1, 0, 0)
     h = G[0][S_HAND]
     kinds = R[3][h]
     sizes = R[4][h]
@@ -180,27 +187,29 @@ def _greedy_discard(R, G, p):
     M2 = G[18]
     M3 = G[19]
     Hp = H[p]
-    best = -1
-    bd = 1 << 40
-    bo = -1
-    bv = -1
+    cand = G[13][7]
+    n = 0
     for c in range(53):
-        if Hp[c] == 0 or not ok:
+        if Hp[c] == 0:
             continue
         Hp[c] -= 1
-        d = deficiency_ws_nb(Hp, kinds, sizes, nm, jcap, ex, gp, M0, M1, M2, M3)
-        if d > bd:
-            Hp[c] += 1
-            continue
-        o = _near_outs(H, p)
+        key = (_near_outs(H, p) << 48) | (pts[c] << 8) | (255 - c)
         Hp[c] += 1
-        v = pts[c]
-        if d < bd or o > bo or (o == bo and v > bv):
-            best = c
-            bd = d
-            bo = o
-            bv = v
-    return action_nb(A_DISCARD, best, 0, 0)
+        k = n            # insertion, highest key first
+        while k > 0 and cand[k - 1] < key:
+            cand[k] = cand[k - 1]
+            k -= 1
+        cand[k] = key
+        n += 1
+    d_full = hand_def_nb(R, G, p)
+    for k in range(n):
+        c = 255 - (cand[k] & 255)
+        Hp[c] -= 1
+        d = deficiency_ws_nb(Hp, kinds, sizes, nm, jcap, ex, gp, M0, M1, M2, M3)
+        Hp[c] += 1
+        if d == d_full:
+            return action_nb(A_DISCARD, c, 0, 0)
+    return action_nb(A_DISCARD, 255 - (cand[0] & 255), 0, 0)
 
 
 @nb.njit(cache=True, _nrt=False)

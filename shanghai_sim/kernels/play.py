@@ -54,7 +54,7 @@ from ..rules import (MAX_MELDS, P_BUY_PENALTY, P_BUY_PRIORITY, P_DECKS, P_DOWN_M
                      P_GO_OUT, P_INITIAL_EXACT, P_JOKERS, P_JOKER_SWAP, P_MAX_STOCK_PASSES,
                      P_NHANDS, P_PLAYERS, P_SAME_SUIT_GAP, P_SET_JOKER_CARD,
                      P_BLIND_JOKER, P_BLIND_NO_JOKER)
-from .melds import CACHE_BITS, FP, LAY_W, MEMO_T, SCRATCH, deficiency_ws_nb, laydown_nb, laydown_sat_nb
+from .melds import CACHE_BITS, FP, LAY_W, MEMO_T, SCRATCH, deficiency_ws_nb, laydown_sat_nb
 from .records import (HF_BLIND, HF_BUY_CARDS, HF_BUYS, HF_CARDS_LEFT, HF_DEALER, HF_DOWN_TURN,
                       HF_JOKERS_LEFT, HF_POINTS, HF_STOCK_PASSES, HF_TURNS, HF_WENT_OUT,
                       HF_STOPPED, NHF)
