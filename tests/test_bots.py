@@ -51,3 +51,49 @@ def test_bots_command_lists_bots_and_params():
         assert name in r.output
     for key in ("buy=", "buyN=", "maxbuys=", "wait_blind="):
         assert key in r.output
+
+
+@pytest.mark.parametrize("rules,seed", [("shanghai", 1), ("contract", 2)])
+def test_greedy_discard_is_the_plain_rule(rules, seed):
+    """greedy (not down) discards the card whose loss keeps the deficiency lowest; ties:
+    more useful outs, then more points, then the lower card id. The bot stops at the
+    first candidate in tie order that keeps the deficiency; a plain loop over every
+    card must agree at every discard of a seeded game."""
+    from shanghai_sim import Game
+    from shanghai_sim.kernels import play as K
+    from shanghai_sim.kernels.bots import NEAR
+    from shanghai_sim.kernels.melds import deficiency_nb
+    from shanghai_sim.rules import P_INITIAL_EXACT, P_SAME_SUIT_GAP
+
+    def outs(h):
+        m = 0
+        for c in range(52):
+            if h[c]:
+                m |= int(NEAR[c])
+        return bin(m).count("1")
+
+    g = Game(rules=rules, players=4, seed=seed, bots="greedy")
+    R, G = g.R, g.G
+    checked = 0
+    while not g.over:
+        S = G[0]
+        p = int(S[K.S_ACTOR])
+        a = g.bot_action()
+        if a.kind == "discard" and G[1][p, K.PS_DOWN] == 0:
+            h = int(S[K.S_HAND])
+            H = G[2][p].copy()
+            best = None
+            for c in range(53):
+                if H[c] == 0:
+                    continue
+                H[c] -= 1
+                d = deficiency_nb(H, R[3][h], R[4][h], R[5][h], R[2], R[0][P_INITIAL_EXACT],
+                                  R[0][P_SAME_SUIT_GAP])
+                key = (-d, outs(H), int(R[1][c]), -c)
+                H[c] += 1
+                if best is None or key > best[0]:
+                    best = (key, c)
+            assert (a.code >> 4) & 63 == best[1]
+            checked += 1
+        g.apply(a)
+    assert checked > 100

@@ -71,3 +71,52 @@ def test_full_memo_matches_search():
             want = max(0, K._search(counts, *args))
             assert K.deficiency_ws_nb(counts, *args, *cache) == want
         assert (cache[0] != 0).mean() > 0.95     # nearly full: probes run out
+
+
+def _general_lay(counts, rules, hand_no):
+    """Most points laid down by the all-suit lay-down search (no suit split)."""
+    kinds, sizes, nm, cap, ex, gp = _args(rules, hand_no)
+    pts = rules.arrays().points
+    cnt = counts.copy()
+    rank_av = np.zeros(13, np.int64)
+    for t in range(52):
+        rank_av[t % 13] += counts[t]
+    return K._lay_search(np.arange(nm), nm, kinds, sizes, cap, ex, gp, pts, pts[52], cnt,
+                         counts[52], rank_av, np.zeros((nm, 7), np.int64), -1,
+                         np.empty((1, 1), np.int64), np.empty((1, 1, 1, 7), np.int64))
+
+
+@pytest.mark.parametrize("rules,hand_no", [(SH, 3), (SH, 7), (SH, 10), (EXACT, 7), (CO, 7), (CO, 10)])
+def test_run_contract_lay_down_by_suit_equals_the_all_suit_search(rules, hand_no):
+    """laydown_sat_nb lays contracts of one-size runs suit by suit (a knapsack over the
+    jokers): same deadwood as the search over all suits, with cards from the hand."""
+    kinds, sizes, nm, cap, ex, gp = _args(rules, hand_no)
+    a = rules.arrays()
+    rng = np.random.default_rng(hand_no)
+    n = 0
+    for _ in range(60):
+        # the contract's runs laid out at random (a joker for some card), plus extra cards
+        x = np.zeros(53, np.int64)
+        for i in range(nm):
+            suit, lo = rng.integers(4), rng.integers(0, 15 - sizes[i])
+            for p in range(lo, lo + sizes[i]):
+                x[suit * 13 + p % 13] += 1
+            if rng.random() < 0.5:
+                p = rng.integers(lo, lo + sizes[i])
+                x[suit * 13 + p % 13] -= 1
+                x[52] += 1
+        for c in rng.integers(0, 53, rng.integers(0, 6)):
+            x[c] += 1
+        if K.deficiency_nb(x, kinds, sizes, nm, cap, ex, gp) != 0:
+            continue
+        lay = np.zeros((nm, K.LAY_W), np.int64)
+        dw = K.laydown_sat_nb(x, kinds, sizes, nm, cap, ex, gp, a.points, lay)
+        total = int((x * a.points).sum())
+        assert dw == total - _general_lay(x, rules, hand_no)
+        used = np.zeros(53, np.int64)
+        for i in range(nm):
+            for k in range(lay[i, 3]):
+                used[lay[i, 4 + k]] += 1
+        assert (used <= x).all() and total - int((used * a.points).sum()) == dw
+        n += 1
+    assert n >= 30
