@@ -55,10 +55,9 @@ def random_action_nb(R, G, p):
     BUF = G[15]
     S = G[0]
     rng = G[10][1 + p]
-    if S[S_PHASE] != PH_PLAY or G[1][p, PS_DOWN] != 0 or hand_def_nb(R, G, p) != 0:
-        n = legal_list_nb(R, G, BUF, False)
-        return BUF[randint_nb(rng, n)]
     n = legal_list_nb(R, G, BUF, False)
+    if S[S_PHASE] != PH_PLAY or G[1][p, PS_DOWN] != 0 or hand_def_nb(R, G, p) != 0:
+        return BUF[randint_nb(rng, n)]
     k = randint_nb(rng, n + 1)
     if k < n:
         return BUF[k]
