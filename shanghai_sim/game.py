@@ -308,7 +308,7 @@ class Game:
             raise GameError(f"the contract {self.rules.contracts[int(self.S[K.S_HAND])]} "
                             f"needs {nm} melds, got {len(melds)}")
         GD, GDJ = self.G[8], self.G[9]
-        self.S[K.S_CGD_AT] = -1   # GD no longer holds the finder's lay-down
+        self.S[K.S_GD_AT] = 0     # GD no longer holds the finder's lay-down
         GD[:] = 0
         GDJ[:] = -1
         for i, (kind, key, lo, ids) in enumerate(_proposal_rows(melds)):

@@ -98,6 +98,9 @@ PH_ENDHAND = 9
  S_UP_FROM, S_BO_N, S_CAND, S_STOCK_N, S_PILE_N, S_PASSES, S_NT, S_TURNS, S_DOWN_NOW,
  S_MUST_DOWN, S_JK_PLAYED, S_LOG_ON, S_LOG_N, S_CHECK, S_ERR, S_BOUGHT, S_NACT, S_SHOE,
  S_NP, S_WINNER, S_END_REASON, S_CGD_AT, S_CGD, S_HANDS_DONE) = range(33)
+S_GD_AT = 33      # GD holds the finder's checked lay-down for action S_NACT + 1 (else not).
+# Not the same as S_CGD: swap_legal_nb runs can_go_down_nb on a hand with a swap tried
+# and undone, which rewrites GD but must not change the cached answer for the real hand.
 S_BO0 = 40        # buy order, MAXP entries
 NS = 48
 
@@ -908,22 +911,9 @@ def _try_shrink(R, G, p, nm):
 
 @nb.njit(cache=True, _nrt=False)
 def can_go_down_nb(R, G, p):
-    """Write the meld finder's least-deadwood lay-down into GD; True if it is legal now.
-
-    For the seat in turn the answer is kept for this action (S_CGD_AT, S_CGD), and while
-    it stands GD holds that lay-down (code that writes its own proposal into GD resets
-    S_CGD_AT)."""
-    ok = _go_down_search(R, G, p)
+    """Write the meld finder's least-deadwood lay-down into GD; True if it is legal now."""
     S = G[0]
-    if S[S_CUR] == p:
-        S[S_CGD_AT] = S[S_NACT] + 1
-        S[S_CGD] = 1 if ok else 0
-    return ok
-
-
-@nb.njit(cache=True, _nrt=False)
-def _go_down_search(R, G, p):
-    S = G[0]
+    S[S_GD_AT] = 0
     if G[1][p, PS_DOWN] != 0 or S[S_PHASE] != PH_PLAY or S[S_CUR] != p:
         return False
     if hand_def_nb(R, G, p) != 0:
@@ -944,16 +934,22 @@ def _go_down_search(R, G, p):
         for k in range(TW):
             G[9][i, k] = -1
     code = check_proposal_nb(R, G, p)
-    return code == E_OK or (code == E_GD_FINISH and _try_shrink(R, G, p, nm))
+    ok = code == E_OK or (code == E_GD_FINISH and _try_shrink(R, G, p, nm))
+    if ok:
+        S[S_GD_AT] = S[S_NACT] + 1
+    return ok
 
 
 @nb.njit(cache=True, _nrt=False)
 def go_down_available_nb(R, G, p):
-    """can_go_down_nb, once per action (the state does not change within one)."""
+    """can_go_down_nb, cached per action (the state does not change between actions)."""
     S = G[0]
-    if S[S_CGD_AT] == S[S_NACT] + 1 and S[S_CUR] == p:
+    if S[S_CGD_AT] == S[S_NACT] + 1:
         return S[S_CGD] != 0
-    return can_go_down_nb(R, G, p)
+    ok = can_go_down_nb(R, G, p)
+    S[S_CGD_AT] = S[S_NACT] + 1
+    S[S_CGD] = 1 if ok else 0
+    return ok
 
 
 # ---------------------------------------------------------------- hand flow
@@ -1231,6 +1227,7 @@ def init_game_nb(R, G, seed, log_on, check):
     S[S_LOG_ON] = log_on
     S[S_CHECK] = check
     S[S_CGD_AT] = -1
+    S[S_GD_AT] = 0
     G[10][9, 0] = np.uint64(seed)
     P = S[S_NP]
     for q in range(MAXP):
@@ -1265,7 +1262,7 @@ def _apply_go_down(R, G, p, custom):
     S = G[0]
     if custom == 0:
         # the lay-down search is the dear part: reuse the one made for this action
-        if not go_down_available_nb(R, G, p):
+        if S[S_GD_AT] != S[S_NACT] + 1 and not can_go_down_nb(R, G, p):
             return E_ILLEGAL
     else:
         code = check_proposal_nb(R, G, p)
