@@ -206,7 +206,9 @@ def test_a_killed_run_resumes_to_the_uninterrupted_dataset(tmp_path, sig):
     proc = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE)
     deadline = time.time() + 120
     while time.time() < deadline and proc.poll() is None:
-        done = len(os.listdir(out / "games")) if (out / "games").exists() else 0
+        # whole parts only: a dot-file is a part still being written
+        done = (len([p for p in os.listdir(out / "games") if not p.startswith(".")])
+                if (out / "games").exists() else 0)
         if done >= 3:
             break
         time.sleep(0.05)
