@@ -32,7 +32,8 @@ def _args(rules, hand_no):
 
 def _small_cache(slots):
     return (np.zeros(slots, np.int64), np.zeros((slots, K.MEMO_T, K.FP, 2), np.int16),
-            np.zeros((slots, K.MEMO_T), np.int8), np.zeros(K.SCRATCH, np.int64))
+            np.zeros((slots, K.MEMO_T), np.int8), np.zeros(K.SCRATCH, np.int64),
+            np.zeros((K.WT_SIZES << K.NPOS, K.WT_W), np.int32))
 
 
 FULL_SUIT = "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH"
@@ -46,6 +47,7 @@ FULL_SUIT = "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH"
     "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AS 2S 3S 4S 5S 6S",
     "8C 8C 8C 8D 8D 9D TD JD QD 4S 5S 6S",       # three copies of a card (3 packs)
     "5H 5H 5H 6H 6H 6H 7H 7H 7H 8H 8H 8H JK JK",
+    "AH 2H 3H 4H 5H 6H 7H 8H 9H KC KD 9S 9C JK",  # 17 windows of run4: too many for a table row
 ])
 def test_memo_corners_match_search(rules, hand):
     counts = to_counts(hand)
@@ -55,6 +57,20 @@ def test_memo_corners_match_search(rules, hand):
         want = max(0, K._search(counts, *args))
         for _ in range(2):          # the second answer comes from the memo
             assert K.deficiency_ws_nb(counts, *args, *cache) == want, (hand, hand_no)
+
+
+def test_window_table_row_overflow_takes_the_general_path():
+    """A suit with more undominated windows than a table row holds is marked -1
+    and answered by the general one-run path, still exactly."""
+    counts = to_counts("AH 2H 3H 4H 5H 6H 7H 8H 9H KC KD 9S 9C JK")
+    cache = K.new_cache()
+    args = _args(SH, 2)                       # set3 run4
+    assert K.deficiency_ws_nb(counts, *args, *cache) == max(0, K._search(counts, *args)) == 0
+    wt = cache[4]
+    px = 0b111111111 | (1 << 13)              # hearts A..9, the ace at both ends
+    assert wt[((4 - 4) << K.NPOS) | px, 0] == -1
+    counts = to_counts("2H 3H 4H 5H 6H 7H 8H 9H TH KC QD")
+    assert K.deficiency_ws_nb(counts, *args, *cache) == max(0, K._search(counts, *args)) == 2
 
 
 def test_full_memo_matches_search():
@@ -120,3 +136,20 @@ def test_run_contract_lay_down_by_suit_equals_the_all_suit_search(rules, hand_no
         assert (used <= x).all() and total - int((used * a.points).sum()) == dw
         n += 1
     assert n >= 30
+
+
+def test_a_suit_and_its_mirror_share_a_memo_slot():
+    """Ranks read backwards (A K Q ... 2) map runs to runs, so the per-suit fronts of a
+    suit and of its mirror are one memo entry; both answers stay exact."""
+    hand = to_counts("AH 2H 2H 3H 5H 9H TC JC QC 4S 4D 8D")
+    mirror = to_counts("AH KH KH QH TH 6H 5C 4C 3C 4S 4D 8D")   # hearts and clubs mirrored
+    for x in (1, 2):                                            # diamonds, hearts
+        assert K._suit_key(hand, x, 4, 2) == K._suit_key(mirror, x, 4, 2)
+    assert K._suit_key(hand, 0, 4, 2) == K._suit_key(mirror, 0, 4, 2)   # clubs T-Q and 3-5
+    assert K._suit_key(hand, 2, 4, 2) != K._suit_key(hand, 0, 4, 2)
+    for rules in (SH, CO):
+        cache = K.new_cache()
+        for hand_no in range(1, rules.hands + 1):
+            args = _args(rules, hand_no)
+            for counts in (hand, mirror, hand):
+                assert K.deficiency_ws_nb(counts, *args, *cache) == max(0, K._search(counts, *args))

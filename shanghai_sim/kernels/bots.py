@@ -185,6 +185,7 @@ def _greedy_discard(R, G, p):
     M1 = G[17]
     M2 = G[18]
     M3 = G[19]
+    M4 = G[20]
     Hp = H[p]
     cand = G[13][7]
     n = 0
@@ -204,7 +205,7 @@ def _greedy_discard(R, G, p):
     for k in range(n):
         c = 255 - (cand[k] & 255)
         Hp[c] -= 1
-        d = deficiency_ws_nb(Hp, kinds, sizes, nm, jcap, ex, gp, M0, M1, M2, M3)
+        d = deficiency_ws_nb(Hp, kinds, sizes, nm, jcap, ex, gp, M0, M1, M2, M3, M4)
         Hp[c] += 1
         if d == d_full:
             return action_nb(A_DISCARD, c, 0, 0)

@@ -41,6 +41,9 @@ The search enumerates shapes with a branch and bound:
 
 import numba as nb
 import numpy as np
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.extending import intrinsic
 
 SET = 0
 RUN = 1
@@ -907,6 +910,8 @@ CACHE_BITS = 16
 MEMO_MIN = 4096           # smaller memos (deficiency_nb's) skip the memoised fast paths
 RESERVED = 5             # last memo slots: per-suit fronts and a window list when the memo is full
 MEMO_T = 4                # memo planes per slot: t = 1..3 runs (plane 0: window lists)
+WT_SIZES = 10             # window table rows: run sizes 4..13 ...
+WT_W = 16                 # ... x 2**14 suit position masks, 16 int32 (one cache line) each
 
 
 def _partitions(n, maxpart=None):
@@ -935,14 +940,52 @@ PARTS, PART_START = _partition_table()
 
 def new_cache():
     """Memo and scratch for ``deficiency_ws_nb``; belongs to one RulesArrays
-    (joker_cap, exact, gap) and one thread."""
+    (joker_cap, exact, gap) and one thread.
+
+    The fifth array is the window table of the one-run paths (``_wt_row``):
+    10 MB of address space, of which only the rows of suits met are touched.
+    """
     slots = 1 << CACHE_BITS
     return (np.zeros(slots, np.int64), np.zeros((slots, MEMO_T, FP, 2), np.int16),
-            np.zeros((slots, MEMO_T), np.int8), np.zeros(SCRATCH, np.int64))
+            np.zeros((slots, MEMO_T), np.int8), np.zeros(SCRATCH, np.int64),
+            np.zeros((WT_SIZES << NPOS, WT_W), np.int32))
 
 
 SCRATCH = 4096
-POP = np.array([bin(i).count("1") for i in range(1 << 14)], dtype=np.int64)
+
+
+@intrinsic
+def _popc(typingctx, x):
+    """Number of set bits of an integer, as int64: LLVM's ctpop, the CPU's popcnt.
+    (A 16384-entry table of counts was 128 KB of cache traffic on the hot paths.)"""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return context.cast(builder, builder.ctpop(args[0]), x, types.int64)
+    return types.int64(x), codegen
+
+
+@intrinsic
+def _prefetch(typingctx, arr, i):
+    """Ask the CPU to start loading row i of arr into the cache (llvm.prefetch; no effect
+    on results), so that a few independent cache misses overlap with other work."""
+    if not isinstance(arr, types.Array) or not isinstance(i, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        zero = context.get_constant(types.intp, 0)
+        idx = [context.cast(builder, args[1], signature.args[1], types.intp)] + [zero] * (aryty.ndim - 1)
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, idx)
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fn = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]), "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+    return types.none(arr, i), codegen
 
 
 @nb.njit(cache=True, inline="always")
@@ -1082,7 +1125,7 @@ def _all_windows(px, x, s, exact, joker_cap, es_min, ms_min, J, cw, ch, ck, cme,
             if L > s and (((px >> lo) & 1) == 0 or ((px >> hi) & 1) == 0):
                 continue
             pm = px & (((1 << L) - 1) << lo)
-            m = L - POP[pm]
+            m = L - _popc(pm)
             e = m - joker_cap[L]
             if e < 0:
                 e = 0
@@ -1141,7 +1184,7 @@ def _window_fill(px, s, exact, joker_cap, ckeys, cvals, cn, free, key):
             if L > s and (((px >> lo) & 1) == 0 or ((px >> hi) & 1) == 0):
                 continue
             pm = px & (((1 << L) - 1) << lo)
-            m = L - POP[pm]
+            m = L - _popc(pm)
             held = _fold(pm)
             cap = joker_cap[L]
             e = m - cap if m > cap else 0
@@ -1205,6 +1248,35 @@ def _ml_order(ml, joker_cap):
     return m * 16 + e
 
 
+@nb.njit(cache=True, inline="always")
+def _wt_row(px, s, exact, joker_cap, wt, ckeys, cvals, cn):
+    """Row of the window table ``wt`` for a run of size s in a suit holding the
+    positions px: the undominated windows of ``_window_slot``, sorted the same
+    way, in one cache line read directly (no hashing, no probing).
+
+    wt[r, 0] = 0: not filled yet; -1: more than WT_W - 1 windows (the caller
+    takes the general path); else 1 + the number of windows. Entry i >= 1:
+    held ranks | m << 13 | e << 17 | joker room (cap - m, or 0) << 21.
+    """
+    r = ((s - 4) << NPOS) | px
+    if wt[r, 0] == 0:
+        q = _window_slot(px, s, exact, joker_cap, ckeys, cvals, cn)
+        n = np.int64(cn[q, 0])
+        if n < 0 or n > WT_W - 1:
+            wt[r, 0] = -1
+            return r
+        for i in range(n):
+            held = np.int64(cvals[q, i >> 3, i & 7, 0])
+            ml = np.int64(cvals[q, i >> 3, i & 7, 1])
+            m = ml & 15
+            cap = joker_cap[ml >> 4]
+            e = m - cap if m > cap else 0
+            sg = cap - m if cap > m else 0
+            wt[r, 1 + i] = held | (m << 13) | (e << 17) | (sg << 21)
+        wt[r, 0] = n + 1
+    return r
+
+
 NLV = 32                 # count levels of _levels (a rank with more cards takes the slow path)
 
 
@@ -1234,13 +1306,13 @@ def _class_top(LV, maxc, X, ns, dec, out):
     k = 0
     v = maxc
     while k < ns and v >= 1:
-        cnt = POP[LV[v] & X] - POP[LV[v + 1] & X]
+        cnt = _popc(LV[v] & X) - _popc(LV[v + 1] & X)
         while cnt > 0 and k < ns:
             out[k] = v - dec
             k += 1
             cnt -= 1
         v -= 1
-    z = POP[X & ~LV[1] & 0x1FFF]
+    z = _popc(X & ~LV[1] & 0x1FFF)
     while z > 0 and k < ns:
         out[k] = -dec
         k += 1
@@ -1249,7 +1321,7 @@ def _class_top(LV, maxc, X, ns, dec, out):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _one_run_one_set(rc, pmask, J, s_run, s_set, joker_cap, exact, scratch, ckeys, cvals, cn):
+def _one_run_one_set(rc, wr, J, s_set, joker_cap, scratch, wt):
     """One run and one set: _one_run with the set's best rank read off directly.
 
     For a window holding the ranks ``held``, the set is best on the rank with the
@@ -1268,17 +1340,13 @@ def _one_run_one_set(rc, pmask, J, s_run, s_set, joker_cap, exact, scratch, ckey
     ms_min = s_set - top if s_set > top else 0
     best = INF
     for x in range(4):
-        q = _window_slot(pmask[x], s_run, exact, joker_cap, ckeys, cvals, cn)
-        nw = np.int64(cn[q, 0])
-        if nw < 0:
-            # rare: too many undominated windows to store; every window, through _one_run's search
-            return -INF
-        for i in range(nw):
-            held = np.int64(cvals[q, i >> 3, i & 7, 0])
-            ml = np.int64(cvals[q, i >> 3, i & 7, 1])
-            m = ml & 15
-            cap = joker_cap[ml >> 4]
-            e = m - cap if m > cap else 0
+        r = wr[x]
+        for i in range(1, wt[r, 0]):
+            w = np.int64(wt[r, i])
+            held = w & 0x1FFF
+            m = (w >> 13) & 15
+            e = (w >> 17) & 15
+            sg = w >> 21
             b = m + ms_min - J
             if b >= best:
                 break
@@ -1301,7 +1369,7 @@ def _one_run_one_set(rc, pmask, J, s_run, s_set, joker_cap, exact, scratch, ckey
                     c -= 1
                 c -= 1
                 es = thr - c if thr > c else 0
-                if es > 0 and cap > m:
+                if es > 0 and sg > 0:
                     es -= 1
                 a = e + es
                 b = m + (s_set - c if s_set > c else 0) - J
@@ -1311,8 +1379,52 @@ def _one_run_one_set(rc, pmask, J, s_run, s_set, joker_cap, exact, scratch, ckey
     return best
 
 
+@nb.njit(cache=True, inline="always")
+def _sets_v(E, M, F, e, m, sg, J):
+    a = e + E - (F if F < sg else sg)
+    b = m + M - J
+    return a if a > b else b
+
+
+@nb.njit(cache=True, inline="always")
+def _two_sets(hc, nh, oc, no, thr, s, e, m, sg, J, best):
+    """_one_run_sets' enumeration written out for two sets: both on one rank (held by
+    the run or not), or one each on two ranks (held/held, held/other, other/other)."""
+    if no >= 1:
+        c = oc[0]
+        v = _sets_v(max(0, 2 * thr - c), max(0, 2 * s - c), 0, e, m, sg, J)
+        best = min(best, v)
+    if nh >= 1:
+        c = hc[0]
+        d = 2 * thr - c
+        v = _sets_v(max(0, d), max(0, 2 * s - c), 1 if d > 0 else 0, e, m, sg, J)
+        best = min(best, v)
+    if no >= 2:
+        c0 = oc[0]
+        c1 = oc[1]
+        v = _sets_v(max(0, thr - c0) + max(0, thr - c1), max(0, s - c0) + max(0, s - c1), 0,
+                    e, m, sg, J)
+        best = min(best, v)
+    if nh >= 1 and no >= 1:
+        c0 = hc[0]
+        c1 = oc[0]
+        d = thr - c0
+        v = _sets_v(max(0, d) + max(0, thr - c1), max(0, s - c0) + max(0, s - c1),
+                    1 if d > 0 else 0, e, m, sg, J)
+        best = min(best, v)
+    if nh >= 2:
+        c0 = hc[0]
+        c1 = hc[1]
+        d0 = thr - c0
+        d1 = thr - c1
+        v = _sets_v(max(0, d0) + max(0, d1), max(0, s - c0) + max(0, s - c1),
+                    (1 if d0 > 0 else 0) + (1 if d1 > 0 else 0), e, m, sg, J)
+        best = min(best, v)
+    return best
+
+
 @nb.njit(cache=True, _nrt=False)
-def _one_run_sets(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, cvals, cn):
+def _one_run_sets(rc, wr, J, ns, s_set, joker_cap, scratch, wt):
     """One run and ns >= 2 sets of one size: _one_run with the sets' ranks read off directly.
 
     For a window holding the ranks ``held``, split the ranks into those the run
@@ -1351,16 +1463,13 @@ def _one_run_sets(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, cke
             ms_min = M
     best = INF
     for x in range(4):
-        q = _window_slot(pmask[x], s_run, exact, joker_cap, ckeys, cvals, cn)
-        nw = np.int64(cn[q, 0])
-        if nw < 0:
-            return -INF
-        for i in range(nw):
-            held = np.int64(cvals[q, i >> 3, i & 7, 0])
-            ml = np.int64(cvals[q, i >> 3, i & 7, 1])
-            m = ml & 15
-            cap = joker_cap[ml >> 4]
-            e = m - cap if m > cap else 0
+        r = wr[x]
+        for i in range(1, wt[r, 0]):
+            w = np.int64(wt[r, i])
+            held = w & 0x1FFF
+            m = (w >> 13) & 15
+            e = (w >> 17) & 15
+            sg = w >> 21
             b = m + ms_min - J
             if b >= best:
                 break
@@ -1375,9 +1484,11 @@ def _one_run_sets(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, cke
                     if v < best:
                         best = v
                 continue
-            sg = cap - m if cap > m else 0
             nh = _class_top(LV, maxc, held, ns, 1, hc)
             no = _class_top(LV, maxc, ~held & 0x1FFF, ns, 0, oc)
+            if ns == 2:
+                best = _two_sets(hc, nh, oc, no, thr, s_set, e, m, sg, J, best)
+                continue
             for row in range(PART_START[ns], PART_START[ns + 1]):
                 nb_ = 0
                 while nb_ < ns and PARTS[row, nb_] > 0:
@@ -1656,7 +1767,7 @@ def _suit_front(cntx, t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, sel):
                         g1 |= w
                     else:
                         out += cand_t[sel[i]]
-                cover = POP[g1 & P1] + POP[g2 & P2] + POP[g3 & P3] + POP[g4 & P4]
+                cover = _popc(g1 & P1) + _popc(g2 & P2) + _popc(g3 & P3) + _popc(g4 & P4)
                 if out + cover < U:
                     U = out + cover
                 if A == (1 << t) - 1:
@@ -1821,9 +1932,17 @@ def _hslot(key, slots):
 
 @nb.njit(cache=True, inline="always")
 def _suit_key(counts, x, s, tmax):
+    """Memo key of suit x's counts for runs of size s. The fronts do not change when
+    the ranks are read backwards (A, K, Q, ..., 2: runs map to runs, gaps to gaps),
+    so a suit and its mirror share one key and one slot."""
     key = np.int64(0)
+    rev = np.int64(counts[x * 13])
     for p in range(13):
         key |= np.int64(counts[x * 13 + p]) << (2 * p)
+    for p in range(1, 13):
+        rev |= np.int64(counts[x * 13 + p]) << (2 * (13 - p))
+    if rev < key:
+        key = rev
     return (key | (np.int64(s) << 40) | (np.int64(1) << 36)) + 1
 
 
@@ -2033,7 +2152,7 @@ def _best_split(fe, fm, fn, tm, nr, J):
 
 
 @nb.njit(cache=True, _nrt=False)
-def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
+def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cvals, cn, scratch, wt):
     """Deficiency with the memo and scratch of ``new_cache()``; exact for every contract."""
     ns = 0
     nr = 0
@@ -2066,24 +2185,32 @@ def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cva
         if nr == 1:
             rc = scratch[SCRATCH - 16:SCRATCH - 3]
             pmask = scratch[SCRATCH - 24:SCRATCH - 20]
-            for r in range(13):
-                rc[r] = counts[r]
+            wr = scratch[SCRATCH - 20:SCRATCH - 16]
+            # a small memo (deficiency_nb's) would refill on every call: no fast path
+            fast = ns > 0 and ckeys.shape[0] >= MEMO_MIN
             for x in range(4):
                 pm = 0
                 for p in range(13):
-                    c = counts[x * 13 + p]
-                    if x > 0:
-                        rc[p] += c
-                    if c > 0:
+                    if counts[x * 13 + p] > 0:
                         pm |= 1 << p
                 pmask[x] = pm | ((pm & 1) << 13)
+                if fast:
+                    _prefetch(wt, ((s_run - 4) << NPOS) | pmask[x])
+            for r in range(13):
+                rc[r] = counts[r] + counts[13 + r] + counts[26 + r] + counts[39 + r]
             v = -INF
-            if ckeys.shape[0] < MEMO_MIN:
-                pass          # a small memo (deficiency_nb) would refill on every call
-            elif ns == 1:
-                v = _one_run_one_set(rc, pmask, J, s_run, s_set, joker_cap, exact, scratch, ckeys, cvals, cn)
-            elif ns > 1:
-                v = _one_run_sets(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, cvals, cn)
+            if fast:
+                full = True
+                for x in range(4):
+                    r = _wt_row(pmask[x], s_run, exact, joker_cap, wt, ckeys, cvals, cn)
+                    wr[x] = r
+                    if wt[r, 0] < 0:
+                        full = False      # rare: too many undominated windows for a row
+                if full:
+                    if ns == 1:
+                        v = _one_run_one_set(rc, wr, J, s_set, joker_cap, scratch, wt)
+                    else:
+                        v = _one_run_sets(rc, wr, J, ns, s_set, joker_cap, scratch, wt)
             if v == -INF:
                 v = _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, cvals, cn)
             return v if v > 0 else 0
@@ -2117,12 +2244,13 @@ def deficiency_nb(counts, kinds, sizes, nm, joker_cap, exact, gap):
     cvals = np.zeros((8, MEMO_T, FP, 2), np.int16)
     cn = np.zeros((8, MEMO_T), np.int8)
     scratch = np.zeros(SCRATCH, np.int64)
-    return deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
+    wt = np.zeros((1, WT_W), np.int32)
+    return deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cvals, cn, scratch, wt)
 
 
 @nb.njit(cache=True, _nrt=False)
 def deficiency_batch_nb(counts2d, kinds, sizes, nm, joker_cap, exact, gap, out,
-                        ckeys, cvals, cn, scratch):
+                        ckeys, cvals, cn, scratch, wt):
     for i in range(counts2d.shape[0]):
         out[i] = deficiency_ws_nb(counts2d[i], kinds, sizes, nm, joker_cap, exact, gap,
-                                  ckeys, cvals, cn, scratch)
+                                  ckeys, cvals, cn, scratch, wt)

@@ -31,7 +31,7 @@ meld_size, n_melds, deal, buys)`` of ``RulesArrays``. The state is the tuple
   G[13] SCR  int64[8, 64]         scratch
   G[14] LD   int64[MAX_MELDS, LAY_W]  laydown_nb output
   G[15] BUF  int64[MAXLEGAL]      legal action buffer
-  G[16..19]                       the meld finder's memo and scratch (melds.new_cache)
+  G[16..20]                       the meld finder's memo, scratch and window table (melds.new_cache)
 
 Run positions follow ``kernels.melds``: position p is rank p % 13, 0 = ace
 low, 13 = ace high. Card ids follow ``shanghai_sim.cards`` (52 = joker).
@@ -54,7 +54,8 @@ from ..rules import (MAX_MELDS, P_BUY_PENALTY, P_BUY_PRIORITY, P_DECKS, P_DOWN_M
                      P_GO_OUT, P_INITIAL_EXACT, P_JOKERS, P_JOKER_SWAP, P_MAX_STOCK_PASSES,
                      P_NHANDS, P_PLAYERS, P_SAME_SUIT_GAP, P_SET_JOKER_CARD,
                      P_BLIND_JOKER, P_BLIND_NO_JOKER)
-from .melds import CACHE_BITS, FP, LAY_W, MEMO_T, SCRATCH, deficiency_ws_nb, laydown_sat_nb
+from .melds import (CACHE_BITS, FP, LAY_W, MEMO_T, NPOS, SCRATCH, WT_SIZES, WT_W, deficiency_ws_nb,
+                    laydown_sat_nb)
 from .records import (HF_BLIND, HF_BUY_CARDS, HF_BUYS, HF_CARDS_LEFT, HF_DEALER, HF_DOWN_TURN,
                       HF_JOKERS_LEFT, HF_POINTS, HF_STOCK_PASSES, HF_TURNS, HF_WENT_OUT,
                       HF_STOPPED, NHF)
@@ -223,7 +224,8 @@ def new_state_nb(params, log_size):
             np.zeros((8, 64), np.int64), np.zeros((MAX_MELDS, LAY_W), np.int64),
             np.zeros(MAXLEGAL, np.int64), np.zeros(1 << CACHE_BITS, np.int64),
             np.zeros((1 << CACHE_BITS, MEMO_T, FP, 2), np.int16),
-            np.zeros((1 << CACHE_BITS, MEMO_T), np.int8), np.zeros(SCRATCH, np.int64))
+            np.zeros((1 << CACHE_BITS, MEMO_T), np.int8), np.zeros(SCRATCH, np.int64),
+            np.zeros((WT_SIZES << NPOS, WT_W), np.int32))
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -265,7 +267,7 @@ def hand_def_nb(R, G, p):
     params = R[0]
     h = G[0][S_HAND]
     d = deficiency_ws_nb(G[2][p], R[3][h], R[4][h], R[5][h], R[2],
-                         params[P_INITIAL_EXACT], params[P_SAME_SUIT_GAP], G[16], G[17], G[18], G[19])
+                         params[P_INITIAL_EXACT], params[P_SAME_SUIT_GAP], G[16], G[17], G[18], G[19], G[20])
     PS[p, PS_DEF] = d
     PS[p, PS_DEFOK] = 1
     return d
@@ -276,7 +278,7 @@ def def_of_nb(R, G, counts):
     params = R[0]
     h = G[0][S_HAND]
     return deficiency_ws_nb(counts, R[3][h], R[4][h], R[5][h], R[2],
-                            params[P_INITIAL_EXACT], params[P_SAME_SUIT_GAP], G[16], G[17], G[18], G[19])
+                            params[P_INITIAL_EXACT], params[P_SAME_SUIT_GAP], G[16], G[17], G[18], G[19], G[20])
 
 
 # ---------------------------------------------------------------- stock
