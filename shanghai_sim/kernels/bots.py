@@ -24,7 +24,7 @@ from .play import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_PASS, A_SWAP, A_TAKE,
                    discard_now_nb, do_swap_nb, go_down_available_nb, hand_def_nb, layable_nb,
                    layoff_allowed_now_nb, layoff_list_nb, legal_list_nb, swap_legal_nb,
                    undo_swap_nb, _place_proposal, _unplace, PS_DEF, PS_DEFOK)
-from .melds import deficiency_ws_nb
+from .melds import _popc, deficiency_ws_nb
 from .rng import randint_nb
 
 BOT_RANDOM = 0
@@ -42,7 +42,7 @@ BUY_USEFUL = 1
 BUY_ALWAYS = 2
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def random_action_nb(R, G, p):
     """Uniformly random among the legal actions.
 
@@ -97,21 +97,6 @@ NEAR = _near_masks()
 
 
 @nb.njit(cache=True, _nrt=False)
-def _near_outs(H, p):
-    """Cheap 'useful outs' of seat p's hand: distinct natural cards that share a rank
-    with a card of the hand or stand within two run positions of one in its suit."""
-    mask = np.uint64(0)
-    for c in range(52):
-        if H[p, c] != 0:
-            mask |= NEAR[c]
-    n = 0
-    while mask != 0:
-        mask &= mask - np.uint64(1)
-        n += 1
-    return n
-
-
-@nb.njit(cache=True, _nrt=False)
 def _blind_possible(R, G, p):
     """After the finder's lay-down (in GD), could seat p go out this same turn?"""
     S = G[0]
@@ -143,7 +128,7 @@ def _blind_possible(R, G, p):
     return False
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _greedy_discard(R, G, p):
     H = G[2]
     pts = R[1]
@@ -188,13 +173,28 @@ def _greedy_discard(R, G, p):
     M4 = G[20]
     Hp = H[p]
     cand = G[13][7]
+    # Useful outs of the hand less card c: the distinct natural cards that share a rank
+    # with a card left or stand within two run positions of one in its suit (the union
+    # of NEAR over the cards left). Only a single copy of a natural changes the union:
+    # it is then the union over the cards before c and after c (suffix unions in suf).
+    suf = G[13][6]
+    acc = np.int64(0)
+    for c in range(51, -1, -1):
+        suf[c] = acc
+        if Hp[c] > 0:
+            acc |= np.int64(NEAR[c])
+    full = _popc(acc)
+    pre = np.int64(0)
     n = 0
     for c in range(53):
         if Hp[c] == 0:
             continue
-        Hp[c] -= 1
-        key = (_near_outs(H, p) << 48) | (pts[c] << 8) | (255 - c)
-        Hp[c] += 1
+        outs = full
+        if c < JOKER:
+            if Hp[c] == 1:
+                outs = _popc(pre | suf[c])
+            pre |= np.int64(NEAR[c])
+        key = (outs << 48) | (pts[c] << 8) | (255 - c)
         k = n            # insertion, highest key first
         while k > 0 and cand[k - 1] < key:
             cand[k] = cand[k - 1]
@@ -221,7 +221,7 @@ def _greedy_layoff(R, G, p):
     return -1
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _greedy_swap(R, G, p, down):
     """A joker swap that helps: when down, one whose joker can be laid off afterwards;
     when not down (joker_swap = anyone), one after which the bot can go down."""
@@ -282,7 +282,7 @@ def _buy_policy(bp, h):
     return int(bp[BP_BUY])
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def greedy_action_nb(R, G, p, bp):
     S = G[0]
     PS = G[1]
@@ -335,7 +335,7 @@ def greedy_action_nb(R, G, p, bp):
     return _greedy_discard(R, G, p)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def bot_action_nb(R, G, kind, bp):
     """The action of the bot of this kind for the seat to act."""
     p = G[0][S_ACTOR]

@@ -1189,7 +1189,7 @@ def _end_hand(R, G):
                 G[11][b + q] = PS[q, PS_TOTAL]
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def advance_nb(R, G):
     """Run the automatic phases until a decision (or the end of the game)."""
     S = G[0]
@@ -1316,7 +1316,7 @@ def _apply_go_down(R, G, p, custom):
     return E_OK
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def apply_action_nb(R, G, a):
     """Apply action code a for the seat S_ACTOR; returns E_OK or an error code (state unchanged)."""
     S = G[0]
