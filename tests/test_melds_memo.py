@@ -79,14 +79,27 @@ def test_full_memo_matches_search():
     shoe = np.array([c for c in range(52) for _ in range(2)] + [52] * 4)
     for rules in (SH, CO):
         cache = _small_cache(K.MEMO_MIN)     # a memo belongs to one rules object
-        for i in range(5000):
-            hand_no = 1 + i % rules.hands
+        runs = [h for h in range(1, rules.hands + 1) if set(rules.arrays().meld_kind[h - 1][
+            :rules.arrays().n_melds[h - 1]]) == {K.RUN}]
+        for i in range(12000):
+            # every contract, and half the hands on runs contracts: only their per-suit
+            # fronts (and rare long window lists) take memo slots
+            hand_no = 1 + (i // 2) % rules.hands if i % 2 else runs[(i // 2) % len(runs)]
             args = _args(rules, hand_no)
             counts = np.bincount(rng.choice(shoe, rng.integers(8, 19), replace=False),
                                  minlength=53).astype(np.int64)
             want = max(0, K._search(counts, *args))
             assert K.deficiency_ws_nb(counts, *args, *cache) == want
         assert (cache[0] != 0).mean() > 0.95     # nearly full: probes run out
+        # trimmed (as the engine does between games), it fills again with exact answers
+        assert K.memo_trim_nb(cache[0]) and not cache[0].any()
+        for i in range(500):
+            hand_no = 1 + i % rules.hands
+            args = _args(rules, hand_no)
+            counts = np.bincount(rng.choice(shoe, rng.integers(8, 19), replace=False),
+                                 minlength=53).astype(np.int64)
+            assert K.deficiency_ws_nb(counts, *args, *cache) == max(0, K._search(counts, *args))
+        assert cache[0].any()
 
 
 def _general_lay(counts, rules, hand_no):
@@ -153,3 +166,11 @@ def test_a_suit_and_its_mirror_share_a_memo_slot():
             args = _args(rules, hand_no)
             for counts in (hand, mirror, hand):
                 assert K.deficiency_ws_nb(counts, *args, *cache) == max(0, K._search(counts, *args))
+
+
+def test_memo_trim_empties_a_memo_three_quarters_full():
+    ckeys = np.zeros(K.MEMO_MIN, np.int64)
+    ckeys[: K.MEMO_MIN // 2] = 1
+    assert not K.memo_trim_nb(ckeys) and (ckeys != 0).sum() == K.MEMO_MIN // 2
+    ckeys[:] = 7
+    assert K.memo_trim_nb(ckeys) and (ckeys == 0).all()

@@ -55,7 +55,7 @@ from ..rules import (MAX_MELDS, P_BUY_PENALTY, P_BUY_PRIORITY, P_DECKS, P_DOWN_M
                      P_NHANDS, P_PLAYERS, P_SAME_SUIT_GAP, P_SET_JOKER_CARD,
                      P_BLIND_JOKER, P_BLIND_NO_JOKER)
 from .melds import (CACHE_BITS, FP, LAY_W, MEMO_T, NPOS, SCRATCH, WT_SIZES, WT_W, deficiency_ws_nb,
-                    laydown_sat_nb)
+                    laydown_sat_nb, memo_trim_nb)
 from .records import (HF_BLIND, HF_BUY_CARDS, HF_BUYS, HF_CARDS_LEFT, HF_DEALER, HF_DOWN_TURN,
                       HF_JOKERS_LEFT, HF_POINTS, HF_STOCK_PASSES, HF_TURNS, HF_WENT_OUT,
                       HF_STOPPED, NHF)
@@ -1226,6 +1226,7 @@ def init_game_nb(R, G, seed, log_on, check):
         for f in range(NPS):
             PS[q, f] = 0
     G[12][:, :, :] = 0
+    memo_trim_nb(G[16])
     S[S_LOG_ON] = log_on
     S[S_CHECK] = check
     S[S_CGD_AT] = -1
