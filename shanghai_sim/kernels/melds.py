@@ -1172,6 +1172,19 @@ def _window_slot(px, s, exact, joker_cap, ckeys, cvals, cn):
     return _window_fill(px, s, exact, joker_cap, ckeys, cvals, cn, slots - RESERVED + 4, 0)
 
 
+@nb.njit(cache=True, inline="always")
+def _win_entry(cvals, q, i, joker_cap):
+    """Window i of a window-list slot q: held ranks, m | L << 4, and its m (cards
+    missing), e (cards to add beyond the joker cap) and joker room."""
+    held = np.int64(cvals[q, i >> 3, i & 7, 0])
+    ml = np.int64(cvals[q, i >> 3, i & 7, 1])
+    m = ml & 15
+    cap = joker_cap[ml >> 4]
+    e = m - cap if m > cap else 0
+    sg = cap - m if cap > m else 0
+    return held, ml, m, e, sg
+
+
 @nb.njit(cache=True, _nrt=False)
 def _window_fill(px, s, exact, joker_cap, ckeys, cvals, cn, free, key):
     """List the undominated windows of _window_slot into memo slot free."""
@@ -1193,12 +1206,7 @@ def _window_fill(px, s, exact, joker_cap, ckeys, cvals, cn, free, key):
             dom = False
             k = 0
             for i in range(n):
-                h2 = np.int64(cvals[free, i >> 3, i & 7, 0])
-                ml2 = np.int64(cvals[free, i >> 3, i & 7, 1])
-                m2 = ml2 & 15
-                c2 = joker_cap[ml2 >> 4]
-                e2 = m2 - c2 if m2 > c2 else 0
-                s2 = c2 - m2 if c2 > m2 else 0
+                h2, ml2, m2, e2, s2 = _win_entry(cvals, free, i, joker_cap)
                 if m2 <= m and e2 <= e and s2 >= sg and (h2 & held) == h2:
                     dom = True
                     break
@@ -1209,12 +1217,7 @@ def _window_fill(px, s, exact, joker_cap, ckeys, cvals, cn, free, key):
                 ckeys[free] = key
                 return free
             for i in range(n):
-                h2 = np.int64(cvals[free, i >> 3, i & 7, 0])
-                ml2 = np.int64(cvals[free, i >> 3, i & 7, 1])
-                m2 = ml2 & 15
-                c2 = joker_cap[ml2 >> 4]
-                e2 = m2 - c2 if m2 > c2 else 0
-                s2 = c2 - m2 if c2 > m2 else 0
+                h2, ml2, m2, e2, s2 = _win_entry(cvals, free, i, joker_cap)
                 if not (m <= m2 and e <= e2 and sg >= s2 and (held & h2) == held):
                     cvals[free, k >> 3, k & 7, 0] = h2
                     cvals[free, k >> 3, k & 7, 1] = ml2
@@ -1269,15 +1272,17 @@ def _wt_row(px, s, exact, joker_cap, wt, ckeys, cvals, cn):
             wt[r, 0] = -1
             return r
         for i in range(n):
-            held = np.int64(cvals[q, i >> 3, i & 7, 0])
-            ml = np.int64(cvals[q, i >> 3, i & 7, 1])
-            m = ml & 15
-            cap = joker_cap[ml >> 4]
-            e = m - cap if m > cap else 0
-            sg = cap - m if cap > m else 0
+            held, ml, m, e, sg = _win_entry(cvals, q, i, joker_cap)
             wt[r, 1 + i] = held | (m << 13) | (e << 17) | (sg << 21)
         wt[r, 0] = n + 1
     return r
+
+
+@nb.njit(cache=True, inline="always")
+def _wt_entry(wt, r, i):
+    """Entry i of window-table row r: held ranks, m, e and joker room (see _wt_row)."""
+    w = np.int64(wt[r, i])
+    return w & 0x1FFF, (w >> 13) & 15, (w >> 17) & 15, w >> 21
 
 
 NLV = 32                 # count levels of _levels (a rank with more cards takes the slow path)
@@ -1345,11 +1350,7 @@ def _one_run_one_set(rc, wr, J, s_set, joker_cap, scratch, wt):
     for x in range(4):
         r = wr[x]
         for i in range(1, wt[r, 0]):
-            w = np.int64(wt[r, i])
-            held = w & 0x1FFF
-            m = (w >> 13) & 15
-            e = (w >> 17) & 15
-            sg = w >> 21
+            held, m, e, sg = _wt_entry(wt, r, i)
             b = m + ms_min - J
             if b >= best:
                 break
@@ -1468,11 +1469,7 @@ def _one_run_sets(rc, wr, J, ns, s_set, joker_cap, scratch, wt):
     for x in range(4):
         r = wr[x]
         for i in range(1, wt[r, 0]):
-            w = np.int64(wt[r, i])
-            held = w & 0x1FFF
-            m = (w >> 13) & 15
-            e = (w >> 17) & 15
-            sg = w >> 21
+            held, m, e, sg = _wt_entry(wt, r, i)
             b = m + ms_min - J
             if b >= best:
                 break
