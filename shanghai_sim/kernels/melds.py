@@ -981,8 +981,10 @@ def _prefetch(typingctx, arr, i):
         ptr = cgutils.get_item_pointer(context, builder, aryty, ary, idx)
         i8p = ir.IntType(8).as_pointer()
         i32 = ir.IntType(32)
+        # the typed-pointer name of older LLVMs; LLVMs with opaque pointers (checked:
+        # LLVM 22, llvmlite 0.50) upgrade it to llvm.prefetch.p0 when they read the IR
         fn = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]), "llvm.prefetch.p0")
+            builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]), "llvm.prefetch.p0i8")
         builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
         return context.get_dummy_value()
     return types.none(arr, i), codegen
