@@ -26,7 +26,7 @@ from shanghai_sim.rules import preset
 import numba as nb
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, _nrt=False)
 def _count_actions_nb(R, G, bot_kind, bot_params, seeds):
     """Play games with bots and count the decisions taken (the same loop as play_game_nb)."""
     n = 0

@@ -84,3 +84,51 @@ def test_batch_matches_logged_game():
     assert (rec == out[0]).all()
     ends = [e for e in events if e["event"] == "hand_end"]
     assert [e["scores"] for e in ends] == out[0, :, :, HF_POINTS].tolist()
+
+
+def _swap_tries(R, G, p):
+    """(card, meld, slot) of every joker on the table that a natural of seat p may replace."""
+    TM, H = G[5], G[2]
+    for m in range(int(G[0][K.S_NT])):
+        for slot in range(K.TW):
+            if G[6][m, slot] != K.JOKER:
+                continue
+            key = int(TM[m, K.TM_KEY])
+            cands = ([key * 13 + slot % 13] if TM[m, K.TM_KIND] == K.RUN
+                     else [s * 13 + key for s in range(4)])
+            for c in cands:
+                if H[p, c] > 0 and K.swap_struct_nb(R, G, c, m, slot):
+                    yield c, m, slot
+
+
+@pytest.mark.parametrize("name, players", [("shanghai", 4), ("progressive", 3),
+                                           ("contract", 5), ("shanghai", 2)])
+def test_go_down_possible_matches_the_search(name, players):
+    """go_down_possible_nb (which skips the lay-down search when the hand's size decides)
+    answers as can_go_down_nb, on real hands and on hands with a joker swap tried.
+    Random bots buy often, so the hands grow large and both answers come up."""
+    from shanghai_sim.game import Game
+    seen = {True: 0, False: 0}
+    for seed in range(4):
+        g = Game(rules=name, players=players, seed=seed, bots="random")
+        R, G = g.R, g.G
+        PS = G[1]
+        while not g.over:
+            S = G[0]
+            p = int(S[K.S_ACTOR])
+            if S[K.S_PHASE] == K.PH_PLAY and PS[p, K.PS_DOWN] == 0 and K.hand_def_nb(R, G, p) <= 1:
+                tries = [None] + list(_swap_tries(R, G, p))
+                for t in tries:
+                    if t is not None:
+                        d0, k0 = PS[p, K.PS_DEF], PS[p, K.PS_DEFOK]
+                        ident = K.do_swap_nb(G, p, *t)
+                    fast = bool(K.go_down_possible_nb(R, G, p))
+                    full = bool(K.can_go_down_nb(R, G, p))
+                    assert fast == full, f"{name} seed {seed} action {S[K.S_NACT]} swap {t}"
+                    seen[full] += 1
+                    if t is not None:
+                        K.undo_swap_nb(G, p, *t, ident)
+                        PS[p, K.PS_DEF], PS[p, K.PS_DEFOK] = d0, k0
+                S[K.S_GD_AT] = 0       # GD was rewritten for the tried hands
+            g.step()
+    assert seen[True] > 0 and seen[False] > 0, seen

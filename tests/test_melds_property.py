@@ -6,8 +6,9 @@ suits, six neighbouring ranks) so that melds are common, for every contract
 of the three presets and of custom rules that cross the options the presets
 keep together (exact + naturals, at_least + table, at_least + gap). The
 kernel must give the reference's (satisfiable, deadwood, deficiency), a
-lay-down that is valid and leaves exactly ``deadwood`` points, and
-``deficiency_batch`` must agree row by row.
+lay-down that is valid and leaves exactly ``deadwood`` points (and takes no
+more cards than ``max_laid_nb`` allows), and ``deficiency_batch`` must agree
+row by row.
 
 The reference itself is checked too: with its prunings switched off, and
 against a brute force that tries every way to split tiny hands into melds.
@@ -23,6 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from shanghai_sim.cards import JOKER, NRANKS, format_cards
+from shanghai_sim.hand import _contract_rows
+from shanghai_sim.kernels.melds import max_laid_nb
 from shanghai_sim.rules import InitialMeld, JokerLimit, MeldKind, SameSuitRuns, preset
 
 from reference import check_laydown, naive_analysis, reference_analysis
@@ -74,6 +77,11 @@ def compare(counts, rules, hand_no):
     if a.satisfiable:
         left = check_laydown(counts, a.melds, a.leftover, contract, rules)
         assert left == a.deadwood, f"{where}: melds {a.melds} leave {left}, not {a.deadwood}"
+        # the engine skips the lay-down search when this bound settles going down
+        kinds, _, nm, _ = _contract_rows(rules, hand_no)
+        laid = sum(len(m) for m in a.melds)
+        bound = max_laid_nb(counts, kinds, nm)
+        assert laid <= bound, f"{where}: lay-down of {laid} cards > max_laid_nb {bound}"
     batch = deficiency_batch(counts[None, :], hand_no, rules)
     assert int(batch[0]) == expected[2], f"{where}: deficiency_batch {batch[0]} != {expected[2]}"
 

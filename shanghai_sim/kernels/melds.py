@@ -804,6 +804,72 @@ def _lay_undo(i, kinds, cur, cnt_hand, rank_av):
 
 
 @nb.njit(cache=True, _nrt=False)
+def max_laid_nb(H, kinds, nm):
+    """An upper bound on the cards that any lay-down of the contract (kinds[:nm]) can
+    take from the hand H: every joker, plus at most min(naturals, sets' + runs' share).
+
+    s sets take at most the naturals of their s richest ranks (a second set of one rank
+    shares that rank's cards); k runs of one suit take at most one card per rank each,
+    so sum over ranks of min(count, k). Layer k of a suit (ranks held >= k times)
+    shrinks as k grows, so the runs' share is the sum of the nr largest layers.
+    """
+    ns = 0
+    for i in range(nm):
+        if kinds[i] == SET:
+            ns += 1
+    nr = nm - ns
+    nat = 0
+    for c in range(52):
+        nat += H[c]
+    sets = 0
+    used = 0
+    for _ in range(ns):
+        top = -1
+        tr = 0
+        for r in range(13):
+            if (used >> r) & 1:
+                continue
+            v = H[r] + H[13 + r] + H[26 + r] + H[39 + r]
+            if v > top:
+                top = v
+                tr = r
+        if top <= 0:
+            break
+        used |= 1 << tr
+        sets += top
+    runs = 0
+    k0 = 1
+    k1 = 1
+    k2 = 1
+    k3 = 1
+    for _ in range(nr):
+        top = 0
+        tx = -1
+        for x in range(4):
+            k = k0 if x == 0 else (k1 if x == 1 else (k2 if x == 2 else k3))
+            v = 0
+            for r in range(13):
+                if H[x * 13 + r] >= k:
+                    v += 1
+            if v > top:
+                top = v
+                tx = x
+        if tx < 0:
+            break
+        runs += top
+        if tx == 0:
+            k0 += 1
+        elif tx == 1:
+            k1 += 1
+        elif tx == 2:
+            k2 += 1
+        else:
+            k3 += 1
+    share = sets + runs
+    return H[JOKER] + (nat if nat < share else share)
+
+
+@nb.njit(cache=True, _nrt=False)
 def laydown_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out):
     """Least-deadwood lay-down of the contract from hand cards; deadwood or -1.
 

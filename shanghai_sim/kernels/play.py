@@ -55,7 +55,7 @@ from ..rules import (MAX_MELDS, P_BUY_PENALTY, P_BUY_PRIORITY, P_DECKS, P_DOWN_M
                      P_NHANDS, P_PLAYERS, P_SAME_SUIT_GAP, P_SET_JOKER_CARD,
                      P_BLIND_JOKER, P_BLIND_NO_JOKER)
 from .melds import (CACHE_BITS, FP, LAY_W, MEMO_T, NPOS, SCRATCH, WT_SIZES, WT_W, deficiency_ws_nb,
-                    laydown_sat_nb, memo_trim_nb)
+                    laydown_sat_nb, max_laid_nb, memo_trim_nb)
 from .records import (HF_BLIND, HF_BUY_CARDS, HF_BUYS, HF_CARDS_LEFT, HF_DEALER, HF_DOWN_TURN,
                       HF_JOKERS_LEFT, HF_POINTS, HF_STOCK_PASSES, HF_TURNS, HF_WENT_OUT,
                       HF_STOPPED, NHF)
@@ -615,7 +615,7 @@ def swap_legal_nb(R, G, p, c, m, slot):
         ok = can_finish_nb(R, G, p)
     else:
         # joker_swap = anyone, not yet down: only as part of going down this turn.
-        ok = can_go_down_nb(R, G, p)
+        ok = go_down_possible_nb(R, G, p)
     undo_swap_nb(G, p, c, m, slot, ident)
     PS[p, PS_DEF] = d0
     PS[p, PS_DEFOK] = k0
@@ -939,6 +939,60 @@ def can_go_down_nb(R, G, p):
     ok = code == E_OK or (code == E_GD_FINISH and _try_shrink(R, G, p, nm))
     if ok:
         S[S_GD_AT] = S[S_NACT] + 1
+    return ok
+
+
+@nb.njit(cache=True, _nrt=False)
+def _finishable(r, go, exact):
+    """May a turn that went down leaving r cards end legally, whatever those cards are?
+    (check_proposal_nb's go_out test with its answer known without the cards.)"""
+    if r >= 2:
+        return True
+    if r == 1:
+        return go != GO_NO_DISCARD
+    return go != GO_DISCARD_REQUIRED
+
+
+@nb.njit(cache=True, _nrt=False)
+def go_down_possible_nb(R, G, p):
+    """can_go_down_nb's answer for seat p's hand as it is now, which may be a hand with a
+    joker swap tried (swap_legal_nb). GD is not kept: S_GD_AT is cleared if it was used.
+
+    A satisfiable hand always has the finder's lay-down, and check_proposal_nb can
+    then refuse it only by its go_out test on the r cards left. Under `exact` r is the
+    hand less the contract's cards, so that decides; under `at_least` r lies between
+    the hand less max_laid_nb and the hand less the contract's cards, and when every
+    r in that range ends the turn whatever the cards, the search is not needed.
+    """
+    S = G[0]
+    if G[1][p, PS_DOWN] != 0 or S[S_PHASE] != PH_PLAY or S[S_CUR] != p:
+        return False
+    if hand_def_nb(R, G, p) != 0:
+        return False
+    params = R[0]
+    h = S[S_HAND]
+    nm = R[5][h]
+    kinds = R[3][h]
+    sizes = R[4][h]
+    go = params[P_GO_OUT]
+    exact = params[P_INITIAL_EXACT] != 0
+    n = G[1][p, PS_N]
+    need = 0
+    for i in range(nm):
+        need += sizes[i]
+    if exact:
+        return _finishable(n - need, go, True)
+    r_lo = n - max_laid_nb(G[2][p], kinds, nm)
+    if r_lo < 0:
+        r_lo = 0
+    ok = True
+    for r in range(r_lo, min(n - need, 2) + 1):
+        if not _finishable(r, go, False):
+            ok = False
+    if ok:
+        return True
+    ok = can_go_down_nb(R, G, p)
+    S[S_GD_AT] = 0
     return ok
 
 
