@@ -1358,20 +1358,22 @@ NLV = 32                 # count levels of _levels (a rank with more cards takes
 
 @nb.njit(cache=True, inline="always")
 def _levels(rc, LV):
-    """LV[v] = mask of the ranks with at least v cards (LV[0]: all 13); returns the
-    largest count, or -1 if one reaches NLV - 1."""
-    for v in range(NLV):
-        LV[v] = 0
-    LV[0] = 0x1FFF
+    """LV[v] = mask of the ranks with at least v cards, for v = 0 (all 13) to the
+    largest count + 1 (none); returns the largest count, or -1 if one reaches NLV - 1.
+    (Each rank sets one bit at its own count; a suffix OR makes "at least".)"""
     maxc = 0
     for r in range(13):
-        c = rc[r]
-        if c >= NLV - 1:
-            return -1
-        if c > maxc:
-            maxc = c
-        for v in range(1, c + 1):
-            LV[v] |= 1 << r
+        if rc[r] > maxc:
+            maxc = rc[r]
+    if maxc >= NLV - 1:
+        return -1
+    for v in range(1, maxc + 2):
+        LV[v] = 0
+    for r in range(13):
+        LV[rc[r]] |= 1 << r
+    for v in range(maxc - 1, 0, -1):
+        LV[v] |= LV[v + 1]
+    LV[0] = 0x1FFF
     return maxc
 
 
@@ -1769,6 +1771,85 @@ def _suit_windows(cntx, s, exact, joker_cap, cand_lo, cand_l, cand_r, cand_t):
     return nc, has_empty
 
 
+@nb.njit(cache=True, inline="always")
+def _touch(cand_lo, cand_l, a, b):
+    """Do windows a and b of one suit overlap or touch (same_suit_runs = gap)?"""
+    alo = cand_lo[a]
+    ahi = alo + cand_l[a] - 1
+    blo = cand_lo[b]
+    bhi = blo + cand_l[b] - 1
+    return not (alo > bhi + 1 or ahi < blo - 1)
+
+
+@nb.njit(cache=True, _nrt=False)
+def _suit_front_small(t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, P1, P2, P3, cap_pts):
+    """_suit_front for t = 1, 2, 3 with the subsets of the min-cut written out: the same
+    windows in the same order, the covers of single windows and pairs computed once
+    for all the runs that share them."""
+    nf = 0
+    for i in range(nc):
+        ri = cand_r[i]
+        ti = cand_t[i]
+        li = cand_l[i]
+        ci = _popc(ri & P1)
+        if t == 1:
+            u = ti if ti < ci else ci
+            nf = _pareto_add(fe, fm, nf, ti - u, li - ci, cap_pts)
+            if nf < 0:
+                return -1
+            continue
+        for j in range(i, nc):
+            if gap != 0 and _touch(cand_lo, cand_l, i, j):
+                continue
+            rj = cand_r[j]
+            tj = cand_t[j]
+            cj = _popc(rj & P1)
+            cij = _popc((ri | rj) & P1) + _popc(ri & rj & P2)
+            if t == 2:
+                u = ti + tj
+                if tj + ci < u:
+                    u = tj + ci
+                if ti + cj < u:
+                    u = ti + cj
+                if cij < u:
+                    u = cij
+                nf = _pareto_add(fe, fm, nf, ti + tj - u, li + cand_l[j] - cij, cap_pts)
+                if nf < 0:
+                    return -1
+                continue
+            for k in range(j, nc):
+                if gap != 0 and (_touch(cand_lo, cand_l, i, k) or _touch(cand_lo, cand_l, j, k)):
+                    continue
+                rk = cand_r[k]
+                tk = cand_t[k]
+                ck = _popc(rk & P1)
+                cik = _popc((ri | rk) & P1) + _popc(ri & rk & P2)
+                cjk = _popc((rj | rk) & P1) + _popc(rj & rk & P2)
+                g2 = (ri & rj) | (ri & rk) | (rj & rk)
+                call = (_popc((ri | rj | rk) & P1) + _popc(g2 & P2)
+                        + _popc(ri & rj & rk & P3))
+                tt = ti + tj + tk
+                u = tt
+                if ci + tj + tk < u:
+                    u = ci + tj + tk
+                if cj + ti + tk < u:
+                    u = cj + ti + tk
+                if ck + ti + tj < u:
+                    u = ck + ti + tj
+                if cij + tk < u:
+                    u = cij + tk
+                if cik + tj < u:
+                    u = cik + tj
+                if cjk + ti < u:
+                    u = cjk + ti
+                if call < u:
+                    u = call
+                nf = _pareto_add(fe, fm, nf, tt - u, li + cand_l[j] + cand_l[k] - call, cap_pts)
+                if nf < 0:
+                    return -1
+    return nf
+
+
 @nb.njit(cache=True, _nrt=False)
 def _suit_front(cntx, t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, sel):
     """Pareto front (E, M) of t >= 1 runs drawn from the candidate windows of one suit.
@@ -1799,6 +1880,9 @@ def _suit_front(cntx, t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, sel):
     nf = 0
     if nc == 0:
         return 0
+    if t <= 3:
+        return _suit_front_small(t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm,
+                                 P1, P2, P3, cap_pts)
     for i in range(t):
         sel[i] = 0
     while True:
