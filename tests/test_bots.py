@@ -97,3 +97,43 @@ def test_greedy_discard_is_the_plain_rule(rules, seed):
             checked += 1
         g.apply(a)
     assert checked > 100
+
+
+def _random_choices(g, draws):
+    """The random bot's choice, drawn `draws` times from the same state (each draw
+    moves on the seat's random stream only), against the legal actions there."""
+    from shanghai_sim.kernels import play as K
+    from shanghai_sim.kernels.bots import random_action_nb
+    p = int(g.S[K.S_ACTOR])
+    buf = np.zeros(K.MAXLEGAL, np.int64)
+    legal = {int(a) for a in buf[:K.legal_actions_nb(g.R, g.G, buf)]}
+    counts = {}
+    for _ in range(draws):
+        a = int(random_action_nb(g.R, g.G, p))
+        counts[a] = counts.get(a, 0) + 1
+    return legal, counts
+
+
+@pytest.mark.parametrize("go_down", [True, False])
+def test_random_bot_is_uniform(go_down):
+    """random draws every legal action with the same chance, also where it asks whether
+    going down is legal only when the slot kept for it comes up (RULES-free check:
+    the legal list of the engine is the reference)."""
+    from shanghai_sim import Game
+    from shanghai_sim.kernels import play as K
+    g = Game(rules="shanghai", players=4, seed=3, bots="random")
+    while True:
+        p = int(g.S[K.S_ACTOR])
+        if g.S[K.S_PHASE] == K.PH_PLAY and g.G[1][p, K.PS_DOWN] == 0:
+            if bool(K.go_down_available_nb(g.R, g.G, p)) == go_down:
+                break
+        g.step()
+        assert not g.over, "no such state in this game"
+    draws = 400 * 12
+    legal, counts = _random_choices(g, draws)
+    assert set(counts) == legal
+    assert (K.action_nb(K.A_GO_DOWN, 0, 0, 0) in legal) == go_down
+    mean = draws / len(legal)
+    sd = (mean * (1 - 1 / len(legal))) ** 0.5
+    for a, c in counts.items():
+        assert abs(c - mean) < 5 * sd, (a, c, mean, sorted(counts.values()))

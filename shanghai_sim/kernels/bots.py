@@ -46,17 +46,17 @@ BUY_ALWAYS = 2
 def random_action_nb(R, G, p):
     """Uniformly random among the legal actions.
 
-    Whether going down is legal can take the lay-down search, so when it may be
-    (a seat not down whose hand meets the contract) the bot draws among the other
-    n actions plus one slot for it, and runs the search only if that slot is
-    drawn; if going down then turns out illegal it draws again among the n.
-    Each legal action still has the same chance.
+    Whether going down is legal takes the hand analysis (and may take the lay-down
+    search), so a seat not down draws among the n other actions plus one slot for
+    it, and asks only if that slot is drawn; if going down then turns out illegal
+    it draws again among the n. Each legal action still has the same chance:
+    1/(n+1) when going down is legal, else 1/(n+1) + 1/(n+1) * 1/n = 1/n.
     """
     BUF = G[15]
     S = G[0]
     rng = G[10][1 + p]
     n = legal_list_nb(R, G, BUF, False)
-    if S[S_PHASE] != PH_PLAY or G[1][p, PS_DOWN] != 0 or hand_def_nb(R, G, p) != 0:
+    if S[S_PHASE] != PH_PLAY or G[1][p, PS_DOWN] != 0:
         return BUF[randint_nb(rng, n)]
     k = randint_nb(rng, n + 1)
     if k < n:
