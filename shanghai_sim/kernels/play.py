@@ -912,13 +912,20 @@ def _try_shrink(R, G, p, nm):
 
 
 @nb.njit(cache=True, _nrt=False)
+def _may_go_down(R, G, p):
+    """Seat p is in turn, not down, and its hand meets the contract (deficiency 0)."""
+    S = G[0]
+    if G[1][p, PS_DOWN] != 0 or S[S_PHASE] != PH_PLAY or S[S_CUR] != p:
+        return False
+    return hand_def_nb(R, G, p) == 0
+
+
+@nb.njit(cache=True, _nrt=False)
 def can_go_down_nb(R, G, p):
     """Write the meld finder's least-deadwood lay-down into GD; True if it is legal now."""
     S = G[0]
     S[S_GD_AT] = 0
-    if G[1][p, PS_DOWN] != 0 or S[S_PHASE] != PH_PLAY or S[S_CUR] != p:
-        return False
-    if hand_def_nb(R, G, p) != 0:
+    if not _may_go_down(R, G, p):
         return False
     params = R[0]
     h = S[S_HAND]
@@ -943,7 +950,7 @@ def can_go_down_nb(R, G, p):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _finishable(r, go, exact):
+def _finishable(r, go):
     """May a turn that went down leaving r cards end legally, whatever those cards are?
     (check_proposal_nb's go_out test with its answer known without the cards.)"""
     if r >= 2:
@@ -965,9 +972,7 @@ def go_down_possible_nb(R, G, p):
     r in that range ends the turn whatever the cards, the search is not needed.
     """
     S = G[0]
-    if G[1][p, PS_DOWN] != 0 or S[S_PHASE] != PH_PLAY or S[S_CUR] != p:
-        return False
-    if hand_def_nb(R, G, p) != 0:
+    if not _may_go_down(R, G, p):
         return False
     params = R[0]
     h = S[S_HAND]
@@ -981,13 +986,13 @@ def go_down_possible_nb(R, G, p):
     for i in range(nm):
         need += sizes[i]
     if exact:
-        return _finishable(n - need, go, True)
+        return _finishable(n - need, go)
     r_lo = n - max_laid_nb(G[2][p], kinds, nm)
     if r_lo < 0:
         r_lo = 0
     ok = True
     for r in range(r_lo, min(n - need, 2) + 1):
-        if not _finishable(r, go, False):
+        if not _finishable(r, go):
             ok = False
     if ok:
         return True
