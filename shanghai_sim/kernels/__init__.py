@@ -16,4 +16,13 @@ explicitly: a callee without the flag inherits its caller's, and numba keeps
 one compiled version per signature whichever caller came first. So every
 kernel states it, and a kernel compiled with ``_nrt=False`` must never return
 an array or call one that does (its count would be lost, or dropped twice).
+
+Caching: every kernel is cached per user, keyed by the source's content, not
+beside the installed files (``kernels.cache``); a compile longer than a second
+says so on stderr with its elapsed time.
 """
+
+from .cache import install_compile_notice, install_locator
+
+install_locator()
+install_compile_notice()

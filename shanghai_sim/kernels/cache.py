@@ -1,0 +1,239 @@
+"""Where compiled kernels are cached, and telling the user while they compile.
+
+numba's own cache (``cache=True``) writes beside the source, into
+``site-packages/shanghai_sim/kernels/__pycache__`` for an installed package,
+and keys each entry by that path. Two problems follow: a ``pip install -e``
+after a ``pip install .`` leaves the old files behind as a ``shanghai_sim``
+folder without ``__init__.py`` that shadows the new install, and the same
+source installed at another path compiles again from scratch.
+
+So every kernel of this package is cached in a per-user folder instead:
+
+    $SHANGHAI_SIM_CACHE_DIR                  (if set)
+    else $XDG_CACHE_HOME/shanghai-sim        (if set)
+    else ~/.cache/shanghai-sim
+
+below ``numba-<version>-py<major><minor>/<source hash>/``, where the source
+hash covers every module whose code or constants the kernels compile in
+(``kernels/*.py``, ``rules.py``, ``cards.py``). The same source therefore
+shares one cache wherever it is installed (a wheel, an editable checkout, a
+second checkout), and any change to a kernel module gives a fresh cache for
+all kernels at once. (numba alone checks only a function's own file, while a
+cached caller embeds the machine code of what it calls in other files.)
+
+``shanghai-sim cache`` shows the folder; ``shanghai-sim cache --clear``
+empties it. A folder that cannot be written falls back to numba's own
+locations.
+
+Compiling the engine takes minutes on first use. :func:`install_compile_notice`
+registers a numba event listener: the first compile of a process prints one
+line on stderr and keeps an elapsed-time ticker going until it is done.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+from numba.core import caching as _caching
+from numba.core import event as _event
+
+_PKG = Path(__file__).resolve().parent.parent          # .../shanghai_sim
+_SOURCES = sorted(Path(__file__).resolve().parent.glob("*.py")) + [_PKG / "rules.py", _PKG / "cards.py"]
+
+
+def cache_root() -> Path:
+    """The per-user cache folder of this package (every version and source hash below it)."""
+    env = os.environ.get("SHANGHAI_SIM_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / "shanghai-sim"
+
+
+def _source_hash() -> str:
+    h = hashlib.sha256()
+    for p in _SOURCES:
+        h.update(p.name.encode() + b"\0")
+        h.update(p.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()[:16]
+
+
+SOURCE_HASH = _source_hash()
+
+
+def cache_dir() -> Path:
+    """The folder that holds the compiled kernels of this exact source."""
+    import numba
+    v = sys.version_info
+    return cache_root() / f"numba-{numba.__version__}-py{v[0]}{v[1]}" / SOURCE_HASH
+
+
+class PackageCacheLocator(_caching._CacheLocator):
+    """numba cache locator for this package's kernels: per-user folder, keyed by source content."""
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        rel = Path(py_file).resolve().relative_to(_PKG)
+        self._cache_path = str(cache_dir() / rel.parent)
+
+    def get_cache_path(self):
+        return self._cache_path
+
+    def get_source_stamp(self):
+        return SOURCE_HASH
+
+    def get_disambiguator(self):
+        return str(self._lineno)
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        try:
+            Path(py_file).resolve().relative_to(_PKG)
+        except (ValueError, OSError):
+            return None                     # not one of ours: numba's own locators
+        self = cls(py_func, py_file)
+        try:
+            self.ensure_cache_path()
+        except OSError:
+            return None                     # not writable: numba's own locators
+        return self
+
+
+def install_locator() -> None:
+    """Put :class:`PackageCacheLocator` first in numba's list (idempotent)."""
+    impl = getattr(_caching, "CacheImpl", None) or getattr(_caching, "_CacheImpl")   # renamed in numba 0.60
+    classes = impl._locator_classes
+    if PackageCacheLocator not in classes:
+        classes.insert(0, PackageCacheLocator)
+
+
+def clear() -> tuple[int, int]:
+    """Delete every cached kernel of this package (all versions); returns (files, bytes)."""
+    import shutil
+    root = cache_root()
+    files = size = 0
+    if root.is_dir():
+        for p in root.rglob("*"):
+            if p.is_file():
+                files += 1
+                size += p.stat().st_size
+        shutil.rmtree(root)
+    return files, size
+
+
+def cached_bytes(path: Path | None = None) -> tuple[int, int]:
+    """(files, bytes) of compiled kernels cached under ``path`` (default: this source's folder)."""
+    path = cache_dir() if path is None else path
+    files = size = 0
+    if path.is_dir():
+        for p in path.rglob("*.nb[ci]"):
+            files += 1
+            size += p.stat().st_size
+    return files, size
+
+
+def _fmt(seconds: float) -> str:
+    s = int(seconds)
+    return f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s"
+
+
+class _CompileNotice(_event.Listener):
+    """Says on stderr that numba is compiling, with the elapsed time.
+
+    A compile that ends within a second says nothing. A longer one prints a
+    line (the first of the process names the cache folder), then the time: on
+    a terminal one line rewritten every second, elsewhere (logs, CI) a line
+    every 30 s, and a last line when it is done.
+    """
+
+    def __init__(self, stream=None):
+        self.stream = stream
+        self.depth = 0
+        self.started = None         # monotonic start of the running top-level compile
+        self.announced = False      # the running compile has printed its first line
+        self.first = True           # no compile of this process has printed yet
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._thread = None
+
+    def _out(self):
+        return self.stream if self.stream is not None else sys.stderr
+
+    def _tty(self) -> bool:
+        try:
+            return bool(self._out().isatty())
+        except (AttributeError, ValueError):
+            return False
+
+    def _write(self, text: str, final: bool = False) -> None:
+        out = self._out()
+        try:
+            if self._tty():
+                out.write("\r\033[K" + text + ("\n" if final else ""))
+            else:
+                out.write(text + "\n")
+            out.flush()
+        except (ValueError, OSError):
+            pass
+
+    def _run(self):
+        last = 0.0
+        while True:
+            self._wake.wait(1.0)
+            self._wake.clear()
+            with self._lock:
+                if self.started is None:
+                    continue
+                t = time.monotonic() - self.started
+                if not self.announced and t >= 1.0:
+                    self.announced = True
+                    last = t
+                    if self.first:
+                        self.first = False
+                        self._write("shanghai-sim: compiling the numba kernels (first use of this "
+                                    f"version; cached afterwards in {cache_dir()}) ...", final=self._tty())
+                    else:
+                        self._write("shanghai-sim: compiling more kernels ...", final=self._tty())
+                elif self.announced and (self._tty() or t - last >= 30.0):
+                    last = t
+                    self._write(f"shanghai-sim: compiling ... {_fmt(t)}")
+
+    def on_start(self, event):
+        with self._lock:
+            self.depth += 1
+            if self.depth != 1 or os.environ.get("SHANGHAI_SIM_QUIET_COMPILE"):
+                return
+            self.started = time.monotonic()
+            self.announced = False
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="compile-notice", daemon=True)
+                self._thread.start()
+
+    def on_end(self, event):
+        with self._lock:
+            self.depth -= 1
+            if self.depth != 0 or self.started is None:
+                return
+            t = time.monotonic() - self.started
+            self.started = None
+            if self.announced:
+                self._write(f"shanghai-sim: compiled in {_fmt(t)}", final=True)
+
+
+_NOTICE: _CompileNotice | None = None
+
+
+def install_compile_notice(stream=None) -> None:
+    """Register the compile notice (idempotent)."""
+    global _NOTICE
+    if _NOTICE is None:
+        _NOTICE = _CompileNotice(stream)
+        _event.register("numba:compile", _NOTICE)
