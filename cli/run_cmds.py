@@ -100,7 +100,7 @@ def register(group: click.Group) -> None:
         except (runner.JobError, DatasetError) as e:
             raise InputError(str(e)) from None
         except OSError as e:            # a full disk, a lost share: the writer's WriteError
-            msg = str(e) if isinstance(e, WriteError) else f"{e.strerror or e}"
+            msg = e.strerror if isinstance(e, WriteError) else f"{e.strerror or e}"
             raise click.ClickException(
                 f"{msg}; no part was left half-written and the manifest records only whole parts: "
                 f"free some space (or fix the storage), then: shanghai-sim run --resume --out {job.out}") from None

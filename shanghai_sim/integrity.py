@@ -186,8 +186,8 @@ class Report:
         what = "full: sizes, footers, rows, SHA-256, page checksums" if self.full else \
             "quick: sizes, footers, rows; --full also checks every byte"
         mb = self.bytes / 1e6
-        head = (f"{self.location}: {self.parts:,} parts, {self.games:,} games, {mb:,.1f} MB checked "
-                f"in {self.seconds:.1f}s ({what})")
+        head = (f"{self.location}: {self.parts:,} sound parts, {self.games:,} games, {mb:,.1f} MB, "
+                f"checked in {self.seconds:.1f}s ({what})")
         out.append(head)
         out += self.notes
         if self.damaged:
