@@ -39,6 +39,7 @@ import pyarrow.parquet as pq
 from .dataset import GAMES, HANDS, MANIFEST, SCHEMAS, DamagedPartError, DatasetError, Store, part_name
 
 JOB_META = b"shanghai_sim.job"
+FOREIGN = "written for another job (its shanghai_sim.job metadata differs)"
 QUICK, FULL = "quick", "full"
 
 
@@ -157,7 +158,7 @@ def check_part(store: Store, table: str, name: str, record: dict | None, rows: i
     if rows is not None and n != rows:
         return f"{n:,} rows, {rows:,} expected for this shard", None
     if meta is not None and (schema.metadata or {}).get(JOB_META, b"").decode() != meta:
-        return "written for another job (its shanghai_sim.job metadata differs)", None
+        return FOREIGN, None
     if data is None:
         return None, None
     return None, {"bytes": len(data), "rows": int(n), "sha256": hashlib.sha256(data).hexdigest()}
@@ -259,6 +260,10 @@ def verify(location: str, full: bool = False) -> Report:
             rep.bytes += rec["bytes"] if rec else (store.size(t, name) or 0)
             if t == GAMES:
                 rep.games += lay.shard_games(k)
+    if rep.damaged and not rep.parts and all(f.reason == FOREIGN for f in rep.damaged):
+        rep.notes.append(f"{MANIFEST} describes another job than every part (edited or copied by hand?): "
+                         f"restore it, or delete it and `shanghai-sim run --resume --out {location}` "
+                         "rebuilds it from the parts")
     pending = lay.n_shards - len(finished)
     if pending:
         rep.notes.append(f"{pending:,} of {lay.n_shards:,} shards not run yet (status {m.get('status')}): "

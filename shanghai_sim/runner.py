@@ -36,7 +36,7 @@ import numpy as np
 from . import __version__
 from .dataset import GAMES, HANDS, MANIFEST, SCHEMA_VERSION, DatasetError, Store, WriteError, \
     games_table, hands_table, part_name
-from .integrity import JOB_META, NotADatasetError, check_part, job_meta
+from .integrity import FOREIGN, JOB_META, check_part, job_meta
 from .kernels.records import NHF
 from .kernels.rng import game_seed_nb
 from .rules import MAX_PLAYERS, MIN_PLAYERS, Rules, RulesError, load_rules, overrides, preset
@@ -676,6 +676,14 @@ def _prepare(plan: Plan, resume: bool, overwrite: bool, full: bool = False,
     if extend_from is not None and extend_from % plan.shard_size:
         quiet = [extend_from // plan.shard_size]           # the old last shard grows
     done, records, repairs = check_shards(store, plan, old, full, quiet)
+    foreign_parts = [r for r in repairs if r.endswith(FOREIGN)]
+    if foreign_parts and not done:
+        # Not damage: the manifest and the parts disagree on the job (a manifest edited
+        # or copied by hand). Playing "again" would replace the parts with another job's.
+        raise JobError(f"output {where!r}: its {MANIFEST} describes another job than its parts "
+                       f"({foreign_parts[0].split(':')[0]} and {len(foreign_parts) - 1} more); restore the "
+                       f"manifest, or delete it and `shanghai-sim run --resume --out {where}` rebuilds it "
+                       "from the parts")
     if len(done) == plan.n_shards and extend_from is None:
         return Prepared(store, old, done, records=records)
     if not resume:

@@ -210,6 +210,12 @@ def test_a_hand_edited_manifest(clean, tmp_path):
     path.write_text(json.dumps(m))
     r = run_cli("verify", out)
     assert r.exit_code == 1 and "written for another job" in r.output.splitlines()[0]
+    assert "describes another job than every part" in r.output
+    r = run_cli("run", "--resume", "--out", out)           # nothing is replaced by another job's rows
+    assert r.exit_code == 2
+    one_line(r, "describes another job than its parts", "restore the manifest")
+    path.write_text(good)
+    assert_identical(clean, out)
 
 
 # ------------------------------------------------------------ a full disk
