@@ -474,7 +474,7 @@ def job_from_parts(store: Store, given: dict[str, Any]) -> dict[str, Any]:
                     base = normalise({key: meta[key] for key in ("players", "bots", "seed", "rotate",
                                                                  "detail", "shard_size")}, "parts")
                     base["rules"] = rules_from_dict(meta["rules"])
-            except (OSError, ValueError, KeyError, TypeError, RulesError, Exception):   # a damaged part: try another
+            except Exception:          # a damaged part, or one without the metadata: try another
                 continue
             per_game = base["players"] * (len(meta["rules"]["contracts"]) if t == HANDS else 1)
             base["games"] = k * base["shard_size"] + rows // per_game
@@ -622,7 +622,7 @@ def _prepare(plan: Plan, resume: bool, overwrite: bool, full: bool = False,
         store.probe()
         return Prepared(store, None, set())
     foreign = sorted(set(names) - {MANIFEST, HANDS, GAMES, ".write-test"})
-    if MANIFEST not in names and (foreign or not names):
+    if MANIFEST not in names and foreign:
         raise JobError(f"output {where!r} is not empty and holds no shanghai-sim dataset; "
                        "choose a new or empty folder")
     if overwrite:
