@@ -7,7 +7,7 @@ import json
 import click
 
 
-from .errors import InputError
+from .errors import InputError, rule_option
 from .errors import OneLineCommand as _OneLineErrors
 
 
@@ -15,7 +15,7 @@ REPLAY_HELP = """Play one seeded game and print every event of it.
 
 \b
   shanghai-sim replay --seed 12345
-  shanghai-sim replay --seed 7 --rules contract --players 5 --bots greedy:buy=never,random
+  shanghai-sim replay --seed 7 --rules contract --bots greedy:buy=never,random,greedy,greedy,greedy
   shanghai-sim replay --seed 7 --json > game.jsonl     # schema: docs/replay.md
 
 The game comes from the same kernel run as a batch run of that game seed:
@@ -28,15 +28,16 @@ def register(group: click.Group) -> None:
     @click.option("--seed", required=True, help="The game seed (0..2**64-1).")
     @click.option("--rules", default="shanghai", show_default=True,
                   help="Preset (shanghai, contract, progressive) or a TOML rules file.")
+    @rule_option
     @click.option("--players", help="Players at the table, 2..8 (default: the rules', or one per bot).")
     @click.option("--bots", default="greedy", show_default=True, metavar="SPEC[,SPEC...]",
                   help="One bot spec for every seat, or one per seat.")
     @click.option("--json", "as_json", is_flag=True, help="JSON lines (docs/replay.md) instead of text.")
-    def replay_cmd(seed, rules, players, bots, as_json):
+    def replay_cmd(seed, rules, rule_items, players, bots, as_json):
         from shanghai_sim.bots import split_specs
         from shanghai_sim.game import game_events
         from shanghai_sim.log import format_event
-        from shanghai_sim.rules import load_rules
+        from shanghai_sim.rules import load_rules, with_options
         try:
             s = int(str(seed).strip())
             if not 0 <= s < 2 ** 64:
@@ -44,7 +45,7 @@ def register(group: click.Group) -> None:
         except ValueError:
             raise InputError(f"bad seed {seed!r}: expected an integer 0..2**64-1") from None
         try:
-            r = load_rules(rules)
+            r = with_options(load_rules(rules), rule_items)
             if players is None:
                 n = len(split_specs(bots))
                 p = n if n > 1 else r.players
@@ -55,6 +56,9 @@ def register(group: click.Group) -> None:
                     raise InputError(f"bad players {players!r}: expected an integer 2..8") from None
             if not 2 <= p <= 8:
                 raise InputError(f"bad players {p}: must be 2..8")
+            warning = r.two_player_warning(p)
+            if warning:
+                click.echo(warning, err=True)
             events, _ = game_events(r, p, s, bots)
         except InputError:
             raise

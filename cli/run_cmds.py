@@ -7,13 +7,9 @@ import sys
 
 import click
 
-from shanghai_sim import runner
-from shanghai_sim.dataset import DatasetError, WriteError
-from shanghai_sim.integrity import NotADatasetError, verify
-from shanghai_sim.summary import SummaryError, format_summary, summarize
+from shanghai_sim.defaults import DEFAULT_GAMES, DEFAULT_OUT, DETAILS
 
-
-from .errors import InputError
+from .errors import InputError, rule_option
 from .errors import OneLineCommand as _OneLineErrors
 
 
@@ -41,18 +37,42 @@ layout is in docs/dataset.md.
 """
 
 
+SUMMARY_HELP = """Headline numbers of a dataset, with 95% confidence intervals.
+
+\b
+  shanghai-sim summary                 # ./shanghai-out
+  shanghai-sim summary buy-study --by-hand
+
+\b
+Columns:
+  games              games in which that seat (or bot) played
+  points (95% CI)    mean game total (lower is better) +- the 95% CI half-width
+  win share (95% CI) mean share of wins: 1 for a sole winner, 1/k for each of
+                     k tied winners, else 0; the shares of a game sum to 1, so
+                     par is 1/players
+
+A bot's figures count each game once (the mean over the seats it held in
+that game); the unit of every CI is the game. A bot that holds every seat
+has a win share of exactly 1/players, shown as "(every seat)". --by-hand
+adds, per hand (contract) and bot: points in that hand, the share of its
+seats that went down and that went out, its mean buys, and the share of
+hands that ended with nobody out.
+"""
+
+
 def register(group: click.Group) -> None:
     @group.command("run", cls=_OneLineErrors, help=RUN_HELP)
     @click.argument("job_file", required=False)
     @click.option("--rules", help="Preset (shanghai, contract, progressive) or a TOML rules file.")
+    @rule_option
     @click.option("--players", type=int, help="Players at the table (default: the rules', or one per bot).")
     @click.option("--bots", multiple=True, metavar="SPEC[,SPEC...]",
                   help="One bot spec for every seat, or one per seat (e.g. random,greedy,greedy,greedy).")
-    @click.option("--games", type=int, help=f"Games to play (default {runner.DEFAULT_GAMES:,}).")
+    @click.option("--games", type=int, help=f"Games to play (default {DEFAULT_GAMES:,}).")
     @click.option("--seed", type=int, help="Job seed (default 1); game g plays from game_seed(seed, g).")
     @click.option("--threads", type=int, help="Worker threads (default: every core).")
-    @click.option("--out", help=f"Output folder or URL (default ./{runner.DEFAULT_OUT}).")
-    @click.option("--detail", type=click.Choice(runner.DETAILS),
+    @click.option("--out", help=f"Output folder or URL (default ./{DEFAULT_OUT}).")
+    @click.option("--detail", type=click.Choice(DETAILS),
                   help="hands: hands/ and games/ (default); games: games/ only.")
     @click.option("--rotate/--no-rotate", default=None,
                   help="Rotate the bot line-up one seat per game so seat effects cancel (default on).")
@@ -69,8 +89,10 @@ def register(group: click.Group) -> None:
     @click.option("--overwrite", is_flag=True, help="Replace a dataset of another job in --out.")
     @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
     @click.pass_context
-    def run_cmd(ctx, job_file, rules, players, bots, games, seed, threads, out, detail, rotate,
+    def run_cmd(ctx, job_file, rules, rule_items, players, bots, games, seed, threads, out, detail, rotate,
                 shard_size, scheduler, tls_ca_file, tls_cert, tls_key, resume, full_check, overwrite, quiet):
+        from shanghai_sim import runner
+        from shanghai_sim.dataset import DatasetError, WriteError
         engine = _engine(ctx)
         options = dict(rules=rules, players=players, bots=list(bots) or None, games=games, seed=seed,
                        threads=threads, out=out, detail=detail, rotate=rotate, shard_size=shard_size,
@@ -78,8 +100,12 @@ def register(group: click.Group) -> None:
         try:
             given = runner.load_job_file(job_file) if job_file else {}
             given.update(runner.normalise(options, "options"))
+            if rule_items:
+                from shanghai_sim.rules import Rules, load_rules, with_options
+                base = given.get("rules", "shanghai")
+                given["rules"] = with_options(base if isinstance(base, Rules) else load_rules(base), rule_items)
             if resume:
-                job = runner.job_for_resume(given.pop("out", runner.DEFAULT_OUT), given)
+                job = runner.job_for_resume(given.pop("out", DEFAULT_OUT), given)
             else:
                 job = runner.Job(**given)
             plan = runner.plan(job, engine)
@@ -89,6 +115,9 @@ def register(group: click.Group) -> None:
             raise InputError("--tls-ca-file/--tls-cert/--tls-key go with a --scheduler tls://HOST:PORT address")
         if full_check and not resume:
             raise InputError("--full-check goes with --resume (or use `shanghai-sim verify --full OUT`)")
+        warning = plan.rules.two_player_warning()
+        if warning and not quiet:
+            click.echo(warning, err=True)
         executor = None
         try:
             if plan.scheduler:
@@ -122,21 +151,23 @@ def register(group: click.Group) -> None:
                            f"next: shanghai-sim summary {result.location}", err=True)
 
     @group.command("verify", cls=_OneLineErrors)
-    @click.argument("out", default=runner.DEFAULT_OUT)
+    @click.argument("out", default=DEFAULT_OUT)
     @click.option("--full", is_flag=True,
-                  help="Also check every byte: SHA-256 against the manifest, and every Parquet page's checksum.")
+                  help="Also check every byte: SHA-256 against the manifest (page checksums where no record).")
     def verify_cmd(out, full):
         """Check every part file of a dataset against its manifest.
 
         \b
         By default: each part is there, with its recorded size, a readable footer,
         its rows and columns, written for this job (reads only footers: fast).
-        --full: also the SHA-256 of every byte and every page's checksum (reads it all).
+        --full: also the SHA-256 of every byte (reads it all, once).
 
         Prints one line per missing or damaged part, then a summary line.
         Exit status: 0 all parts are as written, 1 something is missing or damaged
         (`shanghai-sim run --resume --out OUT` plays those shards again), 2 OUT is not a dataset.
         """
+        from shanghai_sim.dataset import DatasetError
+        from shanghai_sim.integrity import NotADatasetError, verify
         try:
             report = verify(out, full=full)
         except (NotADatasetError, DatasetError) as e:
@@ -145,13 +176,16 @@ def register(group: click.Group) -> None:
             click.echo(line)
         sys.exit(0 if report.ok else 1)
 
-    @group.command("summary", cls=_OneLineErrors)
-    @click.argument("out", default=runner.DEFAULT_OUT)
-    @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-    def summary_cmd(out, as_json):
-        """Games, mean points and win share per seat and per bot (95% CIs), hand length and buys."""
+    @group.command("summary", cls=_OneLineErrors, help=SUMMARY_HELP)
+    @click.argument("out", default=DEFAULT_OUT)
+    @click.option("--by-hand", is_flag=True,
+                  help="Also a table per hand (contract) and bot: points, going down and out, buys.")
+    @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON (by_hand included).")
+    def summary_cmd(out, by_hand, as_json):
+        from shanghai_sim.dataset import DatasetError
+        from shanghai_sim.summary import SummaryError, format_summary, summarize
         try:
             s = summarize(out)
         except (SummaryError, DatasetError) as e:
             raise InputError(str(e)) from None
-        click.echo(json.dumps(s, indent=1) if as_json else format_summary(s))
+        click.echo(json.dumps(s, indent=1) if as_json else format_summary(s, by_hand=by_hand))
