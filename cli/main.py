@@ -35,6 +35,8 @@ def _register() -> None:
     run_cmds.register(main)
     from . import game_cmds
     game_cmds.register(main)
+    from . import play_cmds
+    play_cmds.register(main)
 
 
 _register()
