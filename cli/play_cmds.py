@@ -48,7 +48,7 @@ def register(group: click.Group) -> None:
                   help="The other seats: one bot spec for all, or one per other seat in seat order.")
     @click.option("--seat", default="0", show_default=True, help="Your seat, 0..players-1.")
     @click.option("--seed", help="The game seed, 0..2**64-1 (default: a random one, printed).")
-    @click.option("--log", "log_path", type=click.Path(dir_okay=False, writable=True),
+    @click.option("--log", "log_path", type=click.Path(dir_okay=False),
                   help="Save the event log here (JSON lines, docs/replay.md).")
     def play_cmd(rules, players, bots, seat, seed, log_path):
         from shanghai_sim.bots import split_specs
@@ -69,11 +69,17 @@ def register(group: click.Group) -> None:
             raise
         except ValueError as e:       # RulesError, BotError, GameError
             raise InputError(str(e)) from None
+        out = None
+        if log_path:
+            try:        # opened now: a path that cannot be written fails before the game
+                out = open(log_path, "w", encoding="utf-8")
+            except OSError as e:
+                raise InputError(f"cannot write the log {log_path}: {e.strerror}") from None
         try:
             hg.play()
         finally:
-            if log_path:
-                with open(log_path, "w", encoding="utf-8") as f:
+            if out is not None:
+                with out:
                     for e in hg.log_events():
-                        f.write(json.dumps(e, separators=(",", ":")) + "\n")
+                        out.write(json.dumps(e, separators=(",", ":")) + "\n")
                 click.echo(f"log saved to {log_path} (shanghai-sim replay --log {log_path})")

@@ -255,6 +255,7 @@ def test_quit_and_ctrl_c_end_cleanly(tmp_path):
     (["play", "--bots", "smart"], "unknown bot 'smart'"),
     (["play", "--players", "4", "--bots", "greedy,random"], "2 bot specs for the 3 other seats"),
     (["play", "--rules", "nope"], "unknown preset"),
+    (["play", "--log", "no/such/dir/g.jsonl"], "cannot write the log no/such/dir/g.jsonl"),
     (["replay"], "exactly one of the two"),
     (["replay", "--seed", "1", "--log", "x.jsonl"], "exactly one of the two"),
 ])
