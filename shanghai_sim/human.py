@@ -123,6 +123,7 @@ class HumanGame:
         self._write = write
         self._feed = _Feed(self.game)
         self._shown = 0
+        self._same_turn = False     # only the person has acted since their last decision
         self.stopped: str | None = None
 
     # ------------------------------------------------------------ the loop
@@ -172,7 +173,10 @@ class HumanGame:
 
     def _decide(self) -> None:
         choices = self.choices()
-        self._write(self._status())
+        # A second decision in one turn (after a lay-off, say): the line above said what
+        # changed, so the cards and the menu are enough; `show` gives the whole picture.
+        self._write(self._cards_line() if self._same_turn and self.game.phase == "play"
+                    else self._status())
         self._write(self._menu(choices))
         prompt = f"seat {self.seat}, your move (1-{len(choices)}, or help)> "
         while True:
@@ -199,9 +203,11 @@ class HumanGame:
 
     def _scroll(self) -> None:
         ev = self._feed.events()
-        for e in ev[self._shown:]:
+        new = ev[self._shown:]
+        for e in new:
             self._write(self.public_line(e))
         self._shown = len(ev)
+        self._same_turn = bool(new) and all(e.get("seat") == self.seat for e in new)
 
     def public_line(self, e: dict[str, Any]) -> str:
         """format_event(e) as the person may see it: others' hidden cards as counts."""
@@ -229,14 +235,8 @@ class HumanGame:
 
     def _status(self) -> str:
         g, v = self.game, self.game.view(self.seat)
-        cards = v["cards"]
-        groups = [[c for c in cards if c != "JK" and c[-1] == s] for s in "CDHS"]
-        groups.append([c for c in cards if c == "JK"])
-        shown = "  ".join(" ".join(x) for x in groups if x)
-        state = "you are down" if self._down() else f"deficiency {self._deficiency(cards)}"
         lines = [f"-- hand {v['hand']} of {self.rules.hands}, contract {v['contract']} -- "
-                 + self._situation(v),
-                 f"your cards ({len(cards)}): {shown}   [{state}]"]
+                 + self._situation(v), self._cards_line()]
         if v["table"]:
             for k, md in enumerate(v["table"]):
                 who = "you" if md["owner"] == self.seat else f"seat {md['owner']}"
@@ -251,10 +251,19 @@ class HumanGame:
         lines.append(f"{up}stock {v['stock']}, pile {v['pile']}")
         for q in range(self.players):
             who = "you" if q == self.seat else self.seats[q]
-            extra = "down" if v["down"][q] else f"{v['buys_left'][q]} buys left"
-            lines.append(f"{'seats:' if q == 0 else '':<7}{q} {who}: {v['hand_sizes'][q]} cards, "
+            extra = "down" if v["down"][q] else _n(v["buys_left"][q], "buy") + " left"
+            lines.append(f"{'seats:' if q == 0 else '':<7}{q} {who}: {_n(v['hand_sizes'][q], 'card')}, "
                          f"{extra}, total {v['totals'][q]}")
         return "\n".join(lines)
+
+    def _cards_line(self) -> str:
+        """The person's cards by suit, then rank (jokers last), and how far from the contract."""
+        cards = self._cards()
+        groups = [[c for c in cards if c != "JK" and c[-1] == s] for s in "CDHS"]
+        groups.append([c for c in cards if c == "JK"])
+        shown = "  ".join(" ".join(x) for x in groups if x)
+        state = "you are down" if self._down() else f"deficiency {self._deficiency(cards)}"
+        return f"your cards ({len(cards)}): {shown}   [{state}]"
 
     def _situation(self, v: dict[str, Any]) -> str:
         g = self.game
@@ -267,7 +276,7 @@ class HumanGame:
         if g.phase == "buy":
             pen = self.rules.buy_penalty
             return (f"{up} is for sale: buy it with {pen} penalty card{'s' if pen != 1 else ''} "
-                    f"({v['buys_left'][self.seat]} buys left), or pass")
+                    f"({_n(v['buys_left'][self.seat], 'buy')} left), or pass")
         if g.phase == "draw":
             return f"your turn: take the upcard {up} or draw from the stock"
         return "your turn: play"
@@ -570,6 +579,10 @@ class HumanGame:
             lines.append(f"{e['hand']:<5}" + "".join(f"{x:>{w}}" for x in e["scores"]))
         lines.append("total" + "".join(f"{x:>{w}}" for x in self.game.totals()))
         return "\n".join(lines)
+
+
+def _n(k: int, what: str) -> str:
+    return f"{k} {what}{'' if k == 1 else 's'}"
 
 
 def _key(melds) -> tuple:
