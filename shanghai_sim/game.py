@@ -253,7 +253,8 @@ class Game:
             return Action(code, "pass", seat, up, text=f"pass ({what} {up})")
         if t == K.A_BUY:
             pen = int(self.R[0][3])
-            return Action(code, "buy", seat, up, text=f"buy {up} (+{pen} penalty cards)")
+            return Action(code, "buy", seat, up,
+                          text=f"buy {up} (+{pen} penalty card{'' if pen == 1 else 's'})")
         if t == K.A_GO_DOWN:
             melds = None
             if K.can_go_down_nb(self.R, self.G, seat):

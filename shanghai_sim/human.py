@@ -510,7 +510,7 @@ class HumanGame:
             eff = (f"{up} lowers your deficiency from {d0} to {d1}" if d1 < d0
                    else f"{up} would leave your deficiency at {d0}")
             if a.kind == "buy":
-                return f"{eff}, worth {self.rules.buy_penalty} penalty cards"
+                return f"{eff}, at the price of {_n(self.rules.buy_penalty, 'penalty card')}"
             if a.kind == "pass" and g.phase == "buy" and d1 < d0:
                 left = g.view(self.seat)["buys_left"][self.seat]
                 return f"{eff}, but {'you have no buys left' if left <= 0 else 'the bot keeps its buys'}"

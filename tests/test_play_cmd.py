@@ -296,3 +296,40 @@ def test_players_follow_the_bot_specs_and_the_help_example_runs(tmp_path, monkey
     assert "log saved to game.jsonl" in r.output
     r = CliRunner().invoke(main, ["replay", "--log", "game.jsonl"])
     assert r.exit_code == 0 and "seat 1: the person" in r.output
+
+
+@pytest.mark.parametrize("rules,players,bots", [("shanghai", 4, "greedy"), ("contract", 3, "random"),
+                                                ("progressive", 5, "greedy,random,greedy,random")])
+def test_whatever_is_typed_the_game_goes_on(rules, players, bots):
+    """Random numbers and commands, good and bad: every line gets an answer, never a crash,
+    and the game advances until the input ends."""
+    import random
+    rng = random.Random(players)
+    words = ["take", "draw", "pass", "buy", "down", "hint", "melds", "score", "show", "help",
+             "", "0", "999", "foo", "go down", "layoff", "lay off 7C 1 low", "swap JK", "discard ZZ"]
+    hg = None
+
+    def read(prompt):
+        if len(typed) == 300:
+            raise EOFError
+        cards = hg.game.hand_cards(hg.seat)
+        r = rng.random()
+        if r < 0.55:
+            line = str(rng.randint(1, len(hg.choices())))
+        elif r < 0.75:
+            line = f"{rng.choice(['discard', 'layoff', 'swap'])} {rng.choice(cards + ['AS', 'JK'])}" \
+                   + rng.choice(["", " 0", " 2 high", " x"])
+        elif r < 0.8:
+            rng.shuffle(cards)
+            line = f"down {' '.join(cards[:3])} | {' '.join(cards[3:7])}"
+        else:
+            line = rng.choice(words)
+        typed.append(line)
+        return line
+
+    typed, screen = [], []
+    hg = HumanGame(rules, players, 1, bots, 3, read=read, write=screen.append)
+    assert hg.play() == "end of input"
+    events = hg.log_events()
+    assert events[-1] == {"event": "stopped", "hand": hg.game.hand, "reason": "end of input"}
+    assert sum(1 for e in events if e.get("seat") == 1 and e["event"] == "discard") > 3
