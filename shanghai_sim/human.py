@@ -274,8 +274,7 @@ class HumanGame:
             return (f"{what}: you are next. Take it as your draw, or pass "
                     f"(others may then buy it, and you draw from the stock)")
         if g.phase == "buy":
-            pen = self.rules.buy_penalty
-            return (f"{up} is for sale: buy it with {pen} penalty card{'s' if pen != 1 else ''} "
+            return (f"{up} is for sale: buy it with {_n(self.rules.buy_penalty, 'penalty card')} "
                     f"({_n(v['buys_left'][self.seat], 'buy')} left), or pass")
         if g.phase == "draw":
             return f"your turn: take the upcard {up} or draw from the stock"
@@ -325,9 +324,10 @@ class HumanGame:
         return left
 
     def _alternatives(self, best: Action) -> list[Action]:
-        """Lay-downs that keep one more card in hand than the best one (each the best lay-down
-        of the hand less that card), legal whatever the cards left (docs/rules.md §3 go_out),
-        least deadwood first."""
+        """Other lay-downs, least deadwood first: for each card, the best lay-down of the hand
+        without it, so that the card stays in hand (a joker kept back, a shorter run). Only
+        those that leave a number of cards that can end the turn whatever they are
+        (docs/rules.md §3 go_out); one per set of kept ranks."""
         cards = self._cards()
         best_left = self._left(best.melds)
         seen = {_key(best.melds)}
