@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import sys
 
 import click
 
@@ -75,6 +76,11 @@ def register(group: click.Group) -> None:
                 out = open(log_path, "w", encoding="utf-8")
             except OSError as e:
                 raise InputError(f"cannot write the log {log_path}: {e.strerror}") from None
+        if sys.stdin.isatty():
+            try:        # line editing and history for input() at a terminal
+                import readline  # noqa: F401
+            except ImportError:
+                pass
         try:
             hg.play()
         finally:

@@ -218,7 +218,7 @@ class HumanGame:
             if ev == "draw" and e["source"] == "stock":
                 return f"  seat {q} draws from the stock"
             if ev == "buy":
-                return f"  seat {q} buys {e['card']} + {len(e['penalty'])} penalty cards"
+                return f"  seat {q} buys {e['card']} + {_n(len(e['penalty']), 'penalty card')}"
         line = format_event(e)
         if q == self.seat:
             line = line.replace(f"seat {q} ", f"seat {q} (you) ", 1)
