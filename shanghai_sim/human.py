@@ -24,7 +24,7 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from .bots import BotError, parse_bot, split_specs
-from .cards import CardError, card_id, card_str, parse_cards
+from .cards import CardError, card_id, card_str
 from .game import Action, Game, GameError, GoDown
 from .hand import analyze_hand
 from .kernels import play as K
