@@ -16,3 +16,10 @@ class OneLineCommand(click.Command):
             return super().parse_args(ctx, args)
         except click.UsageError as e:
             raise InputError(e.format_message()) from None
+
+
+def rule_option(f):
+    """``--rule KEY=VALUE`` (repeatable): change one rules option of --rules (docs/rules.md §7)."""
+    return click.option("--rule", "rule_items", multiple=True, metavar="KEY=VALUE",
+                        help="Change one rules option, e.g. --rule buy_penalty=1 "
+                             "(repeatable; see shanghai-sim rules).")(f)

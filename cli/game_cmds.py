@@ -7,7 +7,7 @@ import json
 import click
 
 
-from .errors import InputError
+from .errors import InputError, rule_option
 from .errors import OneLineCommand as _OneLineErrors
 
 
@@ -15,7 +15,7 @@ REPLAY_HELP = """Play one seeded game and print every event of it, or print a sa
 
 \b
   shanghai-sim replay --seed 12345
-  shanghai-sim replay --seed 7 --rules contract --players 5 --bots greedy:buy=never,random
+  shanghai-sim replay --seed 7 --rules contract --bots greedy:buy=never,random,greedy,greedy,greedy
   shanghai-sim replay --seed 7 --json > game.jsonl     # schema: docs/replay.md
   shanghai-sim replay --log game.jsonl                 # a saved log (play --log, replay --json)
 
@@ -49,6 +49,7 @@ def register(group: click.Group) -> None:
     @click.option("--seed", help="The game seed (0..2**64-1).")
     @click.option("--rules", default="shanghai", show_default=True,
                   help="Preset (shanghai, contract, progressive) or a TOML rules file.")
+    @rule_option
     @click.option("--players", help="Players at the table, 2..8 (default: the rules', or one per bot).")
     @click.option("--bots", default="greedy", show_default=True, metavar="SPEC[,SPEC...]",
                   help="One bot spec for every seat, or one per seat.")
@@ -56,17 +57,18 @@ def register(group: click.Group) -> None:
                   help="Print this saved log (JSON lines, e.g. from play --log) instead.")
     @click.option("--json", "as_json", is_flag=True, help="JSON lines (docs/replay.md) instead of text.")
     @click.pass_context
-    def replay_cmd(ctx, seed, rules, players, bots, log_path, as_json):
+    def replay_cmd(ctx, seed, rules, rule_items, players, bots, log_path, as_json):
         from shanghai_sim.bots import split_specs
         from shanghai_sim.game import game_events
         from shanghai_sim.log import format_event
-        from shanghai_sim.rules import load_rules
+        from shanghai_sim.rules import load_rules, with_options
         if (seed is None) == (log_path is None):
             raise InputError("give --seed S (play that game) or --log FILE (print a saved log), "
                              "exactly one of the two")
         if log_path is not None:
-            given = [f"--{n}" for n in ("rules", "players", "bots")
-                     if ctx.get_parameter_source(n) == click.core.ParameterSource.COMMANDLINE]
+            given = [f"--{n}" for n, k in (("rules", "rules"), ("rule", "rule_items"),
+                                           ("players", "players"), ("bots", "bots"))
+                     if ctx.get_parameter_source(k) == click.core.ParameterSource.COMMANDLINE]
             if given:
                 raise InputError(f"{', '.join(given)}: a saved log already holds its game "
                                  f"(drop them, or use --seed)")
@@ -90,7 +92,7 @@ def register(group: click.Group) -> None:
         except ValueError:
             raise InputError(f"bad seed {seed!r}: expected an integer 0..2**64-1") from None
         try:
-            r = load_rules(rules)
+            r = with_options(load_rules(rules), rule_items)
             if players is None:
                 n = len(split_specs(bots))
                 p = n if n > 1 else r.players
@@ -101,6 +103,9 @@ def register(group: click.Group) -> None:
                     raise InputError(f"bad players {players!r}: expected an integer 2..8") from None
             if not 2 <= p <= 8:
                 raise InputError(f"bad players {p}: must be 2..8")
+            warning = r.two_player_warning(p)
+            if warning:
+                click.echo(warning, err=True)
             events, _ = game_events(r, p, s, bots)
         except InputError:
             raise

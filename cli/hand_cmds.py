@@ -7,8 +7,7 @@ import sys
 
 import click
 
-from shanghai_sim.cards import CardError
-from shanghai_sim.rules import RulesError, load_rules
+from .errors import rule_option
 
 
 def fail(message: str) -> None:
@@ -17,22 +16,36 @@ def fail(message: str) -> None:
     sys.exit(2)
 
 
-def rules_or_fail(spec):
+def rules_or_fail(spec, rule_items=()):
+    from shanghai_sim.rules import RulesError, load_rules, with_options
     try:
-        return load_rules(spec)
+        return with_options(load_rules(spec), rule_items)
     except RulesError as e:
         fail(str(e))
 
 
-def _format_rules(d: dict) -> str:
-    lines = [f"rules: {d['name']}"]
+def _format_rules(d: dict, meanings: dict[str, str]) -> str:
+    lines = [f"rules: {d['name']}   (every option: docs/rules.md §3)", ""]
+
+    def row(key: str, value: str) -> None:
+        import textwrap
+        meaning = textwrap.wrap(meanings.get(key, ""), 96 - 38) or [""]
+        if len(value) > 16:                       # a long value: its meaning below it
+            lines.append(f"  {key:<19} {value}")
+            lines.extend(f"  {'':<19} {'':<16} {m}" for m in meaning)
+        else:
+            lines.append(f"  {key:<19} {value:<16} {meaning[0]}".rstrip())
+            lines.extend(f"  {'':<19} {'':<16} {m}" for m in meaning[1:])
+
     for key, value in d.items():
         if key in ("name", "contracts", "points", "decks", "jokers", "buys_per_hand"):
             continue
-        lines.append(f"  {key:<20} {value if not isinstance(value, list) else json.dumps(value)}")
-    lines.append("  decks by players     " + ", ".join(f"{p}: {n}" for p, n in d["decks"].items()))
-    lines.append("  jokers by packs      " + ", ".join(f"{p}: {n}" for p, n in d["jokers"].items()))
-    lines.append("  points               " + ", ".join(f"{k} {v}" for k, v in d["points"].items()))
+        row(key, json.dumps(value) if isinstance(value, (list, dict, bool)) else str(value))
+    row("decks", "by players " + ", ".join(f"{p}: {n}" for p, n in d["decks"].items()))
+    row("jokers", "by packs " + ", ".join(f"{p}: {n}" for p, n in d["jokers"].items()))
+    row("points", ", ".join(f"{k} {v}" for k, v in d["points"].items()))
+    row("contracts", "(table below)")
+    row("buys_per_hand", "(table below)")
     lines.append("")
     lines.append(f"  {'hand':>4}  {'contract':<24} {'deal':>4}  {'cards needed':>12}  {'buys':>4}")
     for c in d["contracts"]:
@@ -42,12 +55,18 @@ def _format_rules(d: dict) -> str:
 
 @click.command("rules")
 @click.argument("spec", required=False, default="shanghai", metavar="[PRESET|FILE]")
+@rule_option
 @click.option("--json", "as_json", is_flag=True, help="Print the resolved rules as JSON.")
-def rules_cmd(spec: str, as_json: bool) -> None:
-    """Print the full resolved rules of a preset or a TOML rules file."""
-    r = rules_or_fail(spec)
+def rules_cmd(spec: str, rule_items: tuple[str, ...], as_json: bool) -> None:
+    """Print the full resolved rules of a preset or a TOML rules file.
+
+    Each option is shown with its one-line meaning; docs/rules.md is the
+    rulebook (every option's values, sources and presets).
+    """
+    from shanghai_sim.rules import OPTION_HELP
+    r = rules_or_fail(spec, rule_items)
     d = r.to_dict()
-    click.echo(json.dumps(d, indent=2) if as_json else _format_rules(d))
+    click.echo(json.dumps(d, indent=2) if as_json else _format_rules(d, OPTION_HELP))
 
 
 @click.command("meld")
@@ -56,19 +75,31 @@ def rules_cmd(spec: str, as_json: bool) -> None:
               help="Hand number of the rules (1-based) or notation such as 'set3 run10'.")
 @click.option("--rules", "-r", "rules_spec", default="shanghai", show_default=True,
               help="Preset name or TOML rules file.")
+@rule_option
+@click.option("--players", "-p", type=int, default=None,
+              help="Check the hand against the shoe at this many players (default: the rules').")
+@click.option("--any-hand", is_flag=True,
+              help="Accept a hand the rules' shoe cannot hold (what-if questions).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object: satisfiable, deadwood, "
               "deficiency, melds, leftover.")
-def meld_cmd(cards: tuple[str, ...], contract: str, rules_spec: str, as_json: bool) -> None:
+def meld_cmd(cards: tuple[str, ...], contract: str, rules_spec: str, rule_items: tuple[str, ...],
+             players: int | None,
+             any_hand: bool, as_json: bool) -> None:
     """Analyse a hand: can it lay the contract down, deadwood, deficiency, a best lay-down.
 
     Example: shanghai-sim meld 5C 6C 7C 8C 9D 9H 9S JK --contract 2
+
+    The definitions are docs/rules.md §6. The hand must fit the rules' shoe
+    (e.g. at most two of each card and four jokers with two packs).
     """
+    from shanghai_sim.cards import CardError
     from shanghai_sim.hand import analyze_hand
+    from shanghai_sim.rules import RulesError
     if not cards:
         fail("empty hand: give the cards, e.g. shanghai-sim meld 5C 6C 7C 8C JK --contract 2")
-    r = rules_or_fail(rules_spec)
+    r = rules_or_fail(rules_spec, rule_items)
     try:
-        a = analyze_hand(list(cards), contract, r)
+        a = analyze_hand(list(cards), contract, r, players=players, shoe=not any_hand)
     except (CardError, RulesError) as e:
         fail(str(e))
     if as_json:

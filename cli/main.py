@@ -2,6 +2,10 @@
 
 Each command group lives in its own module and is registered here. Errors
 in user input surface as one line naming the problem and exit status 2.
+
+The command modules import click and ``shanghai_sim.defaults`` only at the
+top; the library (numpy, pyarrow, the numba kernels) loads inside each
+command, so ``--help`` and ``--version`` answer at once.
 """
 
 from __future__ import annotations
@@ -25,7 +29,19 @@ class OneLineGroup(click.Group):
 @click.group(cls=OneLineGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="shanghai-sim")
 def main() -> None:
-    """Simulate and analyse Shanghai Rummy."""
+    """Simulate and analyse Shanghai Rummy.
+
+    \b
+    Start here:
+      shanghai-sim run                  # 1,000 games of four greedy bots -> ./shanghai-out
+      shanghai-sim summary              # points and win share per seat and bot, 95% CIs
+      shanghai-sim meld 5C 6C 7C 8C 9D 9H 9S JK --contract 2
+      shanghai-sim play                 # you against three greedy bots, at the terminal
+
+    The first command that needs the compiled kernels builds them (a few
+    minutes, once per version; `shanghai-sim warmup` does it up front).
+    The rulebook is docs/rules.md; every command has --help.
+    """
 
 
 def _register() -> None:
@@ -37,6 +53,8 @@ def _register() -> None:
     game_cmds.register(main)
     from . import play_cmds
     play_cmds.register(main)
+    from . import tool_cmds
+    tool_cmds.register(main)
 
 
 _register()

@@ -7,12 +7,9 @@ import sys
 
 import click
 
-from shanghai_sim import runner
-from shanghai_sim.dataset import DatasetError
-from shanghai_sim.summary import SummaryError, format_summary, summarize
+from shanghai_sim.defaults import DEFAULT_GAMES, DEFAULT_OUT, DETAILS
 
-
-from .errors import InputError
+from .errors import InputError, rule_option
 from .errors import OneLineCommand as _OneLineErrors
 
 
@@ -36,18 +33,42 @@ any game again. The dataset layout is in docs/dataset.md.
 """
 
 
+SUMMARY_HELP = """Headline numbers of a dataset, with 95% confidence intervals.
+
+\b
+  shanghai-sim summary                 # ./shanghai-out
+  shanghai-sim summary buy-study --by-hand
+
+\b
+Columns:
+  games              games in which that seat (or bot) played
+  points (95% CI)    mean game total (lower is better) +- the 95% CI half-width
+  win share (95% CI) mean share of wins: 1 for a sole winner, 1/k for each of
+                     k tied winners, else 0; the shares of a game sum to 1, so
+                     par is 1/players
+
+A bot's figures count each game once (the mean over the seats it held in
+that game); the unit of every CI is the game. A bot that holds every seat
+has a win share of exactly 1/players, shown as "(every seat)". --by-hand
+adds, per hand (contract) and bot: points in that hand, the share of its
+seats that went down and that went out, its mean buys, and the share of
+hands that ended with nobody out.
+"""
+
+
 def register(group: click.Group) -> None:
     @group.command("run", cls=_OneLineErrors, help=RUN_HELP)
     @click.argument("job_file", required=False)
     @click.option("--rules", help="Preset (shanghai, contract, progressive) or a TOML rules file.")
+    @rule_option
     @click.option("--players", type=int, help="Players at the table (default: the rules', or one per bot).")
     @click.option("--bots", multiple=True, metavar="SPEC[,SPEC...]",
                   help="One bot spec for every seat, or one per seat (e.g. random,greedy,greedy,greedy).")
-    @click.option("--games", type=int, help=f"Games to play (default {runner.DEFAULT_GAMES:,}).")
+    @click.option("--games", type=int, help=f"Games to play (default {DEFAULT_GAMES:,}).")
     @click.option("--seed", type=int, help="Job seed (default 1); game g plays from game_seed(seed, g).")
     @click.option("--threads", type=int, help="Worker threads (default: every core).")
-    @click.option("--out", help=f"Output folder or URL (default ./{runner.DEFAULT_OUT}).")
-    @click.option("--detail", type=click.Choice(runner.DETAILS),
+    @click.option("--out", help=f"Output folder or URL (default ./{DEFAULT_OUT}).")
+    @click.option("--detail", type=click.Choice(DETAILS),
                   help="hands: hands/ and games/ (default); games: games/ only.")
     @click.option("--rotate/--no-rotate", default=None,
                   help="Rotate the bot line-up one seat per game so seat effects cancel (default on).")
@@ -57,8 +78,10 @@ def register(group: click.Group) -> None:
     @click.option("--overwrite", is_flag=True, help="Replace a dataset of another job in --out.")
     @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
     @click.pass_context
-    def run_cmd(ctx, job_file, rules, players, bots, games, seed, threads, out, detail, rotate,
+    def run_cmd(ctx, job_file, rules, rule_items, players, bots, games, seed, threads, out, detail, rotate,
                 shard_size, scheduler, resume, overwrite, quiet):
+        from shanghai_sim import runner
+        from shanghai_sim.dataset import DatasetError
         engine = _engine(ctx)
         options = dict(rules=rules, players=players, bots=list(bots) or None, games=games, seed=seed,
                        threads=threads, out=out, detail=detail, rotate=rotate, shard_size=shard_size,
@@ -66,13 +89,20 @@ def register(group: click.Group) -> None:
         try:
             given = runner.load_job_file(job_file) if job_file else {}
             given.update(runner.normalise(options, "options"))
+            if rule_items:
+                from shanghai_sim.rules import Rules, load_rules, with_options
+                base = given.get("rules", "shanghai")
+                given["rules"] = with_options(base if isinstance(base, Rules) else load_rules(base), rule_items)
             if resume:
-                job = runner.job_for_resume(given.pop("out", runner.DEFAULT_OUT), given)
+                job = runner.job_for_resume(given.pop("out", DEFAULT_OUT), given)
             else:
                 job = runner.Job(**given)
             plan = runner.plan(job, engine)
         except ValueError as e:       # JobError, RulesError, the bot parser's BotError
             raise InputError(str(e)) from None
+        warning = plan.rules.two_player_warning()
+        if warning and not quiet:
+            click.echo(warning, err=True)
         executor = None
         try:
             if plan.scheduler:
@@ -99,13 +129,16 @@ def register(group: click.Group) -> None:
                            f"({rate:,.0f} games/s) -> {result.location}\n"
                            f"next: shanghai-sim summary {result.location}", err=True)
 
-    @group.command("summary", cls=_OneLineErrors)
-    @click.argument("out", default=runner.DEFAULT_OUT)
-    @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-    def summary_cmd(out, as_json):
-        """Games, mean points and win share per seat and per bot (95% CIs), hand length and buys."""
+    @group.command("summary", cls=_OneLineErrors, help=SUMMARY_HELP)
+    @click.argument("out", default=DEFAULT_OUT)
+    @click.option("--by-hand", is_flag=True,
+                  help="Also a table per hand (contract) and bot: points, going down and out, buys.")
+    @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON (by_hand included).")
+    def summary_cmd(out, by_hand, as_json):
+        from shanghai_sim.dataset import DatasetError
+        from shanghai_sim.summary import SummaryError, format_summary, summarize
         try:
             s = summarize(out)
         except (SummaryError, DatasetError) as e:
             raise InputError(str(e)) from None
-        click.echo(json.dumps(s, indent=1) if as_json else format_summary(s))
+        click.echo(json.dumps(s, indent=1) if as_json else format_summary(s, by_hand=by_hand))

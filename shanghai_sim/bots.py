@@ -78,8 +78,12 @@ def _valid_params(info: BotInfo) -> str:
     return ", ".join(f"{p.key}={p.values}" for p in info.params)
 
 
-def parse_bot(spec: str) -> BotSpec:
-    """One spec such as ``greedy:buy=never:buy9=useful`` -> BotSpec."""
+def parse_bot(spec: str, hands: int | None = None) -> BotSpec:
+    """One spec such as ``greedy:buy=never:buy9=useful`` -> BotSpec.
+
+    ``hands``: the rules' number of hands, if known; a per-hand parameter
+    (``buyN``) beyond it is an error, since it would silently do nothing.
+    """
     if not isinstance(spec, str) or not spec.strip():
         raise BotError(f"empty bot spec (valid bots: {_valid_bots()})")
     parts = [s.strip() for s in spec.strip().split(":")]
@@ -100,14 +104,19 @@ def parse_bot(spec: str) -> BotSpec:
         key, value = (t.strip().lower() for t in part.split("=", 1))
         if not info.params:
             raise BotError(f"bot {name!r} takes no parameters (got {key!r})")
+        if key in given:
+            raise BotError(f"parameter {key!r} given twice in bot spec {spec!r} "
+                           f"({key}={given[key]} and {key}={value})")
         if key == "buy":
             if value not in _BUY:
                 raise BotError(f"bad value {value!r} for {key} in {spec!r} (valid: never, useful, always)")
             bp[BP_BUY] = _BUY[value]
         elif key.startswith("buy") and key[3:].isdigit():
             h = int(key[3:])
-            if not 1 <= h <= MAX_HAND_PARAMS:
-                raise BotError(f"bad parameter {key!r} in {spec!r}: hand numbers are 1..{MAX_HAND_PARAMS}")
+            top = MAX_HAND_PARAMS if hands is None else min(hands, MAX_HAND_PARAMS)
+            if not 1 <= h <= top:
+                raise BotError(f"bad parameter {key!r} in {spec!r}: hand numbers are 1..{top}"
+                               + (f" (the rules have {hands} hands)" if hands is not None else ""))
             if value not in _BUY:
                 raise BotError(f"bad value {value!r} for {key} in {spec!r} (valid: never, useful, always)")
             bp[BP_HAND0 + h - 1] = _BUY[value]
@@ -142,21 +151,39 @@ def _canonical(name: str, bp: np.ndarray) -> str:
 
 
 def split_specs(specs: "str | list[str] | tuple[str, ...]") -> list[str]:
-    if isinstance(specs, str):
-        return [s.strip() for s in specs.split(",")]
-    return [str(s) for s in specs]
+    """The one spec splitter: ``"random,greedy"``, or a list whose items may hold commas,
+    -> a list of specs. An empty spec (``"greedy,,greedy"``) is an error, not dropped."""
+    items = [specs] if isinstance(specs, str) else list(specs)
+    out: list[str] = []
+    for item in items:
+        if not isinstance(item, str):
+            raise BotError(f"expected bot specs such as \"greedy\" or \"random,greedy\", got {item!r}")
+        parts = [s.strip() for s in item.split(",")]
+        if any(not s for s in parts):
+            raise BotError(f"empty bot spec in {item!r} (two commas in a row, or one at an end)")
+        out += parts
+    if not out:
+        raise BotError(f"no bot given (e.g. \"greedy\" or \"random,greedy,greedy,greedy\"; "
+                       f"valid bots: {_valid_bots()})")
+    return out
 
 
-def parse_bots(specs: "str | list[str] | tuple[str, ...]", players: int
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """Specs for ``players`` seats -> (bot_kind int64[players], bot_params float64[players, NBP])."""
-    lst = split_specs(specs)
+def seat_specs(specs: "list[str] | tuple[str, ...]", players: int) -> list:
+    """One spec for every seat, or exactly one per seat -> one per seat."""
+    lst = list(specs)
     if len(lst) == 1:
-        lst = lst * players
+        return lst * players
     if len(lst) != players:
         raise BotError(f"{len(lst)} bot specs for {players} players "
-                       f"(give one spec for every seat or one per seat)")
-    parsed = [parse_bot(s) for s in lst]
+                       f"(give one spec for every seat, or one per seat)")
+    return lst
+
+
+def parse_bots(specs: "str | list[str] | tuple[str, ...]", players: int, hands: int | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Specs for ``players`` seats -> (bot_kind int64[players], bot_params float64[players, NBP])."""
+    lst = seat_specs(split_specs(specs), players)
+    parsed = [parse_bot(s, hands) for s in lst]
     kind = np.array([b.kind for b in parsed], dtype=np.int64)
     params = np.stack([b.array() for b in parsed]).astype(np.float64)
     return kind, params
@@ -164,11 +191,19 @@ def parse_bots(specs: "str | list[str] | tuple[str, ...]", players: int
 
 def bots_help() -> str:
     """The text of ``shanghai-sim bots``: one line per bot and per parameter."""
+    import textwrap
     lines = []
+    kw = max([len(f"{p.key}={p.values}") for info in BOTS.values() for p in info.params] + [8])
     for info in BOTS.values():
-        lines.append(f"{info.name:<8} {info.help}")
+        wrapped = textwrap.wrap(info.help, 96 - 10)
+        lines.append(f"{info.name:<8}  {wrapped[0]}")
+        lines += [f"{'':<8}  {w}" for w in wrapped[1:]]
         for p in info.params:
-            lines.append(f"  {p.key}={p.values:<22} {p.help} (default: {p.default})")
-    lines.append("spec: NAME[:key=value[:key=value...]]; seats: one spec for all, or one per seat "
-                 "separated by commas, e.g. greedy:buy=never,random,greedy,greedy")
+            text = textwrap.wrap(f"{p.help} (default: {p.default})", max(40, 96 - kw - 4))
+            lines.append(f"  {p.key + '=' + p.values:<{kw}}  {text[0]}")
+            lines += [f"  {'':<{kw}}  {t}" for t in text[1:]]
+        lines.append("")
+    lines.append("spec: NAME[:key=value[:key=value...]], each key at most once")
+    lines.append("seats: one spec for every seat, or one per seat separated by commas,")
+    lines.append("       e.g. --bots greedy:buy=never,random,greedy,greedy")
     return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""Cards: RULES.md §2 notation <-> card ids <-> count arrays.
+"""Cards: docs/rules.md §2 notation <-> card ids <-> count arrays.
 
 This module owns the card encoding; everything else refers to it.
 
@@ -42,7 +42,7 @@ _SPLIT = re.compile(r"[\s,]+")
 
 
 class CardError(ValueError):
-    """A card token or hand that RULES.md §2 does not accept."""
+    """A card token or hand that docs/rules.md §2 does not accept."""
 
 
 def card_id(token: str) -> int:

@@ -60,7 +60,7 @@ HANDS_SCHEMA = pa.schema([
     pa.field("turns", pa.uint16(), False),       # turns this seat took in the hand
     pa.field("stock_passes", pa.uint8(), False),  # reshuffles in the hand (same for every seat)
     pa.field("ended", _DICT, False),             # how the hand ended: ENDINGS (same for every seat)
-    pa.field("blind", pa.bool_(), False),        # went out blind (RULES.md §3 blind_bonus)
+    pa.field("blind", pa.bool_(), False),        # went out blind (docs/rules.md §3 blind_bonus)
 ], metadata=_META)
 
 GAMES_SCHEMA = pa.schema([
@@ -78,7 +78,7 @@ GAMES_SCHEMA = pa.schema([
 
 SCHEMAS = {HANDS: HANDS_SCHEMA, GAMES: GAMES_SCHEMA}
 # Values of the ``ended`` column, indexed by the record's HF_STOPPED code.
-ENDINGS = ("out", "stock", "turn_limit")
+ENDINGS = ("out", "stock", "turn_cap")
 
 
 class DatasetError(ValueError):
@@ -147,7 +147,7 @@ def hands_table(hand_out: np.ndarray, games: np.ndarray, seeds: np.ndarray, play
 
 
 def game_results(hand_out: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Totals, ranks and win shares [n, players] from ``hand_out`` (RULES.md §5.7).
+    """Totals, ranks and win shares [n, players] from ``hand_out`` (docs/rules.md §5.7).
 
     rank = 1 + the number of seats with a strictly lower total, so tied seats
     share the better rank; the k seats tied for the lowest total each get 1/k.

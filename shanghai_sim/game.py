@@ -1,7 +1,7 @@
 """Step-by-step games over the engine kernels, and the event log of a seeded game.
 
     >>> from shanghai_sim import Game
-    >>> g = Game(rules="shanghai", players=4, seed=7, bots=["python", "greedy"])  # doctest: +SKIP
+    >>> g = Game(rules="shanghai", players=4, seed=7, bots=["python", "greedy", "greedy", "greedy"])  # doctest: +SKIP
     >>> g.advance()            # the built-in bots play until seat 0 must act
     >>> g.legal_actions()      # readable Action objects
     >>> g.apply(g.legal_actions()[0])
@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .bots import BotError, parse_bot, split_specs
+from .bots import BotError, parse_bot, seat_specs, split_specs
 from .cards import RANKS, SUITS, card_id, card_str, parse_cards
 from .kernels import play as K
 from .kernels.bots import bot_action_nb
@@ -44,7 +44,7 @@ _ERRORS = {
     K.E_GD_DOWN: "the player is already down",
     K.E_GD_COUNT: "the melds do not match the contract",
     K.E_GD_SIZE: "a meld size does not match the contract (initial_meld)",
-    K.E_GD_MELD: "a meld is not valid (RULES.md §4, joker_limit)",
+    K.E_GD_MELD: "a meld is not valid (docs/rules.md §4, joker_limit)",
     K.E_GD_CARDS: "the melds use cards that are not in the hand",
     K.E_GD_GAP: "two runs of one suit touch (same_suit_runs = gap)",
     K.E_GD_FINISH: "the turn could not be finished afterwards (go_out)",
@@ -103,7 +103,7 @@ def _proposal_rows(melds: tuple[tuple[str, ...], ...]) -> list[tuple[int, int, i
                 lo = cand
                 break
         if lo is None:
-            raise GameError(f"meld {' '.join(m)!r} is not a run in sequence (RULES.md §4)")
+            raise GameError(f"meld {' '.join(m)!r} is not a run in sequence (docs/rules.md §4)")
         rows.append((K.RUN, suit, lo, ids))
     return rows
 
@@ -124,12 +124,7 @@ class Game:
         self.players = p
         self.seed = int(seed)
         self.R = tuple(r.arrays(p))
-        specs = split_specs(bots) if isinstance(bots, str) else list(bots)
-        if len(specs) == 1:
-            specs = specs * p
-        if len(specs) != p:
-            raise BotError(f"{len(specs)} bot specs for {p} players "
-                           f"(give one spec for every seat or one per seat)")
+        specs = seat_specs(split_specs(bots) if isinstance(bots, str) else list(bots), p)
         self.kinds = np.zeros(p, dtype=np.int64)
         self.params = np.zeros((p, len(parse_bot("greedy").params)), dtype=np.float64)
         self.python: dict[int, Callable | None] = {}
@@ -143,7 +138,7 @@ class Game:
                 self.python[q] = None
                 s = "greedy"
                 self.bot_names.append("python")
-            spec = parse_bot(s)
+            spec = parse_bot(s, r.hands)
             if q not in self.python:
                 self.bot_names.append(spec.name)
             self.kinds[q] = spec.kind
@@ -383,7 +378,7 @@ def game_events(rules: "str | Rules | None" = "shanghai", players: int | None = 
     if not 0 <= int(seed) < 2 ** 64:
         raise GameError(f"seed {seed}: must be 0..2**64-1")
     R = tuple(r.arrays(p))
-    kinds, params = parse_bots(bots, p)
+    kinds, params = parse_bots(bots, p, r.hands)
     size = int(log_size)
     while True:
         G = K.new_state(R, size)

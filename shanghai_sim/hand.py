@@ -1,7 +1,12 @@
-"""Hand analysis (RULES.md §6): ``analyze_hand`` and ``deficiency_batch``.
+"""Hand analysis (docs/rules.md §6): ``analyze_hand`` and ``deficiency_batch``.
 
 Thin Python over ``kernels.melds``: parses cards, contracts and rules once,
 then calls the compiled search.
+
+A hand must fit the rules' shoe (packs and jokers at a player count: the
+rules' own by default): three copies of a card that two packs hold twice is
+an error, not a question. ``shoe=False`` lifts the check for what-if
+questions; the meld finder itself takes any counts.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import numpy as np
 
 from .cards import CardError, NCARDS, card_str, parse_cards
 from .kernels import melds as K
-from .rules import (MAX_MELDS, P_INITIAL_EXACT, P_SAME_SUIT_GAP, MeldKind, Rules, RulesError,
+from .rules import (MAX_MELDS, MAX_PLAYERS, MIN_PLAYERS, P_INITIAL_EXACT, P_SAME_SUIT_GAP, MeldKind, Rules, RulesError,
                     load_rules, resolve_contract)
 
 
@@ -49,13 +54,46 @@ def _rules(rules) -> Rules:
     return rules if isinstance(rules, Rules) else load_rules(rules)
 
 
+def shoe_limits(r: Rules, players: int | None = None) -> tuple[int, int, str]:
+    """(copies of each natural card, jokers, description) of the shoe of ``r`` at ``players``."""
+    p = r.players if players is None else int(players)
+    if not MIN_PLAYERS <= p <= MAX_PLAYERS:
+        raise RulesError(f"players = {p}: must be {MIN_PLAYERS}..{MAX_PLAYERS}")
+    packs, jokers = r.decks_for(p), r.jokers_for(p)
+    return packs, jokers, (f"the shoe of rules {r.name!r} at {p} players ({packs} pack"
+                           f"{'s' if packs != 1 else ''} of 52 and {jokers} joker"
+                           f"{'s' if jokers != 1 else ''}, {r.shoe_size(p)} cards)")
+
+
+def check_shoe(counts: np.ndarray, r: Rules, players: int | None = None) -> None:
+    """CardError naming the first card of ``counts`` (53 or (n, 53)) that the shoe cannot hold."""
+    packs, jokers, shoe = shoe_limits(r, players)
+    c = np.asarray(counts)
+    rows = c.reshape(-1, NCARDS)
+    over_j = rows[:, NCARDS - 1] > jokers
+    over_n = (rows[:, :NCARDS - 1] > packs).any(axis=1)
+    bad = np.flatnonzero(over_j | over_n)
+    if bad.size == 0:
+        return
+    i = int(bad[0])
+    where = f"hand {i}: " if c.ndim == 2 else ""
+    if over_j[i]:
+        msg = f"{where}{int(rows[i, -1])} jokers, but {shoe} holds {jokers}"
+    else:
+        cid = int(np.flatnonzero(rows[i, :NCARDS - 1] > packs)[0])
+        msg = f"{where}{int(rows[i, cid])} x {card_str(cid)}, but {shoe} holds {packs} of each card"
+    raise CardError(msg + " (choose --players, or lift the check with --any-hand / shoe=False)")
+
+
 def analyze_hand(cards: str | Iterable[str], contract: int | str,
-                 rules: str | Path | Rules = "shanghai") -> HandAnalysis:
+                 rules: str | Path | Rules = "shanghai", players: int | None = None,
+                 shoe: bool = True) -> HandAnalysis:
     """Analyse one hand: satisfiable, deadwood, deficiency and a best lay-down.
 
     ``cards``: notation string or list of card strings; ``contract``: 1-based
     hand number of the rules or notation such as ``"set3 run10"``; ``rules``:
-    preset name, TOML path or Rules object.
+    preset name, TOML path or Rules object. The hand must fit the rules' shoe
+    at ``players`` (default: the rules' player count) unless ``shoe=False``.
     """
     r = _rules(rules)
     ids = parse_cards(cards)
@@ -66,6 +104,8 @@ def analyze_hand(cards: str | Iterable[str], contract: int | str,
     counts = np.zeros(NCARDS, dtype=np.int64)
     for c in ids:
         counts[c] += 1
+    if shoe:
+        check_shoe(counts, r, players)
     exact, gap = a.params[P_INITIAL_EXACT], a.params[P_SAME_SUIT_GAP]
     deficiency = int(K.deficiency_nb(counts, kinds, sizes, nm, a.joker_cap, exact, gap))
     out = np.zeros((MAX_MELDS, K.LAY_W), dtype=np.int64)
@@ -84,8 +124,12 @@ def analyze_hand(cards: str | Iterable[str], contract: int | str,
     return HandAnalysis(tuple(card_str(c) for c in ids), text, True, deadwood, deficiency, melds, leftover)
 
 
-def deficiency_batch(counts, contract: int | str, rules: str | Path | Rules = "shanghai") -> np.ndarray:
-    """Deficiencies of n hands given as an (n, 53) integer array, in compiled code."""
+def deficiency_batch(counts, contract: int | str, rules: str | Path | Rules = "shanghai",
+                     players: int | None = None, shoe: bool = True) -> np.ndarray:
+    """Deficiencies of n hands given as an (n, 53) integer array, in compiled code.
+
+    Every hand must fit the rules' shoe at ``players`` unless ``shoe=False``.
+    """
     r = _rules(rules)
     arr = np.asarray(counts)
     if arr.ndim != 2 or arr.shape[1] != NCARDS:
@@ -94,6 +138,8 @@ def deficiency_batch(counts, contract: int | str, rules: str | Path | Rules = "s
         raise CardError(f"counts must be integers, got dtype {arr.dtype}")
     if (arr < 0).any():
         raise CardError("counts must be non-negative")
+    if shoe:
+        check_shoe(arr, r, players)
     arr = np.ascontiguousarray(arr, dtype=np.int64)
     kinds, sizes, nm, _ = _contract_rows(r, contract)
     a = r.arrays()

@@ -2,7 +2,7 @@
 
 ``decode(log, players, rules)`` turns the int64 event buffer of one game
 into a list of dicts (one JSON line each; the schema is in docs/replay.md),
-and ``format_event`` prints one as a line of text with cards in RULES.md §2
+and ``format_event`` prints one as a line of text with cards in docs/rules.md §2
 notation. The decoder keeps a copy of the table so that lay-offs and swaps
 can name the meld they touch.
 """
@@ -154,7 +154,7 @@ def decode(log: np.ndarray, players: int, contracts: "list[str] | None" = None) 
         elif t == K.EV_HAND_END:
             p = players
             e = {"event": "hand_end", "hand": hand, "winner": a[0] if a[0] >= 0 else None,
-                 "reason": ("out", "stock", "turn_guard")[a[1]],
+                 "reason": ("out", "stock", "turn_cap")[a[1]],
                  "scores": a[2:2 + p], "totals": a[2 + p:2 + 2 * p]}
         elif t == K.EV_GAME_END:
             totals = a[:players]
@@ -169,7 +169,7 @@ def decode(log: np.ndarray, players: int, contracts: "list[str] | None" = None) 
 
 
 def ranking(totals: list[int]) -> list[int]:
-    """RULES.md §5.7: rank per seat (1 = best); equal totals share a rank."""
+    """docs/rules.md §5.7: rank per seat (1 = best); equal totals share a rank."""
     return [1 + sum(1 for u in totals if u < t) for t in totals]
 
 
@@ -182,7 +182,7 @@ def _meld_text(md: dict[str, Any]) -> str:
 
 
 def format_event(e: dict[str, Any]) -> str:
-    """One event as a readable line (cards in RULES.md §2 notation)."""
+    """One event as a readable line (cards in docs/rules.md §2 notation)."""
     ev = e["event"]
     s = f"seat {e['seat']}" if "seat" in e else ""
     if ev == "game":        # the first line of a log saved by `shanghai-sim play --log`
@@ -228,7 +228,7 @@ def format_event(e: dict[str, Any]) -> str:
         return f"  {s} goes out ({'by discard' if e['how'] == 'discard' else 'melding the last card'}){b}"
     if ev == "hand_end":
         who = f"seat {e['winner']} went out" if e["winner"] is not None else \
-            ("stopped: stock exhausted" if e["reason"] == "stock" else "stopped: turn guard")
+            ("stopped: stock exhausted" if e["reason"] == "stock" else "stopped: turn cap (max_hand_turns)")
         return (f"  hand {e['hand']} ends, {who}; scores {' '.join(map(str, e['scores']))}; "
                 f"totals {' '.join(map(str, e['totals']))}")
     if ev == "game_end":

@@ -1,6 +1,6 @@
-"""Rules as data (RULES.md §3): frozen dataclasses, named presets, TOML files.
+"""Rules as data (docs/rules.md §3): frozen dataclasses, named presets, TOML files.
 
-A ``Rules`` object holds every option of RULES.md §3. The kernels never see
+A ``Rules`` object holds every option of docs/rules.md §3. The kernels never see
 it: ``Rules.arrays(players)`` converts it once, at the boundary into numba,
 into plain integer arrays (``RulesArrays``) whose layout is documented there.
 
@@ -27,9 +27,11 @@ import numpy as np
 
 from .cards import NCARDS, JOKER, NRANKS, RANKS
 
-MIN_PLAYERS, MAX_PLAYERS = 2, 8
-MAX_MELDS = 8          # melds in one contract (kernel array width)
-MAX_MELD_SIZE = 128    # joker_cap table length: sets may grow past 13 with many packs
+from .kernels.params import (MAX_MELD_SIZE, MAX_MELDS, MAX_PLAYERS, MIN_PLAYERS, NPARAMS,  # noqa: F401
+                             P_BLIND_JOKER, P_BLIND_NO_JOKER, P_BUY_PENALTY, P_BUY_PRIORITY,
+                             P_DECKS, P_DOWN_MAY_BUY, P_GO_OUT, P_INITIAL_EXACT, P_JOKER_LIMIT,
+                             P_JOKER_SWAP, P_JOKERS, P_MAX_HAND_TURNS, P_MAX_STOCK_PASSES,
+                             P_NHANDS, P_PLAYERS, P_SAME_SUIT_GAP, P_SET_JOKER_CARD)
 
 
 class RulesError(ValueError):
@@ -103,7 +105,7 @@ class Contract:
 
 
 def parse_contract(text: str) -> tuple[MeldSpec, ...]:
-    """Contract notation (RULES.md §2): ``set3 run10`` -> melds."""
+    """Contract notation (docs/rules.md §2): ``set3 run10`` -> melds."""
     if not isinstance(text, str):
         raise RulesError(f"unknown contract {text!r} (expected notation such as 'set3 run4')")
     tokens = text.replace(",", " ").lower().split()
@@ -153,7 +155,7 @@ DEFAULT_JOKER_TABLE = ((3, 1), (5, 2), (7, 3), (10, 4))   # (from size, jokers a
 
 @dataclass(frozen=True)
 class Rules:
-    """Every option of RULES.md §3. Build with ``preset()`` or ``load_rules()``."""
+    """Every option of docs/rules.md §3. Build with ``preset()`` or ``load_rules()``."""
 
     name: str = "shanghai"
     players: int = 4
@@ -177,6 +179,7 @@ class Rules:
     points: tuple[tuple[str, int], ...] = tuple(SHANGHAI_POINTS.items())
     down_may_buy: bool = False
     max_stock_passes: int = 3
+    max_hand_turns: int = 3000
 
     def __post_init__(self):
         validate(self)
@@ -199,7 +202,7 @@ class Rules:
         return dict(self.points)[rank]
 
     def joker_cap(self, size: int) -> int:
-        """Jokers allowed in one meld of ``size`` cards (RULES.md §3 joker_limit)."""
+        """Jokers allowed in one meld of ``size`` cards (docs/rules.md §3 joker_limit)."""
         if self.joker_limit == JokerLimit.NATURALS:
             return size // 2
         cap = 0
@@ -207,6 +210,23 @@ class Rules:
             if size >= lo:
                 cap = n
         return min(cap, size)
+
+    def hands_needing_buys(self) -> list[int]:
+        """Hands (1-based) whose contract a player cannot lay down with the cards dealt plus
+        the turn's draw: more cards than deal + 1, or than the deal when a discard is owed
+        (``go_out = discard_required``). docs/rules.md §3 (the squeeze) and §5.9."""
+        owed = 1 if self.go_out == GoOut.DISCARD_REQUIRED else 0
+        return [i + 1 for i, c in enumerate(self.contracts) if c.cards_needed + owed > c.deal + 1]
+
+    def two_player_warning(self, players: int | None = None) -> str | None:
+        """One line for a two-player table under contracts that need buys (docs/rules.md §5.9)."""
+        p = self.players if players is None else players
+        hands = self.hands_needing_buys()
+        if p != 2 or not hands:
+            return None
+        return (f"warning: with 2 players nobody can buy a discard (docs/rules.md §5.9), so hand"
+                f"{'s' if len(hands) > 1 else ''} {', '.join(map(str, hands))} of rules {self.name!r} "
+                f"can be met only if the dealer buys the first upcard; otherwise they end by the stock rule")
 
     def replace(self, **changes) -> "Rules":
         return dataclasses.replace(self, **changes)
@@ -236,6 +256,7 @@ class Rules:
         d["points"] = dict(self.points)
         d["down_may_buy"] = self.down_may_buy
         d["max_stock_passes"] = self.max_stock_passes
+        d["max_hand_turns"] = self.max_hand_turns
         return d
 
 
@@ -259,6 +280,8 @@ def validate(r: Rules) -> None:
         raise RulesError(f"buy_penalty = {r.buy_penalty}: must be 0..10")
     if r.max_stock_passes < 0:
         raise RulesError(f"max_stock_passes = {r.max_stock_passes}: must be >= 0")
+    if not 1 <= r.max_hand_turns <= 1_000_000:
+        raise RulesError(f"max_hand_turns = {r.max_hand_turns}: must be 1..1000000")
     if not r.joker_table or any(lo < 1 or n < 0 for lo, n in r.joker_table) or \
             list(r.joker_table) != sorted(r.joker_table):
         raise RulesError(f"joker_table = {r.joker_table}: need ascending [from_size, jokers] bands")
@@ -272,6 +295,38 @@ def validate(r: Rules) -> None:
         if c.deal * p + 1 > shoe:
             raise RulesError(f"contracts: hand {i + 1} deals {c.deal} x {p} players + upcard "
                              f"> {shoe} cards in the shoe")
+
+
+# One line per option: what ``shanghai-sim rules`` prints beside each value.
+# The full text, with sources and the values of each preset, is docs/rules.md §3.
+OPTION_HELP: dict[str, str] = {
+    "players": "players at the table, 2..8 (a job or command may choose another)",
+    "decks": "52-card packs in the shoe, by player count",
+    "jokers": "jokers in the whole shoe, by number of packs",
+    "contracts": "one contract per hand (the game has as many hands), with its deal size",
+    "buy_penalty": "extra cards from the stock that a buyer takes with the upcard",
+    "buys_per_hand": "buys allowed to each player in each hand",
+    "buy_priority": "who gets a contested buy: first claimant from the dealer's left (dealer_left) "
+                    "or from the player in turn (turn_order)",
+    "joker_limit": "jokers allowed in one meld: no more than its natural cards (naturals), "
+                   "or by meld size from joker_table (table)",
+    "joker_table": "with joker_limit = table: [from meld size, jokers allowed] bands",
+    "initial_meld": "when going down, melds may be longer than the contract asks (at_least) "
+                    "or exactly its size, with no lay-off that turn (exact)",
+    "same_suit_runs": "two contract runs of one suit when going down: any distinct cards (distinct) "
+                      "or with at least one rank between them (gap)",
+    "go_out": "how a hand is emptied: by melds and lay-offs only (no_discard), by discarding the "
+              "last card (discard_required), or either",
+    "joker_swap": "who may take a table joker by putting down the card it stands for: anyone "
+                  "(a player not yet down only when going down that turn) or down_only",
+    "set_joker_identity": "what a joker in a set stands for: any card of the rank (rank) or a "
+                          "declared rank and suit (card)",
+    "blind_bonus": "score for going out in one turn without having been down (none, or joker / no_joker)",
+    "points": "penalty points of each card left in hand at the end of a hand",
+    "down_may_buy": "may a player who is down buy",
+    "max_stock_passes": "reshuffles of the pile into a new stock before a hand stops with no winner",
+    "max_hand_turns": "turns in one hand (all seats) after which it stops with no winner (the turn cap)",
+}
 
 
 # ---------------------------------------------------------------- presets
@@ -312,7 +367,7 @@ _ENUMS = {"buy_priority": BuyPriority, "joker_limit": JokerLimit, "initial_meld"
           "set_joker_identity": SetJokerIdentity}
 _KEYS = {"base", "name", "players", "decks", "jokers", "contracts", "deal", "buy_penalty",
          "buys_per_hand", "joker_table", "blind_bonus", "points", "down_may_buy",
-         "max_stock_passes", *_ENUMS}
+         "max_stock_passes", "max_hand_turns", *_ENUMS}
 
 
 def _int(key: str, v: Any) -> int:
@@ -326,6 +381,9 @@ def overrides(base: Rules, data: dict[str, Any], where: str = "rules") -> Rules:
     unknown = sorted(set(data) - _KEYS)
     if unknown:
         raise RulesError(f"{where}: unknown option {unknown[0]!r} (known: {', '.join(sorted(_KEYS - {'base'}))})")
+    if "deal" in data and "contracts" not in data:
+        raise RulesError(f"{where}: deal = {data['deal']!r} applies only to contracts given as plain "
+                         "strings in the same file (give contracts too, or set deal per contract)")
     ch: dict[str, Any] = {}
     for key, v in data.items():
         if key in ("base", "deal"):
@@ -336,7 +394,7 @@ def overrides(base: Rules, data: dict[str, Any], where: str = "rules") -> Rules:
             if not isinstance(v, str) or v.lower() not in names:
                 raise RulesError(f"{key} = {v!r}: expected one of {', '.join(names)}")
             ch[key] = enum_t[v.upper()]
-        elif key in ("players", "buy_penalty", "max_stock_passes"):
+        elif key in ("players", "buy_penalty", "max_stock_passes", "max_hand_turns"):
             ch[key] = _int(key, v)
         elif key == "name":
             ch[key] = str(v)
@@ -427,6 +485,43 @@ def overrides(base: Rules, data: dict[str, Any], where: str = "rules") -> Rules:
         raise RulesError(f"{where}: {e}") from None
 
 
+def parse_rule_options(items: "list[str] | tuple[str, ...]") -> dict[str, Any]:
+    """``["buy_penalty=1", "go_out=either", "blind_bonus={joker=-25, no_joker=-50}"]`` -> options.
+
+    Each value is read as a TOML value (numbers, booleans, arrays, inline
+    tables, quoted strings); a bare word such as ``either`` is a string.
+    """
+    out: dict[str, Any] = {}
+    for item in items:
+        key, eq, text = str(item).partition("=")
+        key, text = key.strip(), text.strip()
+        if not eq or not key or not text:
+            raise RulesError(f"--rule {item!r}: expected KEY=VALUE, e.g. --rule buy_penalty=1")
+        if key in out:
+            raise RulesError(f"--rule {key} given twice")
+        try:
+            out[key] = tomllib.loads(f"v = {text}")["v"]
+        except tomllib.TOMLDecodeError:
+            if not text.replace("_", "").isalnum():
+                raise RulesError(f"--rule {item!r}: {text!r} is not a value (a number, true/false, "
+                                 "a word, [..] or {..})") from None
+            out[key] = text
+    return out
+
+
+def with_options(r: Rules, items: "list[str] | tuple[str, ...]") -> Rules:
+    """``r`` with ``--rule KEY=VALUE`` options applied (docs/rules.md §7); named after them."""
+    if not items:
+        return r
+    data = parse_rule_options(items)
+    for key in ("base", "name"):
+        if key in data:
+            raise RulesError(f"--rule {key}: choose the base with --rules, not --rule")
+    changed = overrides(r, data, where="--rule")
+    label = ", ".join(f"{k}={v}" for k, v in zip(data, (str(i).partition("=")[2].strip() for i in items)))
+    return changed.replace(name=f"{r.name} ({label})")
+
+
 def load_rules(spec: "str | Path | Rules | None" = None) -> Rules:
     """A preset name, a TOML path, or a Rules object -> Rules."""
     if spec is None:
@@ -439,6 +534,9 @@ def load_rules(spec: "str | Path | Rules | None" = None) -> Rules:
     path = Path(s)
     if not s.endswith(".toml") and not path.exists():
         raise RulesError(f"unknown preset {s!r} (choose from {', '.join(PRESETS)}, or give a .toml rules file)")
+    if path.is_dir():
+        raise RulesError(f"rules file {s!r} is a folder, not a file (give a .toml rules file, "
+                         f"or a preset: {', '.join(PRESETS)})")
     if not path.is_file():
         raise RulesError(f"rules file {s!r} not found")
     try:
@@ -454,11 +552,7 @@ def load_rules(spec: "str | Path | Rules | None" = None) -> Rules:
 
 # ---------------------------------------------------------------- kernel arrays
 
-# Indices into RulesArrays.params (int64). Enum values as in the IntEnums above.
-P_PLAYERS, P_DECKS, P_JOKERS, P_BUY_PENALTY, P_BUY_PRIORITY, P_JOKER_LIMIT, P_INITIAL_EXACT, \
-    P_SAME_SUIT_GAP, P_GO_OUT, P_JOKER_SWAP, P_SET_JOKER_CARD, P_BLIND_JOKER, P_BLIND_NO_JOKER, \
-    P_DOWN_MAY_BUY, P_MAX_STOCK_PASSES, P_NHANDS = range(16)
-NPARAMS = 16
+# The indices into RulesArrays.params (P_*) live in kernels/params.py.
 
 
 class RulesArrays(NamedTuple):
@@ -504,6 +598,7 @@ def to_arrays(r: Rules, players: int | None = None) -> RulesArrays:
     params[P_DOWN_MAY_BUY] = int(r.down_may_buy)
     params[P_MAX_STOCK_PASSES] = r.max_stock_passes
     params[P_NHANDS] = r.hands
+    params[P_MAX_HAND_TURNS] = r.max_hand_turns
     pts = dict(r.points)
     points = np.zeros(NCARDS, dtype=np.int64)
     for cid in range(52):

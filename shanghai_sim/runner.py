@@ -34,15 +34,13 @@ from typing import Any, Callable, Iterable, TextIO
 import numpy as np
 
 from . import __version__
+from .defaults import DEFAULT_GAMES, DEFAULT_OUT, DETAILS  # re-exported: runner.DEFAULT_GAMES ...
 from .dataset import GAMES, HANDS, MANIFEST, SCHEMA_VERSION, DatasetError, Store, games_table, \
     hands_table, part_name
 from .kernels.records import NHF
 from .kernels.rng import game_seed_nb
 from .rules import MAX_PLAYERS, MIN_PLAYERS, Rules, RulesError, load_rules, overrides, preset
 
-DEFAULT_OUT = "shanghai-out"
-DEFAULT_GAMES = 1000         # the default job: about 20 s on 2 idle cores once compiled
-DETAILS = ("hands", "games")
 # Target time of one kernel call. Longer calls are faster (the engine keeps its meld
 # memo for the length of a call); shorter ones give finer progress and a prompter Ctrl-C.
 CHUNK_SECONDS = 5.0
@@ -110,16 +108,12 @@ IDENTITY_KEYS = ("players", "bots", "games", "seed", "rotate", "detail", "shard_
 
 
 def split_bots(value: "str | Iterable[str]") -> tuple[str, ...]:
-    """``"random,greedy"`` or ``["random", "greedy"]`` -> a tuple of specs."""
-    items = [value] if isinstance(value, str) else list(value)
-    out: list[str] = []
-    for item in items:
-        if not isinstance(item, str):
-            raise JobError(f"bots: expected bot specs such as \"greedy\" or \"random,greedy\", got {item!r}")
-        out += [s.strip() for s in item.split(",") if s.strip()]
-    if not out:
-        raise JobError("bots: no bot given (e.g. \"greedy\" or \"random,greedy,greedy,greedy\")")
-    return tuple(out)
+    """``"random,greedy"`` or ``["random", "greedy"]`` -> a tuple of specs (``bots.split_specs``)."""
+    from .bots import BotError, split_specs
+    try:
+        return tuple(split_specs(value))
+    except BotError as e:
+        raise JobError(f"bots: {e}") from None
 
 
 def _check_int(key: str, v: Any, lo: int, hi: int | None = None) -> int:
@@ -137,6 +131,9 @@ def normalise(options: dict[str, Any], where: str = "job") -> dict[str, Any]:
         if v is None:
             continue
         if key not in JOB_KEYS:
+            if key == "base":
+                raise JobError(f"{where} is a rules file, not a job file: give it as --rules FILE "
+                               "(a job file names its rules with rules = ...)")
             raise JobError(f"{where}: unknown option {key!r} (known: {', '.join(JOB_KEYS)})")
         if key == "bots":
             out[key] = split_bots(v)
@@ -304,15 +301,16 @@ def plan(job: Job, engine: Engine | None = None) -> Plan:
         rules, spec = job.rules, job.rules.name
     else:
         rules, spec = load_rules(job.rules), job.rules
-    bots = job.bots
+    from .bots import BotError, parse_bot, seat_specs
     players = job.players
     if players is None:
-        players = len(bots) if len(bots) > 1 else rules.players
-    if len(bots) == 1:
-        bots = bots * players
-    elif len(bots) != players:
-        raise JobError(f"bots: {len(bots)} specs for {players} players "
-                       "(give one spec for every seat, or one per seat)")
+        players = len(job.bots) if len(job.bots) > 1 else rules.players
+    try:
+        bots = seat_specs(job.bots, players)
+        for b in set(bots):
+            parse_bot(b, rules.hands)        # a per-hand parameter past the rules' hands is an error
+    except BotError as e:
+        raise JobError(f"bots: {e}") from None
     rules = rules.with_players(players)      # validates the deal for this many players
     names = tuple(eng.bot_name(b) for b in bots)
     eng.parse_bots(list(names), players)     # the whole line-up must parse too

@@ -7,7 +7,13 @@ The unit of every confidence interval is the game, the independent draw:
 - per bot: in each game, the mean over the seats that bot held, then over games
   (a bot in several seats of one game is one observation, not several);
 - hands: in each game, the mean over its hands of the hand length (turns of
-  all seats) and of the buys (all seats), then over games.
+  all seats) and of the buys (all seats), then over games;
+- by hand (``by_hand``, ``summary --by-hand``): for each hand of the game
+  (its contract) and each bot, the bot's points in that hand, how often it
+  went down and went out, and its buys: in each game, the mean over the
+  seats that bot held, then over games; and per hand, the share of hands
+  nobody went out of (stopped by the stock) and the hands stopped by the
+  turn cap.
 
 Intervals are normal: mean +- 1.96 sd / sqrt(n).
 """
@@ -157,6 +163,35 @@ def _add_hands(t, players: int | None, hands: int | None, hand_len: "Moments", b
     return len(per_hand)
 
 
+_BY_HAND = ("points", "down", "out", "buys")
+
+
+def _add_by_hand(t, by_hand: dict, ends: dict) -> None:
+    """Fold one part file of hands/ into per (hand, bot) moments and per-hand endings."""
+    f = t.to_pandas()
+    f["bot"] = f["bot"].astype(str)
+    f["ended"] = f["ended"].astype(str)
+    f["points"] = f["points"].astype(np.float64)
+    f["down"] = f["down_turn"].notna().astype(np.float64)
+    f["out"] = f["went_out"].astype(np.float64)
+    f["buys"] = f["buys"].astype(np.float64)
+    per_game = f.groupby(["hand", "bot", "game"], observed=True)[list(_BY_HAND)].mean()
+    for c in _BY_HAND:
+        per_game[c + "2"] = per_game[c] ** 2
+    agg = per_game.groupby(level=["hand", "bot"]).agg(
+        n=("points", "size"), **{f"{c}_s": (c, "sum") for c in _BY_HAND},
+        **{f"{c}_ss": (c + "2", "sum") for c in _BY_HAND})
+    for (hand, bot), row in agg.iterrows():
+        m = by_hand.setdefault((int(hand), bot), {c: Moments() for c in _BY_HAND})
+        for c in _BY_HAND:
+            m[c].merge(row.n, row[f"{c}_s"], row[f"{c}_ss"])
+    hands = f.drop_duplicates(["game", "hand"])[["hand", "ended"]]
+    for (hand, ended), k in hands.groupby(["hand", "ended"]).size().items():
+        e = ends.setdefault(int(hand), {"hands": 0, "out": 0, "stock": 0, "turn_cap": 0})
+        e["hands"] += int(k)
+        e[ended] = e.get(ended, 0) + int(k)
+
+
 def summarize(out: str) -> dict[str, Any]:
     """The summary of the dataset at ``out`` (a folder or URL) as plain data."""
     store = Store(out)
@@ -180,12 +215,16 @@ def summarize(out: str) -> dict[str, Any]:
                           columns=["game", "seat", "bot", "points", "win_share"])
         n_games += _add_games(t, players, seats, bots)
     hand_len, buys, n_hands = Moments(), Moments(), 0
+    by_hand: dict[tuple[int, str], dict[str, Moments]] = {}
+    ends: dict[int, dict[str, int]] = {}
     hand_parts = [n for n in store.listdir(HANDS) if n.endswith(".parquet") and not n.startswith(".")]
     hands = len(manifest.get("rules", {}).get("contracts", [])) or None
     for name in hand_parts:
         t = pq.read_table(store.path(HANDS, name), filesystem=store.fs,
-                          columns=["game", "hand", "seat", "turns", "buys"])
+                          columns=["game", "hand", "seat", "bot", "turns", "buys", "points",
+                                   "down_turn", "went_out", "ended"])
         n_hands += _add_hands(t, players, hands, hand_len, buys)
+        _add_by_hand(t, by_hand, ends)
     shards = manifest.get("shards", {})
     job = manifest.get("job", {})
     result: dict[str, Any] = {
@@ -203,6 +242,13 @@ def summarize(out: str) -> dict[str, Any]:
     if hand_parts:
         result["hands"] = {"hands": n_hands, "hand_length_turns": hand_len.as_dict(),
                            "buys_per_hand": buys.as_dict()}
+        contracts = [c.get("melds") for c in manifest.get("rules", {}).get("contracts", [])]
+        result["by_hand"] = [
+            {"hand": h, "contract": contracts[h - 1] if 0 < h <= len(contracts) else None,
+             **ends[h],
+             "bots": {bot: {c: m[c].as_dict() for c in _BY_HAND}
+                      for (hh, bot), m in sorted(by_hand.items()) if hh == h}}
+            for h in sorted(ends)]
     return result
 
 
@@ -213,7 +259,44 @@ def _pm(d: dict[str, Any], digits: int) -> str:
     return f"{m:.{digits}f} ± {c:.{digits}f}" if c is not None else f"{m:.{digits}f}"
 
 
-def format_summary(s: dict[str, Any]) -> str:
+def _wrap(text: str) -> list[str]:
+    import textwrap
+    return textwrap.wrap(text, 96)
+
+
+def _all_seats(d: dict[str, Any], players: int | None) -> bool:
+    """A bot that held every seat of every game: its win share is 1/players by construction."""
+    w = d["win_share"]
+    return bool(players) and w["ci95"] == 0 and w["mean"] is not None and abs(w["mean"] * players - 1) < 1e-9
+
+
+def format_by_hand(s: dict[str, Any]) -> str:
+    """The per-hand table of ``summary --by-hand``."""
+    if "by_hand" not in s:
+        return "by hand: not recorded (run with --detail hands)"
+    w = max([len(b) for h in s["by_hand"] for b in h["bots"]] + [3])
+    lines = [f"{'hand':>4}  {'contract':<20}  {'no one out':>10}  {'bot':<{w}}  {'points (95% CI)':>17}  "
+             f"{'down':>6}  {'out':>6}  {'buys':>5}"]
+    for h in s["by_hand"]:
+        stopped = h["hands"] - h["out"]
+        nobody = f"{stopped / h['hands']:.1%}" if h["hands"] else "-"
+        if h.get("turn_cap"):
+            nobody += f" ({h['turn_cap']} cap)"
+        first = True
+        for bot, d in h["bots"].items():
+            head = (f"{h['hand']:>4}  {h['contract'] or '':<20}  {nobody:>10}" if first
+                    else f"{'':>4}  {'':<20}  {'':>10}")
+            first = False
+            lines.append(f"{head}  {bot:<{w}}  {_pm(d['points'], 1):>17}  {d['down']['mean']:>6.1%}  "
+                         f"{d['out']['mean']:>6.1%}  {d['buys']['mean']:>5.2f}")
+    lines += [""] + _wrap("points: the bot's points in that hand (mean over its seats in a game, then "
+                          "over games, 95% CI); down, out: share of its seats that went down / went out; "
+                          "buys: mean buys; no one out: hands stopped by the stock (or the turn cap) "
+                          "with no winner.")
+    return "\n".join(lines)
+
+
+def format_summary(s: dict[str, Any], by_hand: bool = False) -> str:
     state = s["status"]
     if s["shards"]["count"] and s["shards"]["finished"] != s["shards"]["count"]:
         state = f"incomplete: {s['shards']['finished']}/{s['shards']['count']} shards"
@@ -221,14 +304,25 @@ def format_summary(s: dict[str, Any]) -> str:
              f"seed {s['seed']} ({state})", ""]
     w = max([len(f"bot {b}") for b in s["bots"]] + [8])
     lines.append(f"{'':<{w}}  {'games':>9}  {'points (95% CI)':>20}  {'win share (95% CI)':>20}")
+    every_seat = False
     for label, d in [(f"seat {k}", v) for k, v in s["seats"].items()] + \
                     [(f"bot {k}", v) for k, v in s["bots"].items()]:
-        lines.append(f"{label:<{w}}  {d['games']:>9,}  {_pm(d['points'], 1):>20}  "
-                     f"{_pm(d['win_share'], 3):>20}")
+        win = _pm(d["win_share"], 3)
+        if label.startswith("bot ") and _all_seats(d, s["players"]):
+            win, every_seat = f"{d['win_share']['mean']:.3f} (every seat)", True
+        lines.append(f"{label:<{w}}  {d['games']:>9,}  {_pm(d['points'], 1):>20}  {win:>20}")
     if "hands" in s:
         h = s["hands"]
         lines += ["", f"hands: {h['hands']:,}; mean hand length {_pm(h['hand_length_turns'], 2)} turns "
                       f"(all seats); buys per hand {_pm(h['buys_per_hand'], 3)} (all seats)"]
     else:
         lines += ["", "hands: not recorded (run with --detail hands)"]
+    if every_seat:
+        lines += _wrap("(every seat): that bot held every seat of every game, so its win share is "
+                       "1/players by construction (the shares of a game sum to 1); compare bots in a "
+                       "mixed line-up.")
+    if by_hand:
+        lines += ["", format_by_hand(s)]
+    elif "by_hand" in s:
+        lines += ["", "per hand (points, going down and out, buys by contract): shanghai-sim summary --by-hand"]
     return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""A slow, plainly correct reference of the hand analysis (RULES.md §6).
+"""A slow, plainly correct reference of the hand analysis (docs/rules.md §6).
 
 Written from the rulebook's definitions only, independent of the kernel in
 ``shanghai_sim/kernels/melds.py``: it shares nothing with it but the card
@@ -13,7 +13,7 @@ it down means choosing, for every listed meld, a *shape* and filling each of
 its slots:
 
 - a set: a rank and a size; every slot holds a natural of that rank (any
-  suit) or a joker (RULES.md §4);
+  suit) or a joker (docs/rules.md §4);
 - a run: a suit and a window ``lo..hi`` of run positions 0..13 (position p is
   rank index p, except that 13 is the ace again: ace low is 0, ace high 13).
   A window has at most 13 positions, so it never holds the ace at both ends,
@@ -34,7 +34,7 @@ only) an *added* natural. A lay-down is valid when:
 - under ``same_suit_runs = gap`` two runs of one suit do not touch: at least
   one run position lies strictly between their windows (overlap is touching).
 
-Then (RULES.md §6):
+Then (docs/rules.md §6):
 
 - ``satisfiable``: a valid lay-down without added naturals exists;
 - ``deadwood``: the least ``points`` left in hand over those lay-downs (a
@@ -106,7 +106,7 @@ def pos_card(suit: int, pos: int) -> int:
 
 
 class _Problem:
-    """One (rules, contract) pair: the checks of RULES.md §4 and the searches."""
+    """One (rules, contract) pair: the checks of docs/rules.md §4 and the searches."""
 
     def __init__(self, specs: Sequence[MeldSpec], rules: Rules, prune: bool = True):
         self.rules = rules
@@ -126,7 +126,7 @@ class _Problem:
         self.min_added = functools.lru_cache(maxsize=None)(self._min_added)
         self.max_used = functools.lru_cache(maxsize=None)(self._max_used)
 
-    # ---- RULES.md §4 checks on one meld, from counts of its slots
+    # ---- docs/rules.md §4 checks on one meld, from counts of its slots
 
     def size_ok(self, spec: MeldSpec, size: int) -> bool:
         return size == spec.size if self.exact else size >= spec.size
@@ -240,7 +240,7 @@ class _Problem:
         return list(best.items())
 
     def window_fits(self, windows, window) -> bool:
-        """RULES.md §3 same_suit_runs = gap: no two runs of a suit touch."""
+        """docs/rules.md §3 same_suit_runs = gap: no two runs of a suit touch."""
         if window is None:
             return True
         u, lo, hi = window
@@ -393,7 +393,7 @@ def _is_set(cards: list[int]) -> bool:
 def check_laydown(hand, melds: Iterable[Iterable[str]], leftover: Iterable[str], melds_spec,
                   rules="shanghai") -> int:
     """Check that ``melds`` is a valid lay-down of the contract from ``hand``
-    with ``leftover`` the rest of the hand (RULES.md §4, no added cards);
+    with ``leftover`` the rest of the hand (docs/rules.md §4, no added cards);
     return the points of ``leftover``. Raises AssertionError naming the fault.
     """
     rules = load_rules(rules)

@@ -1,4 +1,4 @@
-"""Card notation and count arrays (RULES.md §2, shanghai_sim/cards.py)."""
+"""Card notation and count arrays (docs/rules.md §2, shanghai_sim/cards.py)."""
 
 from __future__ import annotations
 

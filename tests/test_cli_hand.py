@@ -64,7 +64,7 @@ def test_meld_not_satisfiable_json(main):
 
 def test_meld_with_rules(main, tmp_path):
     # contract (table, exact): a set of three holds one joker; the other stays
-    r = invoke(main, "meld", "8C 8D JK JK", "--contract", "set3", "--rules", "contract", "--json")
+    r = invoke(main, "meld", "8C 8D JK JK", "--contract", "set3", "--rules", "contract", "--players", "6", "--json")
     assert r.exit_code == 0, r.output
     assert json.loads(r.output)["deadwood"] == 25
     f = tmp_path / "r.toml"

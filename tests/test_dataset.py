@@ -30,7 +30,7 @@ def _tables(rec):
     return hands, D.games_table(rec, games, seeds, player, bot_code, ["random", "greedy"])
 
 
-# RULES.md §5.7: the lowest total wins; equal totals share the win.
+# docs/rules.md §5.7: the lowest total wins; equal totals share the win.
 @pytest.mark.parametrize("totals, ranks, shares", [
     ([10, 20, 30, 40], [1, 2, 3, 4], [1, 0, 0, 0]),
     ([10, 10, 20, 30], [1, 1, 3, 4], [0.5, 0.5, 0, 0]),
@@ -54,7 +54,7 @@ def test_tables_follow_the_schemas_row_order_and_nulls():
     assert hands.schema.equals(D.HANDS_SCHEMA) and games.schema.equals(D.GAMES_SCHEMA)
     assert hands.num_rows == 3 * 2 * 4 and games.num_rows == 3 * 4
     h = hands.to_pandas()
-    assert set(h.ended) == {"out"} and list(h.ended.cat.categories) == ["out", "stock", "turn_limit"]
+    assert set(h.ended) == {"out"} and list(h.ended.cat.categories) == ["out", "stock", "turn_cap"]
     # game-major, then hand, then seat
     assert list(zip(h.game, h.hand, h.seat))[:5] == [(10, 1, 0), (10, 1, 1), (10, 1, 2), (10, 1, 3), (10, 2, 0)]
     never = rec[..., R.HF_DOWN_TURN].ravel() < 0

@@ -2,7 +2,7 @@
 
 With ``check`` on, the kernel verifies after every action: card conservation
 (stock + pile + hands + table = the shoe), hand-size bookkeeping, and the
-validity of every table meld under the rules (RULES.md §4, joker_limit).
+validity of every table meld under the rules (docs/rules.md §4, joker_limit).
 """
 
 import numpy as np

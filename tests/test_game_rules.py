@@ -1,4 +1,4 @@
-"""Scripted positions, one rule of RULES.md §3-§5 each, with exact outcomes.
+"""Scripted positions, one rule of docs/rules.md §3-§5 each, with exact outcomes.
 
 Each test builds a game with every seat played by hand, then writes the
 position it needs into the state (hands, stock top first, the upcard), and

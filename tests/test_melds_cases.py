@@ -1,4 +1,4 @@
-"""Hand-drawn cases of the hand analysis (RULES.md §4 and §6).
+"""Hand-drawn cases of the hand analysis (docs/rules.md §4 and §6).
 
 Each case is a rule, a drawn hand and the expected (satisfiable, deadwood,
 deficiency), worked out by hand from the rulebook. Every case is checked
@@ -7,7 +7,7 @@ reference itself is tested) and against ``analyze_hand`` (the kernel), whose
 ``.melds`` must also be a valid lay-down of the contract leaving exactly
 ``.deadwood`` points.
 
-Points (RULES.md §3): shanghai A 15, 2 20, 3-9 5, T-K 10, JK 25; contract
+Points (docs/rules.md §3): shanghai A 15, 2 20, 3-9 5, T-K 10, JK 25; contract
 the same but A 20.
 """
 
@@ -67,7 +67,7 @@ CASES = [
     ("table-atleast-run5", SH_TABLE, "run4", "5C 6C 8C JK JK", (True, 0, 0)),
     ("table-exact-run4", CO, "run4", "5C 6C 8C JK JK", (True, 25, 0)),
 
-    # ---- ace low and high, no wrap (RULES.md §4)
+    # ---- ace low and high, no wrap (docs/rules.md §4)
     ("ace-low", SH, "run4", "AC 2C 3C 4C", (True, 0, 0)),
     ("ace-high", SH, "run4", "JC QC KC AC", (True, 0, 0)),
     # Q-K-A-2 wraps: not a run. Adding JC gives J-Q-K-A; 2C (20) stays.
@@ -156,7 +156,7 @@ def test_reference_case(name, rules, contract, hand, expected):
 def test_kernel_case(name, rules, contract, hand, expected):
     """analyze_hand agrees with the hand-worked answer and lays a valid best lay-down."""
     from shanghai_sim import analyze_hand
-    a = analyze_hand(hand, contract, rules)
+    a = analyze_hand(hand, contract, rules, shoe=False)   # the definitions hold for any hand
     assert (a.satisfiable, a.deadwood, a.deficiency) == expected
     if a.satisfiable:
         assert check_laydown(hand, a.melds, a.leftover, contract, rules) == a.deadwood
@@ -170,7 +170,7 @@ def test_deficiency_batch_rows(name, rules, contract, hand, expected):
     from shanghai_sim import deficiency_batch
     counts = to_counts(hand)
     batch = np.stack([counts, np.zeros(53, dtype=np.int64), counts])
-    got = deficiency_batch(batch, contract, rules)
+    got = deficiency_batch(batch, contract, rules, shoe=False)
     assert got.dtype == np.int64 and got.shape == (3,)
     assert got[0] == got[2] == expected[2]
     # An empty row needs every card of the contract (no joker to help).

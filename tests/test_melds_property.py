@@ -70,7 +70,7 @@ def compare(counts, rules, hand_no):
     cards = _show(counts)
     contract = rules.contracts[hand_no - 1].melds
     expected = reference_analysis(counts, contract, rules)
-    a = analyze_hand(cards, hand_no, rules)
+    a = analyze_hand(cards, hand_no, rules, shoe=False)
     got = (a.satisfiable, a.deadwood, a.deficiency)
     where = f"hand {cards!r}, contract {hand_no} ({rules.contracts[hand_no - 1]}), rules {rules.name}"
     assert got == expected, f"{where}: kernel {got} != reference {expected}"
@@ -82,7 +82,7 @@ def compare(counts, rules, hand_no):
         laid = sum(len(m) for m in a.melds)
         bound = max_laid_nb(counts, kinds, nm)
         assert laid <= bound, f"{where}: lay-down of {laid} cards > max_laid_nb {bound}"
-    batch = deficiency_batch(counts[None, :], hand_no, rules)
+    batch = deficiency_batch(counts[None, :], hand_no, rules, shoe=False)
     assert int(batch[0]) == expected[2], f"{where}: deficiency_batch {batch[0]} != {expected[2]}"
 
 
@@ -126,7 +126,7 @@ def test_deficiency_batch_matches_reference(rules, rows, hand_no):
     """deficiency_batch on many rows at once (empty rows included) = reference per row."""
     from shanghai_sim import deficiency_batch
     counts = np.stack(rows)
-    got = deficiency_batch(counts, hand_no, rules)
+    got = deficiency_batch(counts, hand_no, rules, shoe=False)
     assert got.shape == (len(rows),) and got.dtype == np.int64
     want = [reference_analysis(c, hand_no, rules)[2] for c in rows]
     assert got.tolist() == want

@@ -1,4 +1,4 @@
-"""Rules as data (RULES.md §3): every row of the preset table, TOML overrides, errors."""
+"""Rules as data (docs/rules.md §3): every row of the preset table, TOML overrides, errors."""
 
 from __future__ import annotations
 

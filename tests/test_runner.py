@@ -271,7 +271,7 @@ def test_a_folder_of_other_files_is_never_touched(tmp_path):
     (["--rules", "nosuch"], "unknown preset"),
     (["--rules", "missing.toml"], "not found"),
     (["--players", "9"], "players"),
-    (["--players", "4", "--bots", "random,greedy,greedy"], "3 specs for 4 players"),
+    (["--players", "4", "--bots", "random,greedy,greedy"], "3 bot specs for 4 players"),
     (["--bots", "grumpy"], "grumpy"),
     (["--games", "0"], "games"),
     (["--games", "lots"], "lots"),

@@ -52,12 +52,12 @@ def test_the_dataset_reads_like_the_rulebook(base):
     h, g = read(base, "hands"), read(base, "games")
     assert len(h) == GAMES * 10 * 4 and len(g) == GAMES * 4
     per_hand = h.groupby(["game", "hand"])
-    # RULES.md §5.6: at most one player goes out; they score 0 (no blind bonus in shanghai)
+    # docs/rules.md §5.6: at most one player goes out; they score 0 (no blind bonus in shanghai)
     assert (per_hand.went_out.sum() <= 1).all()
     assert (h[h.went_out].points == 0).all() and (h[h.went_out].cards_left == 0).all()
     ended_out = per_hand.ended.first() == "out"
     assert (ended_out == (per_hand.went_out.sum() == 1)).all()
-    # the deal moves one seat left each hand (RULES.md §5.1)
+    # the deal moves one seat left each hand (docs/rules.md §5.1)
     d = per_hand.dealer.first().unstack()
     assert ((d.diff(axis=1).iloc[:, 1:] % 4) == 1).all().all()
     # a seat that went down did so on one of its turns

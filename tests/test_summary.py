@@ -100,3 +100,46 @@ def test_the_fast_path_and_the_general_path_agree(dataset, tmp_path):
         assert a["bots"][k]["points"]["mean"] == pytest.approx(b["bots"][k]["points"]["mean"])
         assert a["bots"][k]["win_share"]["ci95"] == pytest.approx(b["bots"][k]["win_share"]["ci95"])
     assert a["hands"]["hand_length_turns"] == pytest.approx(b["hands"]["hand_length_turns"])
+
+
+def test_by_hand_matches_a_direct_computation(dataset):
+    """Per hand and bot: points, down and out shares, buys (game = unit); per hand: endings."""
+    s = summarize(str(dataset))
+    h = read(dataset, "hands")
+    assert [row["hand"] for row in s["by_hand"]] == list(range(1, 11))
+    assert s["by_hand"][7]["contract"] == "set3 run10"
+    for row in s["by_hand"]:
+        rows = h[h.hand == row["hand"]]
+        ends = rows.drop_duplicates("game").ended.astype(str).value_counts()
+        assert row["hands"] == 200 and row["out"] == ends.get("out", 0)
+        assert row["stock"] == ends.get("stock", 0) and row["turn_cap"] == ends.get("turn_cap", 0)
+        for bot in ("random", "greedy"):
+            b = rows[rows.bot == bot]
+            per_game = b.groupby("game").agg(points=("points", "mean"), out=("went_out", "mean"),
+                                             down=("down_turn", lambda x: x.notna().mean()),
+                                             buys=("buys", "mean"))
+            d = row["bots"][bot]
+            m, c = _mean_ci(per_game.points)
+            assert d["points"]["n"] == 200
+            assert d["points"]["mean"] == pytest.approx(m, abs=1e-6)
+            assert d["points"]["ci95"] == pytest.approx(c, abs=1e-6)
+            assert d["out"]["mean"] == pytest.approx(per_game.out.mean(), abs=1e-6)
+            assert d["down"]["mean"] == pytest.approx(per_game.down.mean(), abs=1e-6)
+            assert d["buys"]["mean"] == pytest.approx(per_game.buys.mean(), abs=1e-6)
+
+
+def test_by_hand_table_and_the_all_seats_note(dataset, tmp_path):
+    r = run_cli("summary", dataset, "--by-hand")
+    assert r.exit_code == 0, r.output
+    table = r.stdout.split("no one out", 1)[1]
+    assert "set3 run10" in table and "greedy" in table and "random" in table
+    # one bot in every seat: its win share is 1/players by construction, said so, no "± 0.000"
+    out = tmp_path / "same"
+    runner.run(runner.plan(runner.Job(out=str(out), games=30), ENGINE), progress=None, engine=ENGINE)
+    r = run_cli("summary", out)
+    line = [ln for ln in r.stdout.splitlines() if ln.startswith("bot greedy")][0]
+    assert "0.250 (every seat)" in line and "± 0.000" not in r.stdout
+    assert "by construction" in " ".join(r.stdout.split())
+    # a mixed line-up keeps its CIs
+    r = run_cli("summary", dataset)
+    assert "(every seat)" not in r.stdout and "--by-hand" in r.stdout

@@ -5,7 +5,7 @@ Bot kinds (``BOT_*``) and their parameter vector ``bp`` float64[NBP]
 
   BP_BUY        buy policy: 0 never, 1 useful (the upcard lowers the deficiency), 2 always
   BP_MAXBUYS    most buys per hand the bot makes (-1: as many as the rules allow)
-  BP_WAIT_BLIND 1: go down only when it can go out the same turn (RULES.md §3 blind_bonus)
+  BP_WAIT_BLIND 1: go down only when it can go out the same turn (docs/rules.md §3 blind_bonus)
   BP_HAND0 + h  buy policy for hand h (0-based), -1 = BP_BUY; hands beyond MAX_HAND_PARAMS
                 use BP_BUY
 
@@ -15,7 +15,7 @@ Randomness comes only from the seat's own stream G[10][1 + seat].
 import numba as nb
 import numpy as np
 
-from ..rules import P_GO_OUT, P_INITIAL_EXACT, P_JOKER_SWAP, P_SAME_SUIT_GAP, P_SET_JOKER_CARD
+from .params import P_GO_OUT, P_INITIAL_EXACT, P_JOKER_SWAP, P_SAME_SUIT_GAP, P_SET_JOKER_CARD
 from .play import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_PASS, A_SWAP, A_TAKE,
                    GO_DISCARD_REQUIRED, GO_NO_DISCARD, JOKER, PH_BUY, PH_DRAW, PH_FIRST,
                    PH_PLAY, PS_BUYS, PS_DOWN, PS_N, RUN, SET, S_ACTOR, S_HAND, S_MUST_DOWN,

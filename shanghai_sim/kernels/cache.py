@@ -14,8 +14,9 @@ So every kernel of this package is cached in a per-user folder instead:
     else ~/.cache/shanghai-sim
 
 below ``numba-<version>-py<major><minor>/<source hash>/``, where the source
-hash covers every module whose code or constants the kernels compile in
-(``kernels/*.py``, ``rules.py``, ``cards.py``). The same source therefore
+hash covers every module whose code or constants the kernels compile in:
+``kernels/*.py``, which import nothing from the rest of the package (the
+rules arrays' layout is ``kernels/params.py``). The same source therefore
 shares one cache wherever it is installed (a wheel, an editable checkout, a
 second checkout), and any change to a kernel module gives a fresh cache for
 all kernels at once. (numba alone checks only a function's own file, while a
@@ -43,7 +44,7 @@ from numba.core import caching as _caching
 from numba.core import event as _event
 
 _PKG = Path(__file__).resolve().parent.parent          # .../shanghai_sim
-_SOURCES = sorted(Path(__file__).resolve().parent.glob("*.py")) + [_PKG / "rules.py", _PKG / "cards.py"]
+_SOURCES = sorted(Path(__file__).resolve().parent.glob("*.py"))
 
 
 def cache_root() -> Path:

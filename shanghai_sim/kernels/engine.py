@@ -11,7 +11,7 @@ deals, same choices, same scores as the batch path.
 
 import numba as nb
 
-from ..rules import P_PLAYERS
+from .params import P_PLAYERS
 from .bots import bot_action_nb
 from .play import (E_OK, PH_OVER, S_ACTOR, S_ERR, S_PHASE, apply_action_nb, init_game_nb,
                    new_state_nb)

@@ -1,4 +1,4 @@
-"""The meld finder: exact hand analysis of RULES.md §6, compiled with numba.
+"""The meld finder: exact hand analysis of docs/rules.md §6, compiled with numba.
 
 Conventions
 -----------
@@ -6,10 +6,10 @@ Conventions
 - Run positions 0..13 within a suit: position p is rank index ``p % 13``, so the
   ace stands at position 0 (low, before the 2) and at position 13 (high, after
   the K). A run is a window [lo, lo+L-1] of positions, 4 <= L <= 13, so it can
-  never hold both aces and never wraps (RULES.md §4).
+  never hold both aces and never wraps (docs/rules.md §4).
 - A contract is given as ``kinds``/``sizes`` rows of ``RulesArrays`` (sets
   first, then runs, each by size) and ``nm`` melds; ``joker_cap[L]`` is the
-  number of jokers a meld of L cards may hold (RULES.md §3 joker_limit).
+  number of jokers a meld of L cards may hold (docs/rules.md §3 joker_limit).
 
 The deficiency model
 --------------------
@@ -45,11 +45,12 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
+from .params import MAX_MELDS as MAXM  # melds per contract
+
 SET = 0
 RUN = 1
 JOKER = 52
 NPOS = 14
-MAXM = 8          # melds per contract (= rules.MAX_MELDS)
 MAXC = 4 * 66     # run candidates per meld: 4 suits x windows
 LAY_W = 4 + 64    # laydown row: kind, rank/suit, lo, n, then card ids
 INF = 1 << 40
@@ -2388,7 +2389,7 @@ def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cva
 
 @nb.njit(cache=True, _nrt=True)
 def deficiency_nb(counts, kinds, sizes, nm, joker_cap, exact, gap):
-    """RULES.md §6 deficiency of ``counts`` for the contract (kinds, sizes, nm).
+    """docs/rules.md §6 deficiency of ``counts`` for the contract (kinds, sizes, nm).
 
     Allocates a small memo per call; hot loops use ``deficiency_ws_nb`` with ``new_cache()``.
     """

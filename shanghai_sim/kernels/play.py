@@ -1,4 +1,4 @@
-"""The game as a phase machine over state arrays (RULES.md §3-§5), compiled with numba.
+"""The game as a phase machine over state arrays (docs/rules.md §3-§5), compiled with numba.
 
 One engine serves the batch kernel (``engine.play_games_nb``), the step API
 (``shanghai_sim.game.Game``) and the replay log: all three call
@@ -50,8 +50,8 @@ import numpy as np
 
 from .melds import new_cache as melds_cache
 
-from ..rules import (MAX_MELDS, P_BUY_PENALTY, P_BUY_PRIORITY, P_DECKS, P_DOWN_MAY_BUY,
-                     P_GO_OUT, P_INITIAL_EXACT, P_JOKERS, P_JOKER_SWAP, P_MAX_STOCK_PASSES,
+from .params import (MAX_MELDS, P_BUY_PENALTY, P_BUY_PRIORITY, P_DECKS, P_DOWN_MAY_BUY,
+                     P_GO_OUT, P_INITIAL_EXACT, P_JOKERS, P_JOKER_SWAP, P_MAX_HAND_TURNS, P_MAX_STOCK_PASSES,
                      P_NHANDS, P_PLAYERS, P_SAME_SUIT_GAP, P_SET_JOKER_CARD,
                      P_BLIND_JOKER, P_BLIND_NO_JOKER)
 from .melds import (CACHE_BITS, FP, LAY_W, MEMO_T, NPOS, SCRATCH, WT_SIZES, WT_W, deficiency_ws_nb,
@@ -69,12 +69,6 @@ MAXT = MAXP * MAX_MELDS      # table melds
 TW = 64                      # cards in one table meld
 PW = 4 + TW                  # proposal row width
 MAXLEGAL = 8192
-# A hand that runs this many turns stops like an exhausted stock (no winner).
-# Not a rule: a guard so that every playout ends even when bots keep taking
-# the upcard instead of drawing from the stock (RULES.md's max_stock_passes
-# bounds only stock draws).
-MAX_TURNS = 3000
-
 # go_out, joker_swap values (rules.GoOut / JokerSwap)
 GO_NO_DISCARD = 0
 GO_DISCARD_REQUIRED = 1
@@ -139,7 +133,7 @@ EV_SWAP = 10      # seat, card, meld, slot, identity of the joker (run: position
 EV_DISCARD = 11   # seat, card
 EV_RESHUFFLE = 12  # pass number, cards reshuffled, upcard kept on the pile (card or -1)
 EV_OUT = 13       # seat, how (0 melds/lay-offs, 1 discard), blind, jokers played that turn
-EV_HAND_END = 14  # winner (-1 none), reason (0 out, 1 stock, 2 turn guard), scores(P), totals(P)
+EV_HAND_END = 14  # winner (-1 none), reason (0 out, 1 stock, 2 turn cap), scores(P), totals(P)
 EV_GAME_END = 15  # totals(P)
 
 # ---------------------------------------------------------------- errors (apply)
@@ -260,7 +254,7 @@ def rem_card(G, p, c):
 
 @nb.njit(cache=True, _nrt=False)
 def hand_def_nb(R, G, p):
-    """RULES.md §6 deficiency of seat p's hand for this hand's contract (cached)."""
+    """docs/rules.md §6 deficiency of seat p's hand for this hand's contract (cached)."""
     PS = G[1]
     if PS[p, PS_DEFOK] != 0:
         return PS[p, PS_DEF]
@@ -285,7 +279,7 @@ def def_of_nb(R, G, counts):
 
 @nb.njit(cache=True, _nrt=False)
 def reshuffle_nb(R, G):
-    """RULES.md §5.5: the pile less the upcard lying on it becomes the new stock."""
+    """docs/rules.md §5.5: the pile less the upcard lying on it becomes the new stock."""
     S = G[0]
     STK = G[3]
     PILE = G[4]
@@ -329,7 +323,7 @@ def draw_stock_nb(R, G):
 
 @nb.njit(cache=True, _nrt=False)
 def meld_valid_nb(R, G, m):
-    """Is table meld m valid under the rules (RULES.md §4, joker_limit)?"""
+    """Is table meld m valid under the rules (docs/rules.md §4, joker_limit)?"""
     TM = G[5]
     TC = G[6]
     TJ = G[7]
@@ -386,7 +380,7 @@ def layoff_opts_nb(R, G, c, m):
 
 @nb.njit(cache=True, _nrt=False)
 def fits_nb(TM, cap, set_joker_card, c, m, opt):
-    """Would card c fit meld m at opt (RULES.md §4 lay-off; joker_limit after it)?
+    """Would card c fit meld m at opt (docs/rules.md §4 lay-off; joker_limit after it)?
 
     Takes the few arrays it reads, not the state tuples: a call with R and G costs
     a few hundred nanoseconds of argument passing, and this runs in every lay-off loop.
@@ -489,7 +483,7 @@ def undo_layoff_nb(R, G, p, c, m, opt):
 
 @nb.njit(cache=True, _nrt=False)
 def swap_struct_nb(R, G, c, m, slot):
-    """May natural card c replace the joker at slot of meld m (RULES.md §3 joker_swap, set_joker_identity)?"""
+    """May natural card c replace the joker at slot of meld m (docs/rules.md §3 joker_swap, set_joker_identity)?"""
     TM = G[5]
     if c < 0 or c >= JOKER or m < 0 or m >= G[0][S_NT] or slot < 0 or slot >= TW:
         return False
@@ -533,7 +527,7 @@ def undo_swap_nb(G, p, c, m, slot, ident):
 
 @nb.njit(cache=True, _nrt=False)
 def layoff_allowed_now_nb(R, G, p):
-    """RULES.md §4: only a player who is down, on their own turn; not on the going-down turn under exact."""
+    """docs/rules.md §4: only a player who is down, on their own turn; not on the going-down turn under exact."""
     S = G[0]
     if S[S_PHASE] != PH_PLAY or S[S_CUR] != p or G[1][p, PS_DOWN] == 0:
         return False
@@ -544,7 +538,7 @@ def layoff_allowed_now_nb(R, G, p):
 
 @nb.njit(cache=True, _nrt=False)
 def can_finish_nb(R, G, p):
-    """Can seat p still end this turn legally (RULES.md §3 go_out)?"""
+    """Can seat p still end this turn legally (docs/rules.md §3 go_out)?"""
     r = G[1][p, PS_N]
     go = R[0][P_GO_OUT]
     if r == 0:
@@ -655,7 +649,7 @@ def _sort_small(a, n):
 
 @nb.njit(cache=True, _nrt=False)
 def _proposal_meld_ok(R, GD, i):
-    """Is proposal row i a valid meld (RULES.md §4 and joker_limit)?"""
+    """Is proposal row i a valid meld (docs/rules.md §4 and joker_limit)?"""
     cap = R[2]
     kind = GD[i, 0]
     key = GD[i, 1]
@@ -783,7 +777,7 @@ def check_proposal_nb(R, G, p):
     kinds = R[3][h]
     sizes = R[4][h]
     exact = params[P_INITIAL_EXACT] != 0
-    # RULES.md §4: exactly the contract's melds, each at least (or exactly) its size.
+    # docs/rules.md §4: exactly the contract's melds, each at least (or exactly) its size.
     ns = 0
     nr = 0
     for i in range(nm):
@@ -831,7 +825,7 @@ def check_proposal_nb(R, G, p):
             used += 1
             if tmp[c] < 0:
                 return E_GD_CARDS
-    # RULES.md §3 same_suit_runs = gap: two runs of one suit must not touch.
+    # docs/rules.md §3 same_suit_runs = gap: two runs of one suit must not touch.
     if params[P_SAME_SUIT_GAP] != 0:
         for i in range(nm):
             if GD[i, 0] != RUN:
@@ -845,7 +839,7 @@ def check_proposal_nb(R, G, p):
                 jhi = jlo + GD[j, 3] - 1
                 if not (jlo > ihi + 1 or jhi < ilo - 1):
                     return E_GD_GAP
-    # The turn must remain finishable (RULES.md §3 go_out).
+    # The turn must remain finishable (docs/rules.md §3 go_out).
     r = PS[p, PS_N] - used
     go = params[P_GO_OUT]
     if r == 0:
@@ -1016,19 +1010,20 @@ def go_down_available_nb(R, G, p):
 # ---------------------------------------------------------------- hand flow
 
 @nb.njit(cache=True, _nrt=False)
-def _begin_turn(G, p):
+def _begin_turn(R, G, p):
+    """Start seat p's turn; False when the turn cap (rules max_hand_turns) stops the hand."""
     S = G[0]
     S[S_CUR] = p
-    S[S_TURNS] += 1
-    G[1][p, PS_TURNS] += 1
     S[S_DOWN_NOW] = 0
     S[S_MUST_DOWN] = 0
     S[S_JK_PLAYED] = 0
-    if S[S_TURNS] > MAX_TURNS:
+    if S[S_TURNS] >= R[0][P_MAX_HAND_TURNS]:    # the cap's turns are played: no further turn
         S[S_WINNER] = -1
         S[S_END_REASON] = 2
         S[S_PHASE] = PH_ENDHAND
         return False
+    S[S_TURNS] += 1
+    G[1][p, PS_TURNS] += 1
     return True
 
 
@@ -1059,7 +1054,7 @@ def _start_hand(R, G):
         for c in range(53):
             H[q, c] = 0
     _unplace(G, 0)
-    # RULES.md §5.1: the shoe, shuffled from a stream of (game seed, hand).
+    # docs/rules.md §5.1: the shoe, shuffled from a stream of (game seed, hand).
     seed_state_nb(game_seed_nb(G[10][9, 0], h + 1), G[10][0])
     k = 0
     for d in range(params[P_DECKS]):
@@ -1116,7 +1111,7 @@ def _start_hand(R, G):
 
 @nb.njit(cache=True, _nrt=False)
 def _open_buy(R, G):
-    """RULES.md §5.4: the claimants in buy_priority order."""
+    """docs/rules.md §5.4: the claimants in buy_priority order."""
     S = G[0]
     PS = G[1]
     params = R[0]
@@ -1183,7 +1178,7 @@ def _stock_draw_turn(R, G, p):
 def _after_window(R, G):
     S = G[0]
     p = S[S_NEXT]
-    if not _begin_turn(G, p):
+    if not _begin_turn(R, G, p):
         return
     S[S_ACTOR] = p
     if S[S_BOUGHT] == 0 and G[1][p, PS_DOWN] != 0 and S[S_UP_ON_PILE] != 0:
@@ -1205,7 +1200,7 @@ def _end_hand(R, G):
     w = S[S_WINNER]
     blind = 0
     if w >= 0 and S[S_DOWN_NOW] != 0:
-        blind = 1       # RULES.md §3 blind_bonus: down and out in one turn
+        blind = 1       # docs/rules.md §3 blind_bonus: down and out in one turn
     for q in range(P):
         s = 0
         for c in range(53):
@@ -1259,7 +1254,7 @@ def advance_nb(R, G):
         elif ph == PH_OFFER:
             nxt = S[S_NEXT]
             if G[1][nxt, PS_DOWN] == 0:
-                S[S_PHASE] = PH_FIRST     # first refusal (RULES.md §5.4)
+                S[S_PHASE] = PH_FIRST     # first refusal (docs/rules.md §5.4)
                 S[S_ACTOR] = nxt
             else:
                 _open_buy(R, G)           # a down player cannot block a buy
@@ -1294,7 +1289,7 @@ def init_game_nb(R, G, seed, log_on, check):
     P = S[S_NP]
     for q in range(MAXP):
         seed_state_nb(game_seed_nb(np.uint64(seed), np.uint64(1000 + q)), G[10][1 + q])
-    # RULES.md §5.1: the first dealer is chosen from the game seed.
+    # docs/rules.md §5.1: the first dealer is chosen from the game seed.
     seed_state_nb(game_seed_nb(np.uint64(seed), np.uint64(0)), G[10][0])
     S[S_FIRST_DEALER] = randint_nb(G[10][0], P)
     S[S_HAND] = 0
@@ -1387,7 +1382,7 @@ def apply_action_nb(R, G, a):
     code = E_OK
     if ph == PH_FIRST:
         if t == A_TAKE:
-            if not _begin_turn(G, p):
+            if not _begin_turn(R, G, p):
                 pass
             else:
                 c = _take_upcard(G, p)

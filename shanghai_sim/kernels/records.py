@@ -2,7 +2,7 @@
 
 hand_out: int32[n_games, hands, players, NHF], one row per game x hand x seat
 (seat = position at the table, 0..players-1; the first dealer is drawn from
-the game seed and the deal moves one seat left each hand, RULES.md §5.1).
+the game seed and the deal moves one seat left each hand, docs/rules.md §5.1).
 
 Fields (last axis):
   HF_DEALER        dealer seat of that hand
@@ -16,11 +16,11 @@ Fields (last axis):
   HF_JOKERS_LEFT   jokers among them
   HF_TURNS         turns this seat took in the hand
   HF_STOCK_PASSES  stock passes (reshuffles) in the hand (same for every seat)
-  HF_BLIND         1 if this seat went out blind (RULES.md §3 blind_bonus), else 0
+  HF_BLIND         1 if this seat went out blind (docs/rules.md §3 blind_bonus), else 0
   HF_STOPPED       how the hand ended (same for every seat): 0 a player went out,
-                   1 stopped by the stock (RULES.md §5.5: max_stock_passes used up or
-                   nothing to reshuffle), 2 stopped by the engine's turn guard
-                   (kernels.play.MAX_TURNS; no winner, everybody scores their cards)
+                   1 stopped by the stock (docs/rules.md §5.5: max_stock_passes used up or
+                   nothing to reshuffle), 2 stopped by the turn cap
+                   (the rules' max_hand_turns, §5.8; no winner, everybody scores their cards)
 """
 
 HF_DEALER = 0

@@ -1,0 +1,49 @@
+"""``shanghai-sim warmup`` and ``shanghai-sim cache``: the compiled-kernel cache."""
+
+from __future__ import annotations
+
+import click
+
+from .errors import OneLineCommand as _OneLineErrors
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**20:.1f} MiB"
+
+
+def register(group: click.Group) -> None:
+    @group.command("warmup", cls=_OneLineErrors)
+    def warmup_cmd():
+        """Compile (or load) every kernel now, with progress.
+
+        The numba kernels compile on first use: a few minutes once per
+        version of shanghai-sim, then they load from a per-user cache in
+        seconds (see `shanghai-sim cache`). Run this after installing, before
+        a big job, on each machine of a cluster, or before the tests.
+        """
+        from shanghai_sim.precompile import warmup
+        seconds = warmup()
+        click.echo(f"warmup: every kernel ready in {seconds:.1f}s", err=True)
+
+    @group.command("cache", cls=_OneLineErrors)
+    @click.option("--clear", is_flag=True, help="Delete every cached kernel (all versions).")
+    def cache_cmd(clear):
+        """Where the compiled kernels are cached, and how much they take.
+
+        \b
+        The folder is per user: $SHANGHAI_SIM_CACHE_DIR if set, else
+        $XDG_CACHE_HOME/shanghai-sim, else ~/.cache/shanghai-sim. Each
+        version of the kernel sources has its own subfolder, so installs of
+        the same source (a wheel, an editable checkout) share one.
+        """
+        from shanghai_sim.kernels.cache import cache_dir, cache_root, cached_bytes, clear as clear_cache
+        if clear:
+            files, size = clear_cache()
+            click.echo(f"cleared {cache_root()}: {files} files, {_size(size)}")
+            return
+        root = cache_root()
+        files, size = cached_bytes(root)
+        here, here_size = cached_bytes()
+        click.echo(f"cache folder:   {root}  ({files} files, {_size(size)} in all)")
+        click.echo(f"this version:   {cache_dir()}  ({here} files, {_size(here_size)})"
+                   + ("" if here else "  -- empty: the next command compiles (shanghai-sim warmup)"))
