@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from .errors import InputError
+from .errors import InputError, rule_option
 from .errors import OneLineCommand as _OneLineErrors
 
 PLAY_HELP = """Play one game at the terminal: you take one seat, bots the others.
@@ -43,6 +43,7 @@ def register(group: click.Group) -> None:
     @group.command("play", cls=_OneLineErrors, help=PLAY_HELP)
     @click.option("--rules", default="shanghai", show_default=True,
                   help="Preset (shanghai, contract, progressive) or a TOML rules file.")
+    @rule_option
     @click.option("--players", help="Players at the table, 2..8 (default: the rules', or one "
                                     "more than the bot specs when several are given).")
     @click.option("--bots", default="greedy", show_default=True, metavar="SPEC[,SPEC...]",
@@ -51,21 +52,24 @@ def register(group: click.Group) -> None:
     @click.option("--seed", help="The game seed, 0..2**64-1 (default: a random one, printed).")
     @click.option("--log", "log_path", type=click.Path(dir_okay=False),
                   help="Save the event log here (JSON lines, docs/replay.md).")
-    def play_cmd(rules, players, bots, seat, seed, log_path):
+    def play_cmd(rules, rule_items, players, bots, seat, seed, log_path):
         from shanghai_sim.bots import split_specs
         from shanghai_sim.human import HumanGame
-        from shanghai_sim.rules import load_rules
+        from shanghai_sim.rules import load_rules, with_options
         s = _int("seed", seed, 0, 2 ** 64 - 1)
         if s is None:
             s = secrets.randbelow(2 ** 32)
         try:
-            r = load_rules(rules)
+            r = with_options(load_rules(rules), rule_items)
             p = _int("players", players, 2, 8)
             if p is None:
                 n = len(split_specs(bots))
                 p = n + 1 if n > 1 else r.players
             q = _int("seat", seat, 0, p - 1)
             hg = HumanGame(r, p, q, bots, s, read=input, write=click.echo)
+            warning = r.two_player_warning(p)
+            if warning:
+                click.echo(warning, err=True)
         except InputError:
             raise
         except ValueError as e:       # RulesError, BotError, GameError

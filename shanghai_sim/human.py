@@ -105,13 +105,13 @@ class HumanGame:
         p = r.players if players is None else int(players)
         if not 0 <= int(seat) < p:
             raise GameError(f"seat {seat}: must be 0..{p - 1} for {p} players")
-        specs = split_specs(bots) if isinstance(bots, str) else [str(b) for b in bots]
+        specs = split_specs(bots)
         if len(specs) == 1:
             specs = specs * (p - 1)
         if len(specs) != p - 1:
             raise BotError(f"{len(specs)} bot specs for the {p - 1} other seats "
                            f"(give one spec for all of them or one per other seat)")
-        names = [parse_bot(s).name for s in specs]
+        names = [parse_bot(s, r.hands).name for s in specs]
         self.seat = int(seat)
         self.seats = names[:self.seat] + [HUMAN] + names[self.seat:]
         self.game = Game(r, p, seed, bots=[HUMAN if q == self.seat else self.seats[q]

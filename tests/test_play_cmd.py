@@ -333,3 +333,13 @@ def test_whatever_is_typed_the_game_goes_on(rules, players, bots):
     events = hg.log_events()
     assert events[-1] == {"event": "stopped", "hand": hg.game.hand, "reason": "end of input"}
     assert sum(1 for e in events if e.get("seat") == 1 and e["event"] == "discard") > 3
+
+
+def test_rule_options_and_the_two_player_warning():
+    r = _run(["play", "--rule", "buy_penalty=1", "--seed", "3"], "quit\n")
+    assert r.exit_code == 0, r.output
+    assert "rules shanghai (buy_penalty=1)" in r.output
+    assert "warning" not in r.stderr
+    r = _run(["play", "--players", "2", "--seed", "3"], "quit\n")
+    assert r.exit_code == 0
+    assert r.stderr.count("warning: with 2 players") == 1      # docs/rules.md §5.9
