@@ -166,16 +166,20 @@ def test_per_hand_parameters_follow_the_rules_hands(tmp_path):
         Game(rules="shanghai", seed=1, bots="greedy:buy11=never")
 
 
-def test_the_replay_help_examples_work(main):
-    """Every example in `replay --help` runs."""
+def test_the_replay_help_examples_work(main, tmp_path, monkeypatch):
+    """Every example in `replay --help` runs, in order, as in a shell (`> FILE` writes the
+    output there: `replay --log` reads what an earlier example saved)."""
+    monkeypatch.chdir(tmp_path)
     text = invoke(main, "replay", "--help").output
-    examples = [ln.strip().split("#")[0].split(">")[0] for ln in text.splitlines()
+    examples = [ln.strip().split("#")[0] for ln in text.splitlines()
                 if ln.strip().startswith("shanghai-sim replay")]
     assert len(examples) >= 3
     for ex in examples:
-        args = shlex.split(ex)[1:]
-        r = invoke(main, *args)
+        command, _, target = ex.partition(">")
+        r = invoke(main, *shlex.split(command)[1:])
         assert r.exit_code == 0, (ex, r.output[-300:])
+        if target.strip():
+            (tmp_path / target.strip()).write_text(r.output)
 
 
 # ---------------------------------------------------------------- hands the shoe cannot hold
