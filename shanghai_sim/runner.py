@@ -1077,22 +1077,16 @@ def _say_repairs(prep: Prepared, plan_: Plan, stream: TextIO) -> None:
 
 
 def _warm_up(plan_: Plan, eng: Engine, stream: TextIO | None) -> None:
-    """Compile (or load from numba's cache) the kernel once, before the threads start."""
-    note = None
-    if stream is not None:
-        note = threading.Timer(1.5, lambda: (stream.write("compiling the game engine "
-                                                          "(once; cached afterwards)...\n"),
-                                             stream.flush()))
-        note.daemon = True
-        note.start()
-    try:
+    """Compile (or load from the kernel cache) the kernel once, before the threads start.
+
+    A compile says so on stderr with its elapsed time (``kernels.cache``), unless
+    progress is off (``stream`` None, ``run --quiet``)."""
+    from .kernels.cache import compile_notice_muted
+    with compile_notice_muted(stream is None):
         ra = plan_.rules.arrays()
         kind, params = eng.parse_bots(list(plan_.lineup), plan_.players)
         eng.play_games(*ra, kind, params, np.zeros(0, dtype=np.uint64),
                        np.zeros((0, plan_.hands, plan_.players, NHF), dtype=np.int32))
-    finally:
-        if note is not None:
-            note.cancel()
 
 
 def _sigterm_as_interrupt() -> Callable[[], None]:

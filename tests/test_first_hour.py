@@ -133,6 +133,21 @@ def test_compile_notice_speaks_after_a_second_and_says_when_done():
     assert buf2.getvalue() == ""
 
 
+def test_compile_notice_can_be_muted(monkeypatch):
+    """run --quiet (progress None) mutes the notice for its warm-up compile."""
+    from shanghai_sim.kernels import cache
+    buf = io.StringIO()
+    n = cache._CompileNotice(buf)
+    monkeypatch.setattr(cache, "_NOTICE", n)
+    with cache.compile_notice_muted(True):
+        n.on_start(None)
+        time.sleep(1.3)
+        n.on_end(None)
+    assert buf.getvalue() == "" and n.muted is False
+    with cache.compile_notice_muted(False):
+        assert n.muted is False
+
+
 def test_warmup_command(main):
     r = invoke(main, "warmup")
     assert r.exit_code == 0, r.output
