@@ -11,6 +11,8 @@ questions; the meld finder itself takes any counts.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,9 +146,32 @@ def deficiency_batch(counts, contract: int | str, rules: str | Path | Rules = "s
     kinds, sizes, nm, _ = _contract_rows(r, contract)
     a = r.arrays()
     out = np.empty(arr.shape[0], dtype=np.int64)
-    K.deficiency_batch_nb(arr, kinds, sizes, nm, a.joker_cap, a.params[P_INITIAL_EXACT],
-                          a.params[P_SAME_SUIT_GAP], out, *K.new_cache())
+    exact, gap = a.params[P_INITIAL_EXACT], a.params[P_SAME_SUIT_GAP]
+    K.deficiency_batch_nb(arr, kinds, sizes, nm, a.joker_cap, exact, gap, out,
+                          *_memo(a.joker_cap, int(exact), int(gap)))
     return out
+
+
+# The meld memo of deficiency_batch: one per thread and per rules (the options the
+# finder reads: joker caps, initial_meld, same_suit_runs), kept across calls, so that a
+# loop over small batches runs at the warm rate instead of starting cold each call.
+# Answers never depend on the memo (it only holds results already computed).
+_MEMOS = threading.local()
+MEMOS_PER_THREAD = 4
+
+
+def _memo(joker_cap: np.ndarray, exact: int, gap: int) -> tuple:
+    memos = getattr(_MEMOS, "d", None)
+    if memos is None:
+        memos = _MEMOS.d = OrderedDict()
+    key = (joker_cap.tobytes(), exact, gap)
+    cache = memos.pop(key, None)
+    if cache is None:
+        cache = K.new_cache()
+        while len(memos) >= MEMOS_PER_THREAD:
+            memos.popitem(last=False)            # the least recently used rules
+    memos[key] = cache
+    return cache
 
 
 __all__ = ["HandAnalysis", "analyze_hand", "deficiency_batch", "RulesError", "CardError", "MeldKind"]

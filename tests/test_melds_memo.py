@@ -174,3 +174,34 @@ def test_memo_trim_empties_a_memo_three_quarters_full():
     assert not K.memo_trim_nb(ckeys) and (ckeys != 0).sum() == K.MEMO_MIN // 2
     ckeys[:] = 7
     assert K.memo_trim_nb(ckeys) and (ckeys == 0).all()
+
+
+def test_deficiency_batch_keeps_one_memo_per_thread_and_rules():
+    """Repeated calls reuse the memo of their thread and rules (warm), and answer as a fresh one."""
+    import threading
+
+    import shanghai_sim.hand as H
+    from shanghai_sim import deficiency_batch
+    from shanghai_sim.rules import preset
+    rng = np.random.default_rng(3)
+    counts = np.zeros((300, 53), np.int64)
+    for i in range(300):
+        for c in rng.choice(104, 12, replace=False):
+            counts[i, c % 52] += 1
+    first = deficiency_batch(counts, 7)
+    a = preset("shanghai").arrays()
+    memo = H._memo(a.joker_cap, 0, 0)
+    assert deficiency_batch(counts, 7) is not None and H._memo(a.joker_cap, 0, 0) is memo
+    assert (deficiency_batch(counts, 7) == first).all()
+    c = preset("contract").arrays()
+    assert H._memo(c.joker_cap, 1, 1) is not memo                      # other rules, other memo
+    fresh = deficiency_batch(counts, 7, "contract")
+    got = {}
+    t = threading.Thread(target=lambda: got.update(m=H._memo(a.joker_cap, 0, 0),
+                                                    d=deficiency_batch(counts, 7, "contract")))
+    t.start()
+    t.join()
+    assert got["m"] is not memo and (got["d"] == fresh).all()           # other thread, other memo
+    for k in range(H.MEMOS_PER_THREAD + 2):                              # bounded per thread
+        H._memo(np.full(3, k), 0, 0)
+    assert len(H._MEMOS.d) == H.MEMOS_PER_THREAD
