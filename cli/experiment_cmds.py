@@ -64,9 +64,15 @@ def register(group: click.Group) -> None:
                        players, games, target_ci, max_games, seed, hand, threads, scheduler, out, resume,
                        as_json, quiet):
         from shanghai_sim import experiment as E
-        from shanghai_sim.dataset import DatasetError
         engine = _engine(ctx)
         try:
+            if resume and not (experiment_file or baseline or variants or variant_rules or opponents or rules
+                               or rule_items or players or seed is not None or hand is not None):
+                # --resume alone: the experiment recorded in --out, more --games or rounds on top
+                dest = out or E.DEFAULT_OUT
+                exp = E.experiment_from_record(dest, games=games, target_ci=target_ci, max_games=max_games,
+                                               threads=threads, scheduler=scheduler)
+                return _run(E, exp, dest, True, quiet, as_json, engine, scheduler)
             opts = E.load_experiment_file(experiment_file) if experiment_file else {}
             arms = list(opts.pop("variants", ()))
             given = dict(baseline=baseline, opponents=opponents, rules=rules, players=players, games=games,
@@ -83,6 +89,11 @@ def register(group: click.Group) -> None:
             exp = E.Experiment(variants=tuple(arms), threads=threads, scheduler=scheduler, **opts)
         except (ValueError, TypeError) as e:          # ExperimentError, RulesError
             raise InputError(str(e)) from None
+        _run(E, exp, dest, resume, quiet, as_json, engine, scheduler)
+
+
+def _run(E, exp, dest, resume, quiet, as_json, engine, scheduler) -> None:
+        from shanghai_sim.dataset import DatasetError
         executor = None
         try:
             if scheduler:
@@ -94,7 +105,7 @@ def register(group: click.Group) -> None:
             raise InputError(str(e)) from None
         except KeyboardInterrupt:
             click.echo(f"interrupted: only whole shards were kept; continue with: "
-                       f"shanghai-sim experiment --resume ... --out {dest}", err=True)
+                       f"shanghai-sim experiment --resume --out {dest}", err=True)
             sys.exit(130)
         finally:
             if executor is not None:

@@ -377,6 +377,7 @@ def run_experiment(exp: Experiment, out: str = DEFAULT_OUT, *, resume: bool = Fa
                   "games_per_deal": plans[0].plan.players},
         "rounds": [], "games": 0}
     record["versions"] = _versions()
+    record["request"] = request(exp)
     record["status"] = "running"
     record["target_ci"] = exp.target_ci
     record["max_games"] = exp.max_games
@@ -422,6 +423,37 @@ def run_experiment(exp: Experiment, out: str = DEFAULT_OUT, *, resume: bool = Fa
     _write_record(out, record)
     result.stopped = stopped
     return result
+
+
+def request(exp: Experiment) -> dict[str, Any]:
+    """The experiment as asked, in plain data (``experiment_from_record`` reads it back)."""
+    return {"baseline": exp.baseline, "opponents": exp.opponents,
+            "variants": [{"name": a.name, "bot": a.bot, "rules": dict(a.rules)} for a in exp.variants],
+            "rules": _base_rules(exp).to_dict(), "players": exp.players, "games": exp.games, "seed": exp.seed,
+            "hand": exp.hand, "target_ci": exp.target_ci, "max_games": exp.max_games}
+
+
+def experiment_from_record(out: str, **changes: Any) -> Experiment:
+    """The experiment recorded in ``out`` (to continue it: ``--resume`` with no arms given),
+    with ``changes`` (e.g. more ``games``, ``threads``) on top."""
+    from .runner import rules_from_dict
+    rec = _read_record(out)
+    if rec is None or "request" not in rec:
+        raise ExperimentError(f"{out!r} holds no experiment to resume; give --baseline and --variant")
+    q = dict(rec["request"])
+    try:
+        q["rules"] = rules_from_dict(q["rules"])
+    except (ValueError, KeyError, TypeError) as e:
+        raise ExperimentError(f"{out}/{EXPERIMENT_FILE}: its rules cannot be rebuilt ({e})") from None
+    q["variants"] = tuple(Arm(v["name"], v.get("bot"), tuple((v.get("rules") or {}).items()))
+                          for v in q["variants"])
+    changes = {k: v for k, v in changes.items() if v is not None}
+    if "games" in changes:
+        q["target_ci"] = q["max_games"] = None
+    elif "target_ci" in changes or "max_games" in changes:
+        q["games"] = None
+    q.update(changes)
+    return Experiment(**q)
 
 
 def _write_record(out: str, record: dict[str, Any]) -> None:

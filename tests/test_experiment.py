@@ -152,8 +152,17 @@ def test_resume_extends_and_repairs_to_the_rows_of_a_fresh_run(tmp_path):
     assert r.to_dict()["arms"][1]["effects"] == fresh.to_dict()["arms"][1]["effects"]
     for i in (0, 1):
         pd.testing.assert_frame_equal(arm_frame(tmp_path / "grown", i), arm_frame(tmp_path / "fresh", i))
+    # --resume alone continues (here: extends) the experiment recorded in the folder
+    more = fake_cli("--resume", "--games", 20, "--out", tmp_path / "grown", "--json", "-q")
+    assert more.exit_code == 0, more.output
+    assert json.loads(more.stdout)["games"] == 20
+    fake_run(tmp_path / "fresh20", games=20)
+    pd.testing.assert_frame_equal(arm_frame(tmp_path / "grown", 1), arm_frame(tmp_path / "fresh20", 1))
+    out = fake_cli("--resume", "--out", tmp_path / "nothing")
+    assert out.exit_code == 2 and "no experiment to resume" in out.output
+    fake_run(tmp_path / "grown2", games=16)
     # the same experiment asked again: nothing to play, the same answer
-    again = fake_cli("--variant", "greedy:buy=never", "--games", 16, "--out", tmp_path / "grown", "--json", "-q")
+    again = fake_cli("--variant", "greedy:buy=never", "--games", 16, "--out", tmp_path / "grown2", "--json", "-q")
     assert again.exit_code == 0 and json.loads(again.stdout)["arms"] == r.to_dict()["arms"]
 
 
