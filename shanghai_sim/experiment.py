@@ -319,8 +319,8 @@ def _check_out(out: str, ident: dict[str, Any], deals: int, exp: Experiment, res
             raise ExperimentError(f"output {out!r} holds this experiment with more deals ({have:,} there, "
                                   f"{deals:,} asked): an experiment cannot shrink; ask for {have:,} or more")
         if (deals > have or rec.get("status") != "complete") and not resume:
-            what = (f"with fewer deals ({have:,} there, {deals:,} asked)" if deals > have
-                    else "unfinished")
+            what = ("unfinished" if rec.get("status") != "complete"
+                    else f"with fewer deals ({have:,} there, {deals:,} asked)")
             raise ExperimentError(f"output {out!r} holds this experiment {what}: add --resume to "
                                   "continue it (the deals already played are kept)")
     elif rec.get("status") != "complete" and not resume:

@@ -40,6 +40,13 @@ def t_within(t: float, df: int) -> float:
     return math.sin(theta) * s
 
 
+def t_p_value(t: float, df: int) -> float:
+    """Two-sided p-value of ``t`` (the complement computed directly where it is tiny)."""
+    if df > _NORMAL_DF:
+        return math.erfc(abs(t) / math.sqrt(2.0))
+    return max(0.0, 1.0 - t_within(t, df))
+
+
 def t_quantile(level: float, df: int) -> float:
     """The two-sided critical value: P(|T| < q) = ``level`` (1.96 for 95% at large df)."""
     if df > _NORMAL_DF:
@@ -117,7 +124,7 @@ def paired_effect(variant: np.ndarray, baseline: np.ndarray, level: float = 0.95
     se = sd / math.sqrt(n)
     vr = unpaired / var_d if var_d > 0 else None
     if se > 0:
-        p = 1.0 - t_within(mean / se, n - 1)
+        p = t_p_value(mean / se, n - 1)
     else:
         p = None if mean == 0 else 0.0
     return Effect(mean, mean - q * se, mean + q * se, n, sd, vr, p)

@@ -166,6 +166,27 @@ def test_resume_extends_and_repairs_to_the_rows_of_a_fresh_run(tmp_path):
     assert again.exit_code == 0 and json.loads(again.stdout)["arms"] == r.to_dict()["arms"]
 
 
+def test_a_crashed_experiment_is_refused_until_resumed_then_equals_a_fresh_one(tmp_path):
+    from shanghai_sim.runner import Engine
+
+    def crashing(*args):
+        bot_kind, seeds = args[-4], args[-2]
+        if len(seeds) and (bot_kind == 2).any():         # the variant arm's focal bot
+            raise RuntimeError("power cut")
+        return FAKE.play_games(*args)
+
+    with pytest.raises(RuntimeError, match="power cut"):
+        E.run_experiment(E.Experiment(variants=("greedy:buy=never",), games=8, threads=1), str(tmp_path / "o"),
+                         engine=Engine(crashing, FAKE.parse_bots, FAKE.bot_name), progress=None)
+    assert json.loads((tmp_path / "o" / "experiment.json").read_text())["status"] == "running"
+    out = fake_cli("--variant", "greedy:buy=never", "--games", 8, "--out", tmp_path / "o")
+    assert out.exit_code == 2 and "unfinished: add --resume" in out.output
+    done = fake_cli("--resume", "--out", tmp_path / "o", "--json", "-q")
+    assert done.exit_code == 0, done.output
+    fake_run(tmp_path / "fresh", games=8)
+    assert json.loads(done.stdout)["arms"] == E.analyse(str(tmp_path / "fresh")).to_dict()["arms"]
+
+
 # ------------------------------------------------------------ the command
 
 def test_json_has_the_documented_shape(tmp_path):
