@@ -385,6 +385,7 @@ def run_experiment(exp: Experiment, out: str = DEFAULT_OUT, *, resume: bool = Fa
     _write_record(out, record)
     t0 = time.perf_counter()
     stopped = None
+    measure = "game-points" if exp.hand is None else f"hand-{exp.hand}-points"
     while True:
         plans = plan_arms(exp, out, deals, engine) if plans[0].plan.games != deals * plans[0].plan.players else plans
         for i, p in enumerate(plans):
@@ -405,11 +406,11 @@ def run_experiment(exp: Experiment, out: str = DEFAULT_OUT, *, resume: bool = Fa
             break
         hw = max(a.effects["points"].half_width for a in result.arms if a.effects)
         if hw <= exp.target_ci:
-            stopped = (f"target reached: the widest game-points CI half-width is {hw:.2f} <= {exp.target_ci:g} "
+            stopped = (f"target reached: the widest {measure} CI half-width is {hw:.2f} <= {exp.target_ci:g} "
                        f"points after {deals:,} deals")
             break
         if deals >= exp.max_games:
-            stopped = (f"--max-games reached ({deals:,} deals): the widest game-points CI half-width is "
+            stopped = (f"--max-games reached ({deals:,} deals): the widest {measure} CI half-width is "
                        f"{hw:.2f} points, wider than the target {exp.target_ci:g}")
             break
         # Size the next round from the paired variance seen so far (ANALYSIS.md: size from a pilot).
@@ -667,7 +668,7 @@ def verdict(a: ArmResult, design: dict[str, Any], hand: int | None, level: float
     p = a.p_holm.get("points")
     if p is not None and p < 1 - level and not e.covers_zero():
         better = e.mean < 0
-        s = (f"{who} scores {abs(e.mean):.1f} points {what} {'fewer' if better else 'more'} than the baseline "
+        s = (f"{who} scores {abs(e.mean):.1f} {'fewer' if better else 'more'} points {what} than the baseline "
              f"{_opponents_words(design)} ({ci}), so it is {'better' if better else 'worse'} "
              f"(lowest total wins)")
         if hand is None:
