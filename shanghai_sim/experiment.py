@@ -230,6 +230,12 @@ def plan_arms(exp: Experiment, out: str, deals: int, engine=None) -> list[ArmPla
         notes: list[str] = []
         lineup = [focal] + [opponents] * (players - 1)
         if exp.hand is not None:
+            if engine is None:               # the spec as asked must suit the whole game's hands
+                from .bots import BotError, parse_bot
+                try:
+                    parse_bot(focal, rules.hands)
+                except BotError as e:
+                    raise ExperimentError(f"{where}: bots: {e}") from None
             rules = one_hand_rules(rules, exp.hand)
             mapped = []
             for s in lineup:

@@ -294,5 +294,7 @@ def test_the_real_engine_pairs_deals_and_plays_one_hand(tmp_path):
     assert r.arms[1].effects["points"].mean != 0
     e = r.arms[2].effects["points"]
     assert e.mean == 0 and e.lo == e.hi == 0
+    with pytest.raises(E.ExperimentError, match="hand numbers are 1..10"):
+        E.plan_arms(E.Experiment(variants=("greedy:buy11=never",), hand=8), str(tmp_path / "x"), 4)
     h = arm_frame(tmp_path / "hand", 0, "hands")
     assert set(h.hand) == {1} and h.groupby("game_seed").size().eq(16).all()
