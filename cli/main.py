@@ -55,6 +55,8 @@ def _register() -> None:
     play_cmds.register(main)
     from . import tool_cmds
     tool_cmds.register(main)
+    from . import experiment_cmds
+    experiment_cmds.register(main)
 
 
 _register()

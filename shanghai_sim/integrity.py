@@ -55,6 +55,8 @@ def job_meta(job: dict[str, Any], rules: dict[str, Any]) -> str:
     shard's rows do not depend on them.
     """
     keep = {k: job.get(k) for k in ("players", "bots", "seed", "rotate", "detail", "shard_size")}
+    if job.get("seating", "rotate") != "rotate":      # absent in jobs of the default seating
+        keep["seating"] = job["seating"]
     keep["rules"] = rules
     return json.dumps(keep, sort_keys=True, separators=(",", ":"))
 

@@ -5,7 +5,10 @@ manifest of a run to resume). ``plan()`` resolves it into a ``Plan``: rules,
 bot line-up, and a fixed split of the games into shards. Shard ``k`` holds
 games ``k * shard_size ...``; game ``g`` is played from
 ``game_seed_nb(job seed, g)`` with the line-up rotated ``g`` seats when
-``rotate`` is on. Nothing about a game depends on threads, workers or which
+``rotate`` is on. With ``seating = "duplicate"`` (paired experiments,
+``experiment``) each seed is played once per seat: game ``g`` plays seed
+``game_seed_nb(job seed, g // players)`` with the line-up rotated ``g % players``
+seats, so player 0 sits in every seat of every deal. Nothing about a game depends on threads, workers or which
 shards ran before, so a resumed or distributed run writes the same rows.
 
 ``run_shard`` plays one shard and writes its part files; ``run`` runs the
@@ -101,11 +104,16 @@ class Job:
     rotate: bool = True                # rotate the line-up one seat per game
     shard_size: int | None = None      # None: chosen from the number of games
     scheduler: str | None = None       # Dask scheduler address; None: local threads
+    seating: str = "rotate"            # "rotate": as ``rotate`` says; "duplicate": each seed once per seat
 
+
+# How the line-up sits (``Job.seating``): "rotate" is today's scheme (one seat per game, or
+# fixed with rotate off); "duplicate" plays each seed once with the line-up in each rotation.
+SEATINGS = ("rotate", "duplicate")
 
 JOB_KEYS = tuple(f.name for f in dataclasses.fields(Job))
 # Fields that define the rows; threads and scheduler only say where they are computed.
-IDENTITY_KEYS = ("players", "bots", "games", "seed", "rotate", "detail", "shard_size")
+IDENTITY_KEYS = ("players", "bots", "games", "seed", "rotate", "detail", "shard_size", "seating")
 
 
 def split_bots(value: "str | Iterable[str]") -> tuple[str, ...]:
@@ -155,6 +163,10 @@ def normalise(options: dict[str, Any], where: str = "job") -> dict[str, Any]:
         elif key == "rotate":
             if not isinstance(v, bool):
                 raise JobError(f"rotate = {v!r}: expected true or false")
+            out[key] = v
+        elif key == "seating":
+            if v not in SEATINGS:
+                raise JobError(f"seating = {v!r}: expected one of {', '.join(SEATINGS)}")
             out[key] = v
         elif key == "rules" and isinstance(v, Rules):
             out[key] = v
@@ -231,6 +243,7 @@ class Plan:
     shard_size: int
     threads: int
     scheduler: str | None = None
+    seating: str = "rotate"
 
     @property
     def players(self) -> int:
@@ -259,11 +272,41 @@ class Plan:
     def part(self, shard: int) -> str:
         return part_name(shard, self.digits)
 
+    @property
+    def duplicate(self) -> bool:
+        return self.seating == "duplicate"
+
+    @property
+    def rotating(self) -> bool:
+        """Does the line-up change seats between games?"""
+        return self.rotate or self.duplicate
+
     def identity(self) -> dict[str, Any]:
-        """The manifest's ``job`` section: equal identities write equal rows."""
-        return {"rules": self.rules_spec, "players": self.players, "bots": list(self.lineup),
-                "games": self.games, "seed": self.seed, "rotate": self.rotate,
-                "detail": self.detail, "shard_size": self.shard_size}
+        """The manifest's ``job`` section: equal identities write equal rows. ``seating``
+        appears only when it is not the default, so datasets written before it existed
+        keep their identity (and resume)."""
+        d = {"rules": self.rules_spec, "players": self.players, "bots": list(self.lineup),
+             "games": self.games, "seed": self.seed, "rotate": self.rotate,
+             "detail": self.detail, "shard_size": self.shard_size}
+        if self.seating != "rotate":
+            d["seating"] = self.seating
+        return d
+
+    def seeds(self, start: int, stop: int) -> np.ndarray:
+        """Seeds of games ``start..stop-1`` (``game_seeds``; a duplicate job repeats each
+        seed once per seat)."""
+        if not self.duplicate:
+            return game_seeds(self.seed, start, stop)
+        p = self.players
+        g = np.arange(start, stop) // p
+        uniq = game_seeds(self.seed, int(g[0]), int(g[-1]) + 1) if stop > start else np.zeros(0, np.uint64)
+        return uniq[g - (g[0] if stop > start else 0)]
+
+    def rotation(self, games: np.ndarray) -> np.ndarray:
+        """Seats the line-up is rotated by in each of ``games``."""
+        if self.duplicate or self.rotate:
+            return games % self.players
+        return np.zeros(len(games), dtype=np.int64)
 
     def job_meta(self) -> str:
         """What every part of this job carries in its ``shanghai_sim.job`` metadata."""
@@ -273,7 +316,10 @@ class Plan:
         a, b = self.bounds(shard)
         return self.rows(b - a)[table]
 
-    def seating(self) -> str:
+    def seating_text(self) -> str:
+        if self.duplicate:
+            return ("duplicate: game g plays seed game_seed(job_seed, g // players) and seat s holds "
+                    "player (s - g) mod players, so each seed is played once with the line-up in each rotation")
         if self.rotate:
             return "seat s of game g holds player (s - g) mod players: the line-up moves one seat left each game"
         return "seat s holds player s in every game"
@@ -323,11 +369,14 @@ def plan(job: Job, engine: Engine | None = None) -> Plan:
     rules = rules.with_players(players)      # validates the deal for this many players
     names = tuple(eng.bot_name(b) for b in bots)
     eng.parse_bots(list(names), players)     # the whole line-up must parse too
+    if job.seating == "duplicate" and job.games % players:
+        raise JobError(f"games = {job.games}: a duplicate job plays each seed once per seat, so its games "
+                       f"must be a multiple of the {players} players")
     location = job.out if _is_url(job.out) else os.path.abspath(job.out)
     shard_size = job.shard_size or default_shard_size(job.games)
     threads = job.threads or os.cpu_count() or 1
     return Plan(location, rules, spec, names, job.games, job.seed, job.rotate, job.detail,
-                shard_size, threads, job.scheduler)
+                shard_size, threads, job.scheduler, job.seating)
 
 
 # ---------------------------------------------------------------- one shard
@@ -367,8 +416,8 @@ def play_shard(plan: Plan, shard: int, engine: Engine | None = None,
     start, end = plan.bounds(shard)
     n = end - start
     games = np.arange(start, end, dtype=np.int64)
-    seeds = game_seeds(plan.seed, start, end)
-    rot = games % p if plan.rotate else np.zeros(n, dtype=np.int64)
+    seeds = plan.seeds(start, end)
+    rot = plan.rotation(games)
     # player[i, s]: the line-up index sitting in seat s of game i
     player = (np.arange(p)[None, :] - rot[:, None]) % p
     hand_out = np.zeros((n, h, p, NHF), dtype=np.int32)
@@ -378,7 +427,7 @@ def play_shard(plan: Plan, shard: int, engine: Engine | None = None,
         if stop is not None and stop.is_set():
             raise Interrupted
         c1 = min(n, c0 + size)
-        if same_bots or not plan.rotate:
+        if same_bots or not plan.rotating:
             # Seating does not change who plays what: one call on a contiguous slice.
             perm = player[c0] if not same_bots else np.arange(p)
             eng.play_games(*ra, np.ascontiguousarray(kind[perm]), np.ascontiguousarray(params[perm]),
@@ -469,8 +518,8 @@ def job_from_parts(store: Store, given: dict[str, Any]) -> dict[str, Any]:
                     meta = json.loads((pf.schema_arrow.metadata or {})[JOB_META])
                     rows = pf.metadata.num_rows
                     k = int(name[len("part-"):-len(".parquet")])
-                    base = normalise({key: meta[key] for key in ("players", "bots", "seed", "rotate",
-                                                                 "detail", "shard_size")}, "parts")
+                    base = normalise({key: meta.get(key) for key in ("players", "bots", "seed", "rotate",
+                                                                     "detail", "shard_size", "seating")}, "parts")
                     base["rules"] = rules_from_dict(meta["rules"])
             except Exception:          # a damaged part, or one without the metadata: try another
                 continue
@@ -510,14 +559,14 @@ def same_job(manifest: dict[str, Any], plan_: Plan) -> bool:
     """Would ``plan_`` write the rows recorded in ``manifest``? (The rules are
     compared resolved, so a preset and an identical rules file are one job.)"""
     old, new = manifest.get("job", {}), plan_.identity()
-    return (all(old.get(k) == new[k] for k in IDENTITY_KEYS)
+    return (all(old.get(k) == new.get(k) for k in IDENTITY_KEYS)
             and manifest.get("rules") == plan_.rules.to_dict())
 
 
 def _differences(manifest: dict[str, Any], plan_: Plan) -> dict[str, tuple[Any, Any]]:
     """key -> (value in the dataset, value asked), for every key that differs."""
     old, new = manifest.get("job", {}), plan_.identity()
-    out = {k: (old.get(k), new[k]) for k in IDENTITY_KEYS if old.get(k) != new[k]}
+    out = {k: (old.get(k), new.get(k)) for k in IDENTITY_KEYS if old.get(k) != new.get(k)}
     if manifest.get("rules") != plan_.rules.to_dict():
         out["rules"] = (old.get("rules"), new["rules"])
     return out
@@ -897,7 +946,7 @@ def shard_list(ranges: list[list[int]]) -> list[int]:
 
 
 def new_manifest(plan: Plan) -> dict[str, Any]:
-    first = game_seeds(plan.seed, 0, min(plan.games, 3))
+    first = plan.seeds(0, min(plan.games, 3))
     return {
         "format": "shanghai-sim dataset",
         "schema_version": SCHEMA_VERSION,
@@ -905,9 +954,10 @@ def new_manifest(plan: Plan) -> dict[str, Any]:
         "status": "running",
         "job": plan.identity(),
         "rules": plan.rules.to_dict(),
-        "bots": {"lineup": list(plan.lineup), "seating": plan.seating()},
+        "bots": {"lineup": list(plan.lineup), "seating": plan.seating_text()},
         "seeds": {"job_seed": plan.seed,
-                  "game_seed": "shanghai_sim.kernels.rng.game_seed_nb(job_seed, game)",
+                  "game_seed": ("shanghai_sim.kernels.rng.game_seed_nb(job_seed, game // players)"
+                                if plan.duplicate else "shanghai_sim.kernels.rng.game_seed_nb(job_seed, game)"),
                   "first_games": [int(s) for s in first]},
         "tables": list(plan.tables),
         "shards": {"count": plan.n_shards, "size": plan.shard_size, "digits": plan.digits,

@@ -72,3 +72,16 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path):
     assert r.exit_code == 2 and "cannot connect" in r.output, r.output
     assert not (tmp_path / "o").exists()
     assert len(r.output.strip().splitlines()) == 1
+
+
+def test_an_experiment_on_dask_equals_a_local_one(tmp_path, cluster):
+    # The experiment's arms are runner jobs, so --scheduler runs their shards on the cluster.
+    args = ["experiment", "--variant", "greedy:buy=never", "--games", 12, "--json", "--quiet"]
+    local = run_cli(*args, "--out", tmp_path / "local")
+    dask = run_cli(*args, "--out", tmp_path / "dask", "--scheduler", cluster.scheduler_address)
+    assert local.exit_code == 0 and dask.exit_code == 0, dask.output
+    strip = lambda d: [{k: v for k, v in a.items() if k != "folder"} for a in json.loads(d)["arms"]]  # noqa: E731
+    assert strip(dask.stdout) == strip(local.stdout)
+    for arm in ("0-baseline", "1-greedy_buy=never"):
+        pd.testing.assert_frame_equal(read(tmp_path / "local" / "arms" / arm, "games"),
+                                      read(tmp_path / "dask" / "arms" / arm, "games"))

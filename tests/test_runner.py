@@ -103,6 +103,28 @@ def test_seat_rotation_moves_the_lineup_one_seat_per_game(tmp_path):
     assert (g.seat == g.player).all() and (g[g.seat == 0].bot == "random").all()
 
 
+def test_duplicate_seating_plays_each_seed_once_per_seat(tmp_path):
+    # Paired experiments (docs/experiments.md): seed k is games 4k..4k+3, the line-up
+    # rotated 0..3 seats, so player 0 sits once in every seat of every deal.
+    do_run(tmp_path / "dup", games=12, seed=9, seating="duplicate", shard_size=5)
+    g = read(tmp_path / "dup", "games")
+    game = g.game.astype(int)
+    assert (g.game_seed.astype("uint64") == [game_seed_nb(9, k // 4) for k in game]).all()
+    assert ((g.seat.astype(int) - game) % 4 == g.player).all()
+    focal = g[g.player == 0]
+    assert focal.groupby("game_seed").seat.apply(sorted).tolist() == [[0, 1, 2, 3]] * 3
+    m = json.loads((tmp_path / "dup" / "manifest.json").read_text())
+    assert m["job"]["seating"] == "duplicate" and "once with the line-up in each rotation" in m["bots"]["seating"]
+    # a plain job's identity (and its parts' metadata) are unchanged: no seating key
+    do_run(tmp_path / "plain", games=8)
+    assert "seating" not in json.loads((tmp_path / "plain" / "manifest.json").read_text())["job"]
+    # resume and extend work as for any job
+    r = do_run(tmp_path / "dup", games=12, seed=9, seating="duplicate", shard_size=5)
+    assert r.status == "already complete"
+    with pytest.raises(runner.JobError, match="multiple of the 4 players"):
+        runner.plan(runner.Job(bots=BOTS, games=10, seating="duplicate"), ENGINE)
+
+
 def test_games_rows_add_up_the_hands(tmp_path):
     do_run(tmp_path, games=60)
     h, g = read(tmp_path, "hands"), read(tmp_path, "games")

@@ -1,0 +1,113 @@
+"""``shanghai-sim experiment``: a thin wrapper over ``shanghai_sim.experiment``."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from .errors import InputError, rule_option
+from .errors import OneLineCommand as _OneLineErrors
+
+EXPERIMENT_HELP = """Paired experiment: does one change make the focal player better?
+
+\b
+  shanghai-sim experiment --baseline greedy --variant greedy:buy8=never --games 500
+  shanghai-sim experiment --baseline greedy --variant greedy:buy8=never --hand 8 \\
+      --target-ci 1 --max-games 20000           # hand 8 only, until the CI is +-1 point
+  shanghai-sim experiment --baseline greedy --variant-rules arms.toml   # rules arms
+  shanghai-sim experiment exp.toml --json       # a TOML experiment file
+
+Player 0 (the focal player) plays the arm's spec, the other seats
+--opponents (default: the baseline's spec). Every arm plays the same deals
+(seeds), each once with the focal player in each seat, so an arm of --games N
+plays N x players games; the unit of every CI is the deal. Reported per
+variant against the baseline: game points, win share (0..1), rank and each
+hand's points, as mean paired difference [95% CI], n and the variance
+reduction pairing achieved; per arm, hands stopped by the stock rule and by
+the turn cap. docs/experiments.md has the design and the statistics.
+"""
+
+
+def _engine(ctx: click.Context):
+    return ctx.obj.get("engine") if isinstance(ctx.obj, dict) else None
+
+
+def register(group: click.Group) -> None:
+    @group.command("experiment", cls=_OneLineErrors, help=EXPERIMENT_HELP)
+    @click.argument("experiment_file", required=False)
+    @click.option("--baseline", metavar="SPEC", help="The focal player's bot in the baseline arm (default greedy).")
+    @click.option("--variant", "variants", multiple=True, metavar="SPEC",
+                  help="A variant arm: the focal player's bot spec (repeatable).")
+    @click.option("--variant-rules", metavar="FILE",
+                  help="Rules arms from a TOML file: [name] tables of rules options (same bots).")
+    @click.option("--opponents", metavar="SPEC", help="The other seats' bot (default: the baseline's spec).")
+    @click.option("--rules", help="Preset (shanghai, contract, progressive) or a TOML rules file.")
+    @rule_option
+    @click.option("--players", type=int, help="Players at the table (default: the rules').")
+    @click.option("--games", type=int, help="Deals per arm, each played once per seat (default 200).")
+    @click.option("--target-ci", type=float, metavar="POINTS",
+                  help="Run in rounds until every game-points CI half-width is at most POINTS (needs --max-games).")
+    @click.option("--max-games", type=int, help="With --target-ci: the most deals per arm.")
+    @click.option("--seed", type=int, help="Experiment seed (default 1): deal k plays game_seed(seed, k).")
+    @click.option("--hand", type=int, metavar="N",
+                  help="Play only hand N of each deal (effects on that hand's points and going out).")
+    @click.option("--threads", type=int, help="Worker threads (default: every core).")
+    @click.option("--scheduler", metavar="ADDRESS", help="Run the arms' shards on a Dask cluster.")
+    @click.option("--out", help="Output folder (default ./shanghai-experiment).")
+    @click.option("--resume", is_flag=True, help="Continue (or extend to more --games) the experiment in --out.")
+    @click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
+    @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+    @click.pass_context
+    def experiment_cmd(ctx, experiment_file, baseline, variants, variant_rules, opponents, rules, rule_items,
+                       players, games, target_ci, max_games, seed, hand, threads, scheduler, out, resume,
+                       as_json, quiet):
+        from shanghai_sim import experiment as E
+        engine = _engine(ctx)
+        try:
+            if resume and not (experiment_file or baseline or variants or variant_rules or opponents or rules
+                               or rule_items or players or seed is not None or hand is not None):
+                # --resume alone: the experiment recorded in --out, more --games or rounds on top
+                dest = out or E.DEFAULT_OUT
+                exp = E.experiment_from_record(dest, games=games, target_ci=target_ci, max_games=max_games,
+                                               threads=threads, scheduler=scheduler)
+                return _run(E, exp, dest, True, quiet, as_json, engine, scheduler)
+            opts = E.load_experiment_file(experiment_file) if experiment_file else {}
+            arms = list(opts.pop("variants", ()))
+            given = dict(baseline=baseline, opponents=opponents, rules=rules, players=players, games=games,
+                         target_ci=target_ci, max_games=max_games, seed=seed, hand=hand, out=out)
+            opts.update({k: v for k, v in given.items() if v is not None})
+            arms += [E.as_arm(v) for v in variants]
+            if variant_rules:
+                arms += E.load_rules_arms(variant_rules)
+            if rule_items:
+                from shanghai_sim.rules import Rules, load_rules, with_options
+                base = opts.get("rules", "shanghai")
+                opts["rules"] = with_options(base if isinstance(base, Rules) else load_rules(base), rule_items)
+            dest = opts.pop("out", E.DEFAULT_OUT)
+            exp = E.Experiment(variants=tuple(arms), threads=threads, scheduler=scheduler, **opts)
+        except (ValueError, TypeError) as e:          # ExperimentError, RulesError
+            raise InputError(str(e)) from None
+        _run(E, exp, dest, resume, quiet, as_json, engine, scheduler)
+
+
+def _run(E, exp, dest, resume, quiet, as_json, engine, scheduler) -> None:
+        from shanghai_sim.dataset import DatasetError
+        executor = None
+        try:
+            if scheduler:
+                from shanghai_sim.cluster import DaskExecutor, security_for
+                executor = DaskExecutor(scheduler, security=security_for(scheduler)).connect()
+            result = E.run_experiment(exp, dest, resume=resume, progress=None if quiet else sys.stderr,
+                                      engine=engine, executor=executor)
+        except (ValueError, DatasetError) as e:       # ExperimentError, JobError, DatasetError
+            raise InputError(str(e)) from None
+        except KeyboardInterrupt:
+            click.echo(f"interrupted: only whole shards were kept; continue with: "
+                       f"shanghai-sim experiment --resume --out {dest}", err=True)
+            sys.exit(130)
+        finally:
+            if executor is not None:
+                executor.close()
+        click.echo(json.dumps(result.to_dict(), indent=1) if as_json else result.text())
