@@ -3,7 +3,7 @@
 An ``Experiment`` has a baseline arm and variant arms. In every arm the focal
 player (player 0) plays the arm's bot spec and the other seats play the
 opponents' spec; a rules arm keeps the bots and changes rules options. The
-design follows ../shared/ANALYSIS.md:
+design follows docs/experiments.md:
 
 - common random numbers: every arm plays the same game seeds
   (``game_seed_nb(seed, k)`` for deal k = 0..n-1);
@@ -212,7 +212,7 @@ def plan_arms(exp: Experiment, out: str, deals: int, engine=None) -> list[ArmPla
         where = f"arm {arm.name!r}"
         if arm.bot is not None and arm.rules and arm.bot != exp.baseline:
             raise ExperimentError(f"{where} changes both the focal bot and the rules; an arm changes one "
-                                  "thing (../shared/ANALYSIS.md): make them two arms")
+                                  "thing (docs/experiments.md): make them two arms")
         keys = {k for k, _ in arm.rules}
         if keys & {"players", "base", "name"}:
             bad = sorted(keys & {"players", "base", "name"})[0]
@@ -419,7 +419,7 @@ def run_experiment(exp: Experiment, out: str = DEFAULT_OUT, *, resume: bool = Fa
             stopped = (f"--max-games reached ({deals:,} deals): the widest {measure} CI half-width is "
                        f"{hw:.2f} points, wider than the target {exp.target_ci:g}")
             break
-        # Size the next round from the paired variance seen so far (ANALYSIS.md: size from a pilot).
+        # Size the next round from the paired variance seen so far (size from a pilot).
         need = math.ceil(1.1 * deals * (hw / exp.target_ci) ** 2)
         deals = min(exp.max_games, max(need, deals + max(1, deals // 4)))
         if progress is not None:

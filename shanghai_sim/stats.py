@@ -1,9 +1,8 @@
-"""Paired statistics for experiments (docs/experiments.md, ../shared/ANALYSIS.md).
+"""Paired statistics for experiments (docs/experiments.md).
 
-Pure numpy and the standard library: Student's t quantiles and tail areas
-(exact for small samples, normal past 200 degrees of freedom), the paired
-difference with its CI and the variance reduction that pairing achieved,
-and Holm's step-down adjustment of p-values.
+The paired difference with its Student-t CI (quantiles and tail areas from
+scipy.stats) and the variance reduction that pairing achieved, and Holm's
+step-down adjustment of p-values.
 """
 
 from __future__ import annotations
@@ -13,53 +12,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scipy.stats import t as _t
+
 Z95 = 1.959963984540054
-_NORMAL_DF = 200          # past this many degrees of freedom, t is normal to 3 decimals
-
-
-def t_within(t: float, df: int) -> float:
-    """P(|T| < t) for Student's t with ``df`` degrees of freedom (Abramowitz & Stegun
-    26.7.3-4, exact for integer df); the normal law past ``_NORMAL_DF``."""
-    t = abs(t)
-    if df > _NORMAL_DF:
-        return math.erf(t / math.sqrt(2.0))
-    theta = math.atan(t / math.sqrt(df))
-    c2 = math.cos(theta) ** 2
-    if df % 2 == 1:
-        if df == 1:
-            return 2.0 * theta / math.pi
-        term, s = 1.0, 1.0
-        for k in range(1, (df - 1) // 2):
-            term *= c2 * (2 * k) / (2 * k + 1)
-            s += term
-        return 2.0 / math.pi * (theta + math.sin(theta) * math.cos(theta) * s)
-    term, s = 1.0, 1.0
-    for k in range(1, df // 2):
-        term *= c2 * (2 * k - 1) / (2 * k)
-        s += term
-    return math.sin(theta) * s
 
 
 def t_p_value(t: float, df: int) -> float:
-    """Two-sided p-value of ``t`` (the complement computed directly where it is tiny)."""
-    if df > _NORMAL_DF:
-        return math.erfc(abs(t) / math.sqrt(2.0))
-    return max(0.0, 1.0 - t_within(t, df))
+    """Two-sided p-value of ``t`` under Student's t with ``df`` degrees of freedom."""
+    return float(2.0 * _t.sf(abs(t), df))
 
 
 def t_quantile(level: float, df: int) -> float:
     """The two-sided critical value: P(|T| < q) = ``level`` (1.96 for 95% at large df)."""
-    if df > _NORMAL_DF:
-        lo, hi = 0.0, 10.0
-    else:
-        lo, hi = 0.0, 1e4
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if t_within(mid, df) < level:
-            lo = mid
-        else:
-            hi = mid
-    return 0.5 * (lo + hi)
+    return float(_t.ppf(0.5 + 0.5 * level, df))
 
 
 def holm(p: list[float]) -> list[float]:

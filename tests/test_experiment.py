@@ -15,7 +15,7 @@ import pytest
 
 from shanghai_sim import experiment as E
 from shanghai_sim.kernels.rng import game_seed_nb
-from shanghai_sim.stats import holm, paired_effect, t_quantile, t_within
+from shanghai_sim.stats import holm, paired_effect, t_p_value, t_quantile
 
 from test_runner_support import FAKE, run_cli
 
@@ -44,7 +44,7 @@ def test_t_quantiles_and_holm_match_the_tables():
     assert t_quantile(0.95, 1) == pytest.approx(12.706, abs=1e-3)
     assert t_quantile(0.95, 29) == pytest.approx(2.045, abs=1e-3)
     assert t_quantile(0.95, 10**6) == pytest.approx(1.95996, abs=1e-4)
-    assert t_within(2.0, 5) == pytest.approx(1 - 0.10199, abs=1e-4)      # two-sided p of t=2, df=5
+    assert t_p_value(2.0, 5) == pytest.approx(0.10199, abs=1e-4)          # two-sided p of t=2, df=5
     assert holm([0.01, 0.04, 0.03, None]) == pytest.approx([0.03, 0.06, 0.06, None])
 
 
