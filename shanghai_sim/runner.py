@@ -5,11 +5,16 @@ manifest of a run to resume). ``plan()`` resolves it into a ``Plan``: rules,
 bot line-up, and a fixed split of the games into shards. Shard ``k`` holds
 games ``k * shard_size ...``; game ``g`` is played from
 ``game_seed_nb(job seed, g)`` with the line-up rotated ``g`` seats when
-``rotate`` is on. With ``seating = "duplicate"`` (paired experiments,
-``experiment``) each seed is played once per seat: game ``g`` plays seed
-``game_seed_nb(job seed, g // players)`` with the line-up rotated ``g % players``
-seats, so player 0 sits in every seat of every deal. Nothing about a game depends on threads, workers or which
-shards ran before, so a resumed or distributed run writes the same rows.
+``rotate`` is on. The paired seatings play each seed (a *deal*) once in each
+of ``k`` seatings, a table ``[k, players]`` of line-up indices
+(``Plan.seatings()``): game ``g`` plays seed ``game_seed_nb(job seed, g // k)``
+in seating ``g % k``. ``"duplicate"`` (paired experiments, ``experiment``) uses
+the ``players`` rotations, so player 0 sits in every seat of every deal;
+``"tournament"`` (``tournament``) uses every distinct seating of the line-up's
+multiset of specs, or the rotations when those would exceed
+``MAX_TOURNAMENT_SEATINGS`` (``tournament_seatings``). Nothing about a game
+depends on threads, workers or which shards ran before, so a resumed or
+distributed run writes the same rows.
 
 ``run_shard`` plays one shard and writes its part files; ``run`` runs the
 pending shards on a thread pool (the game kernel releases the GIL) or hands
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import functools
 import json
 import math
 import os
@@ -104,12 +110,55 @@ class Job:
     rotate: bool = True                # rotate the line-up one seat per game
     shard_size: int | None = None      # None: chosen from the number of games
     scheduler: str | None = None       # Dask scheduler address; None: local threads
-    seating: str = "rotate"            # "rotate": as ``rotate`` says; "duplicate": each seed once per seat
+    seating: str = "rotate"            # "rotate": as ``rotate`` says; "duplicate": each seed once per
+                                       # seat; "tournament": each seed once per distinct seating
 
 
 # How the line-up sits (``Job.seating``): "rotate" is today's scheme (one seat per game, or
-# fixed with rotate off); "duplicate" plays each seed once with the line-up in each rotation.
-SEATINGS = ("rotate", "duplicate")
+# fixed with rotate off); "duplicate" plays each seed once with the line-up in each rotation;
+# "tournament" plays each seed once in every distinct seating of the line-up's specs.
+SEATINGS = ("rotate", "duplicate", "tournament")
+# A tournament plays at most this many seatings of a deal; past it, the rotations (docs/tournament.md).
+MAX_TOURNAMENT_SEATINGS = 24
+
+
+def rotations(players: int) -> np.ndarray:
+    """The ``players`` rotations as a seating table: row r, seat s holds player (s - r) mod players."""
+    s = np.arange(players)
+    return ((s[None, :] - s[:, None]) % players).astype(np.int64)
+
+
+def distinct_seatings_count(lineup: "tuple[str, ...] | list[str]") -> int:
+    """Distinct seatings of a line-up's multiset of specs: players! / prod(copies!)."""
+    n = math.factorial(len(lineup))
+    for spec in set(lineup):
+        n //= math.factorial(list(lineup).count(spec))
+    return n
+
+
+@functools.lru_cache(maxsize=64)
+def _tournament_seatings(lineup: tuple[str, ...]) -> tuple[tuple[int, ...], ...]:
+    import itertools
+    p = len(lineup)
+    if distinct_seatings_count(lineup) > MAX_TOURNAMENT_SEATINGS:
+        return tuple(tuple(int(x) for x in row) for row in rotations(p))
+    seen, rows = set(), []
+    # Permutations in lexicographic order; the first one of each arrangement of specs seats
+    # the copies of a spec in line-up order, and the identity (the line-up as given) comes first.
+    for perm in itertools.permutations(range(p)):
+        key = tuple(lineup[i] for i in perm)
+        if key not in seen:
+            seen.add(key)
+            rows.append(perm)
+    return tuple(rows)
+
+
+def tournament_seatings(lineup: "tuple[str, ...] | list[str]") -> np.ndarray:
+    """A tournament's seating table ``[k, players]`` (line-up index in each seat): every distinct
+    seating of the line-up's specs (4 for a,b,b,b; 12 for a,a,b,c; 24 for four distinct bots),
+    the line-up as given first; when there would be more than ``MAX_TOURNAMENT_SEATINGS``,
+    the ``players`` rotations instead."""
+    return np.array(_tournament_seatings(tuple(lineup)), dtype=np.int64)
 
 JOB_KEYS = tuple(f.name for f in dataclasses.fields(Job))
 # Fields that define the rows; threads and scheduler only say where they are computed.
@@ -277,9 +326,30 @@ class Plan:
         return self.seating == "duplicate"
 
     @property
+    def paired(self) -> bool:
+        """Is each seed played once in each of several seatings (``seatings()``)?"""
+        return self.seating in ("duplicate", "tournament")
+
+    @property
     def rotating(self) -> bool:
         """Does the line-up change seats between games?"""
-        return self.rotate or self.duplicate
+        return self.rotate or self.paired
+
+    def seatings(self) -> np.ndarray:
+        """The seating table ``[k, players]``: the line-up index in each seat of each of the
+        ``k`` seatings the job cycles through (game g sits in seating ``g % k``). A plain job
+        rotating one seat per game has the ``players`` rotations; a fixed one, one row."""
+        p = self.players
+        if self.seating == "tournament":
+            return tournament_seatings(self.lineup)
+        if self.rotating:
+            return rotations(p)
+        return np.arange(p, dtype=np.int64)[None, :]
+
+    @property
+    def games_per_deal(self) -> int:
+        """Games played from one seed: the seatings of a paired job, else 1."""
+        return len(self.seatings()) if self.paired else 1
 
     def identity(self) -> dict[str, Any]:
         """The manifest's ``job`` section: equal identities write equal rows. ``seating``
@@ -293,19 +363,26 @@ class Plan:
         return d
 
     def seeds(self, start: int, stop: int) -> np.ndarray:
-        """Seeds of games ``start..stop-1`` (``game_seeds``; a duplicate job repeats each
-        seed once per seat)."""
-        if not self.duplicate:
+        """Seeds of games ``start..stop-1`` (``game_seeds``; a paired job repeats each seed
+        once per seating)."""
+        if not self.paired:
             return game_seeds(self.seed, start, stop)
-        p = self.players
-        g = np.arange(start, stop) // p
-        uniq = game_seeds(self.seed, int(g[0]), int(g[-1]) + 1) if stop > start else np.zeros(0, np.uint64)
-        return uniq[g - (g[0] if stop > start else 0)]
+        if stop <= start:
+            return np.zeros(0, np.uint64)
+        g = np.arange(start, stop) // self.games_per_deal
+        uniq = game_seeds(self.seed, int(g[0]), int(g[-1]) + 1)
+        return uniq[g - g[0]]
+
+    def seating_index(self, games: np.ndarray) -> np.ndarray:
+        """The row of ``seatings()`` each of ``games`` is played in."""
+        return np.asarray(games, dtype=np.int64) % len(self.seatings())
 
     def rotation(self, games: np.ndarray) -> np.ndarray:
-        """Seats the line-up is rotated by in each of ``games``."""
-        if self.duplicate or self.rotate:
-            return games % self.players
+        """Seats the line-up is rotated by in each of ``games`` (rotating seatings only)."""
+        if self.seating == "tournament":
+            raise ValueError("a tournament's seatings are not all rotations: use seatings()[seating_index(g)]")
+        if self.rotating:
+            return np.asarray(games, dtype=np.int64) % self.players
         return np.zeros(len(games), dtype=np.int64)
 
     def job_meta(self) -> str:
@@ -317,6 +394,14 @@ class Plan:
         return self.rows(b - a)[table]
 
     def seating_text(self) -> str:
+        if self.seating == "tournament":
+            k, p = len(self.seatings()), self.players
+            scheme = (f"every distinct seating of the line-up's specs ({k})"
+                      if distinct_seatings_count(self.lineup) <= MAX_TOURNAMENT_SEATINGS else
+                      f"the {p} rotations (its {distinct_seatings_count(self.lineup):,} distinct seatings "
+                      f"would exceed {MAX_TOURNAMENT_SEATINGS})")
+            return (f"tournament: game g plays seed game_seed(job_seed, g // {k}) in seating g % {k} of "
+                    f"bots.seatings (seat s holds player seatings[g % {k}][s]): each seed once in {scheme}")
         if self.duplicate:
             return ("duplicate: game g plays seed game_seed(job_seed, g // players) and seat s holds "
                     "player (s - g) mod players, so each seed is played once with the line-up in each rotation")
@@ -372,6 +457,11 @@ def plan(job: Job, engine: Engine | None = None) -> Plan:
     if job.seating == "duplicate" and job.games % players:
         raise JobError(f"games = {job.games}: a duplicate job plays each seed once per seat, so its games "
                        f"must be a multiple of the {players} players")
+    if job.seating == "tournament":
+        k = len(tournament_seatings(names))
+        if job.games % k:
+            raise JobError(f"games = {job.games}: a tournament plays each seed once in each of its {k} "
+                           f"seatings, so its games must be a multiple of {k}")
     location = job.out if _is_url(job.out) else os.path.abspath(job.out)
     shard_size = job.shard_size or default_shard_size(job.games)
     threads = job.threads or os.cpu_count() or 1
@@ -417,9 +507,10 @@ def play_shard(plan: Plan, shard: int, engine: Engine | None = None,
     n = end - start
     games = np.arange(start, end, dtype=np.int64)
     seeds = plan.seeds(start, end)
-    rot = plan.rotation(games)
+    table = plan.seatings()
+    rot = plan.seating_index(games)
     # player[i, s]: the line-up index sitting in seat s of game i
-    player = (np.arange(p)[None, :] - rot[:, None]) % p
+    player = table[rot]
     hand_out = np.zeros((n, h, p, NHF), dtype=np.int32)
     same_bots = len(set(plan.lineup)) == 1
     c0, size, t0 = 0, 16, time.perf_counter()
@@ -427,7 +518,7 @@ def play_shard(plan: Plan, shard: int, engine: Engine | None = None,
         if stop is not None and stop.is_set():
             raise Interrupted
         c1 = min(n, c0 + size)
-        if same_bots or not plan.rotating:
+        if same_bots or len(table) == 1:
             # Seating does not change who plays what: one call on a contiguous slice.
             perm = player[c0] if not same_bots else np.arange(p)
             eng.play_games(*ra, np.ascontiguousarray(kind[perm]), np.ascontiguousarray(params[perm]),
@@ -947,6 +1038,9 @@ def shard_list(ranges: list[list[int]]) -> list[int]:
 
 def new_manifest(plan: Plan) -> dict[str, Any]:
     first = plan.seeds(0, min(plan.games, 3))
+    bots: dict[str, Any] = {"lineup": list(plan.lineup), "seating": plan.seating_text()}
+    if plan.seating == "tournament":          # recorded only when used: other manifests are unchanged
+        bots["seatings"] = plan.seatings().tolist()
     return {
         "format": "shanghai-sim dataset",
         "schema_version": SCHEMA_VERSION,
@@ -954,10 +1048,11 @@ def new_manifest(plan: Plan) -> dict[str, Any]:
         "status": "running",
         "job": plan.identity(),
         "rules": plan.rules.to_dict(),
-        "bots": {"lineup": list(plan.lineup), "seating": plan.seating_text()},
+        "bots": bots,
         "seeds": {"job_seed": plan.seed,
-                  "game_seed": ("shanghai_sim.kernels.rng.game_seed_nb(job_seed, game // players)"
-                                if plan.duplicate else "shanghai_sim.kernels.rng.game_seed_nb(job_seed, game)"),
+                  "game_seed": (f"shanghai_sim.kernels.rng.game_seed_nb(job_seed, game // "
+                                f"{'players' if plan.duplicate else plan.games_per_deal})" if plan.paired
+                                else "shanghai_sim.kernels.rng.game_seed_nb(job_seed, game)"),
                   "first_games": [int(s) for s in first]},
         "tables": list(plan.tables),
         "shards": {"count": plan.n_shards, "size": plan.shard_size, "digits": plan.digits,
