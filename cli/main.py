@@ -57,6 +57,8 @@ def _register() -> None:
     tool_cmds.register(main)
     from . import experiment_cmds
     experiment_cmds.register(main)
+    from . import tournament_cmds
+    tournament_cmds.register(main)
 
 
 _register()

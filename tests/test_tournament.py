@@ -81,3 +81,155 @@ def test_rows_do_not_depend_on_threads_or_shards(tmp_path):
     run_job(tmp_path / "b", lineup, deals=6, threads=2, shard_size=5)
     for t in ("games", "hands"):
         pd.testing.assert_frame_equal(read(tmp_path / "a", t), read(tmp_path / "b", t))
+
+
+# ------------------------------------------------------------ the analysis
+
+from shanghai_sim import tournament as T                      # noqa: E402
+from shanghai_sim.runner import Engine                          # noqa: E402
+from shanghai_sim.stats import t_quantile                       # noqa: E402
+from test_runner_support import fake_bot_name, fake_parse_bots, fake_play_games, run_cli   # noqa: E402
+
+
+def fake_tournament(out, bots, deals=12, engine=FAKE, resume=False, **kw):
+    return T.run_tournament(T.Tournament(tuple(bots), deals=deals, **kw), str(out), resume=resume,
+                            engine=engine, progress=None)
+
+
+TWIN_SPEC = "greedy:maxbuys=9"
+
+
+def _twin_name(spec):
+    return TWIN_SPEC if spec.strip().lower() == TWIN_SPEC else fake_bot_name(spec)
+
+
+def _twin_parse(specs, players):
+    return fake_parse_bots(["greedy" if s == TWIN_SPEC else s for s in specs], players)
+
+
+# On this engine TWIN_SPEC plays as greedy (the same kernel and parameters) under another spec
+TWIN = Engine(fake_play_games, _twin_parse, _twin_name)
+
+
+def test_bots_that_play_alike_differ_by_exactly_zero(tmp_path):
+    r = fake_tournament(tmp_path, ("greedy", TWIN_SPEC, "greedy", "greedy"), deals=15, engine=TWIN)
+    twin = r.bots[1]
+    assert twin.bot == TWIN_SPEC and twin.seats == 1 and r.bots[0].seats == 3
+    for e in twin.effects.values():
+        assert e.mean == 0 and e.lo == 0 and e.hi == 0 and e.n == 15
+    assert "exactly as greedy" in twin.verdict
+    assert twin.figures["win_share"].mean == pytest.approx(0.25)      # four seats alike: par
+
+
+def test_the_figures_match_a_direct_pandas_computation(tmp_path):
+    lineup = (A, B, C, B)
+    r = fake_tournament(tmp_path, lineup, deals=30, seed=4)
+    g, h = read(tmp_path, "games"), read(tmp_path, "hands")
+    k = 12
+    g["deal"], h["deal"] = g.game.astype(int) // k, h.game.astype(int) // k
+    per = g.groupby(["deal", g.bot.astype(str)])[["points", "win_share"]].mean().unstack()
+    wo = h.groupby(["deal", h.bot.astype(str)]).went_out.mean().unstack()
+    assert [b.bot for b in r.bots] == [A, B, C] and [b.seats for b in r.bots] == [1, 2, 1]
+    for b in r.bots:
+        for m, col in (("points", per["points"][b.bot]), ("win_share", per["win_share"][b.bot]),
+                       ("went_out", wo[b.bot])):
+            half = t_quantile(0.95, 29) * col.std(ddof=1) / math.sqrt(30)
+            e = b.figures[m]
+            assert (e.mean, e.lo, e.hi, e.n) == pytest.approx((col.mean(), col.mean() - half, col.mean() + half, 30))
+            if b.effects is not None:
+                ref = {"points": per["points"][A], "win_share": per["win_share"][A], "went_out": wo[A]}[m]
+                x = col - ref
+                half = t_quantile(0.95, 29) * x.std(ddof=1) / math.sqrt(30)
+                e = b.effects[m]
+                assert (e.mean, e.lo, e.hi) == pytest.approx((x.mean(), x.mean() - half, x.mean() + half))
+    assert (per["win_share"][A] + 2 * per["win_share"][B] + per["win_share"][C]).round(12).eq(1).all()
+    first = h[h.player == 0].ended.astype(str)
+    assert r.hands_played == 30 * k * 10 == len(first)
+    assert (r.no_winner_hands, r.turn_cap_hands) == ((first == "stock").sum(), (first == "turn_cap").sum())
+    # Holm over the bots' point differences
+    from shanghai_sim.stats import holm
+    assert [b.p_holm["points"] for b in r.bots[1:]] == holm([b.effects["points"].p for b in r.bots[1:]])
+    tidy = r.frame()
+    assert list(tidy.bot) == [A, B, C] and tidy.d_points.isna().tolist() == [True, False, False]
+    rec = json.loads((tmp_path / "tournament.json").read_text())
+    assert rec["result"]["design"]["seatings"] == runner.tournament_seatings(lineup).tolist()
+    assert rec["request"]["seed"] == 4 and rec["package_version"] and "numba" in rec["versions"]
+    assert rec["result"]["bots"][1]["against_first"]["points"]["p_holm"] is not None
+    assert "multiplicity" in r.text() and "Holm" in r.text()
+
+
+def test_results_do_not_depend_on_threads(tmp_path):
+    a = fake_tournament(tmp_path / "a", (A, B, B, B), deals=10, threads=1).to_dict()
+    b = fake_tournament(tmp_path / "b", (A, B, B, B), deals=10, threads=2).to_dict()
+    a.pop("out"), b.pop("out")
+    assert a == b
+
+
+def test_resume_finishes_and_extends_to_the_same_result(tmp_path):
+    lineup = (A, B, B, C)
+    fresh = fake_tournament(tmp_path / "fresh", lineup, deals=20).to_dict()
+    # extend 10 deals to 20: the 10 deals played are kept
+    out = tmp_path / "grow"
+    fake_tournament(out, lineup, deals=10)
+    with pytest.raises(T.TournamentError, match="add --resume to extend"):
+        fake_tournament(out, lineup, deals=20)
+    r = run_cli("tournament", "--resume", "--deals", 20, "--out", out, "-q", "--json", engine=FAKE)
+    assert r.exit_code == 0, r.output
+    grown = json.loads(r.output)
+    # an interrupted run: a part missing, the manifest says so
+    m = json.loads((out / "manifest.json").read_text())
+    m["status"] = "interrupted"
+    (out / "manifest.json").write_text(json.dumps(m))
+    next((out / "games").glob("part-*.parquet")).unlink()
+    with pytest.raises(T.TournamentError, match="unfinished: add --resume"):
+        fake_tournament(out, lineup, deals=20)
+    again = fake_tournament(out, lineup, deals=20, resume=True).to_dict()
+    for d in (fresh, grown, again):
+        d.pop("out")
+        d["design"].pop("status")
+    assert fresh == grown == again
+
+
+def test_bad_input_is_one_line_and_loses_nothing(tmp_path):
+    def cli(*args):
+        return run_cli("tournament", *args, "-q", engine=FAKE)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    cases = [(("--bots", "greedy", "--out", tmp_path / "a"), "one bot"),
+             (("--bots", "greedy,nonsense", "--out", tmp_path / "a"), "unknown bot"),
+             (("--bots", "greedy,random", "--players", 4, "--out", tmp_path / "a"), "one spec per seat"),
+             (("--bots", "greedy,greedy,greedy", "--out", tmp_path / "a"), "one distinct bot"),
+             (("--deals", 5, "--out", tmp_path / "a"), "give --bots"),
+             (("--bots", "greedy,random", "--out", other), "holds no tournament")]
+    for args, msg in cases:
+        r = cli(*args)
+        assert r.exit_code == 2 and msg in r.output and len(r.output.strip().splitlines()) == 1, r.output
+    assert (other / "notes.txt").read_text() == "mine" and sorted(p.name for p in other.iterdir()) == ["notes.txt"]
+    assert not (tmp_path / "a").exists()
+    run = tmp_path / "run"
+    assert run_cli("run", "--bots", "greedy,random", "--games", 10, "--out", run, "-q", engine=FAKE).exit_code == 0
+    before = sorted(p.name for p in run.rglob("*"))
+    r = cli("--bots", "greedy,random", "--out", run)
+    assert r.exit_code == 2 and "not a tournament" in r.output
+    assert sorted(p.name for p in run.rglob("*")) == before
+    fake_tournament(tmp_path / "t", (A, B), deals=4)
+    r = cli("--bots", "greedy,greedy:buy=never", "--deals", 4, "--out", tmp_path / "t")
+    assert r.exit_code == 2 and "another tournament" in r.output
+
+
+def test_a_real_tournament_buy_never_against_three_greedy(tmp_path):
+    r = run_cli("tournament", "--bots", "greedy:buy=never,greedy,greedy,greedy", "--deals", 50,
+                "--threads", 2, "--out", tmp_path, "-q", "--json", engine=None)
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert d["design"]["games_per_deal"] == 4 and d["deals"] == 50
+    never, greedy = d["bots"]
+    assert (never["bot"], never["seats"], greedy["bot"], greedy["seats"]) == ("greedy:buy=never", 1, "greedy", 3)
+    # the win shares of a game sum to 1: one seat of buy=never, three of greedy
+    assert never["figures"]["win_share"]["mean"] + 3 * greedy["figures"]["win_share"]["mean"] == pytest.approx(1)
+    assert d["hands_played"] == 50 * 4 * 10 and d["turn_cap_hands"] >= 0
+    diff = greedy["against_first"]["points"]
+    assert diff["n"] == 50 and diff["ci"][0] < diff["mean"] < diff["ci"][1]
+    g = read(tmp_path, "games")
+    assert len(g) == 50 * 4 * 4 and g.game_seed.nunique() == 50
