@@ -422,6 +422,10 @@ def analyse(out: str, level: float = 0.95) -> TournamentResult:
     return TournamentResult(out, design, deals, res, d.hands_played, d.no_winner, d.turn_cap)
 
 
+def _p_text(p: float) -> str:
+    return "< 0.0001" if p < 1e-4 else f"= {p:.2g}"
+
+
 def verdict(b: BotResult, ref: BotResult, design: dict[str, Any], level: float) -> str:
     """One sentence: what the data shows about this bot, or that it cannot tell."""
     pct, par = f"{level:.0%}", 1 / design["players"]
@@ -439,11 +443,11 @@ def verdict(b: BotResult, ref: BotResult, design: dict[str, Any], level: float) 
         better = e.mean < 0
         dw = b.effects["win_share"]
         return (f"{b.bot} scores {abs(e.mean):.1f} {'fewer' if better else 'more'} points a game than "
-                f"{ref.bot} on the same deals ({ci}, Holm-adjusted p = {p:.2g}), so it is "
+                f"{ref.bot} on the same deals ({ci}, Holm-adjusted p {_p_text(p)}), so it is "
                 f"{'stronger' if better else 'weaker'} (lowest total wins); its {wtext}, "
                 f"a difference of {dw.mean:+.3f} from {ref.bot}'s ({pct} CI {dw.lo:+.3f} to {dw.hi:+.3f}).")
     return (f"The data cannot tell {b.bot} from {ref.bot} on points: {e.mean:+.1f} a game ({ci}"
-            f"{'' if p is None else f', Holm-adjusted p = {p:.2g}'}); its {wtext}.")
+            f"{'' if p is None else f', Holm-adjusted p {_p_text(p)}'}); its {wtext}.")
 
 
 def _ci(e: Effect, digits: int, sign: bool = False) -> str:
