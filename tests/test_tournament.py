@@ -233,3 +233,30 @@ def test_a_real_tournament_buy_never_against_three_greedy(tmp_path):
     assert diff["n"] == 50 and diff["ci"][0] < diff["mean"] < diff["ci"][1]
     g = read(tmp_path, "games")
     assert len(g) == 50 * 4 * 4 and g.game_seed.nunique() == 50
+
+
+def _any_name(spec):
+    from shanghai_sim.bots import parse_bot
+    return parse_bot(spec).name
+
+
+def _any_parse(specs, players):
+    return fake_parse_bots(["random" if s == "random" else "greedy" if s == "greedy" else "greedy:buy=never"
+                            for s in specs], players)
+
+
+# every registered spec, played by the fake kernels
+ANY = Engine(fake_play_games, _any_parse, _any_name)
+
+
+def test_past_24_seatings_a_tournament_plays_the_rotations_and_says_so(tmp_path):
+    import io
+    lineup = ("random", "greedy", "greedy:buy=never", "greedy:maxbuys=1", "greedy:maxbuys=2")   # 120 seatings
+    err = io.StringIO()
+    r = T.run_tournament(T.Tournament(lineup, deals=3), str(tmp_path), engine=ANY, progress=err)
+    assert "120 distinct seatings, more than 24" in err.getvalue() and "rotations" in err.getvalue()
+    g = read(tmp_path, "games")
+    assert len(g) == 3 * 5 * 5 and r.design["games_per_deal"] == 5
+    seats = g.groupby(["game_seed", g.bot.astype(str)], observed=True).seat.apply(lambda x: sorted(x.astype(int)))
+    assert len(seats) == 3 * 5 and all(s == [0, 1, 2, 3, 4] for s in seats)
+    assert "rotations" in json.loads((tmp_path / "manifest.json").read_text())["bots"]["seating"]
