@@ -23,3 +23,33 @@ def rule_option(f):
     return click.option("--rule", "rule_items", multiple=True, metavar="KEY=VALUE",
                         help="Change one rules option, e.g. --rule buy_penalty=1 "
                              "(repeatable; see shanghai-sim rules).")(f)
+
+
+def run_job(start, *, scheduler: str | None, tls: tuple = (), resume_hint: str):
+    """Run ``start(executor)`` (a runner job, an experiment, a tournament) as every command does:
+    on a Dask executor when ``scheduler`` is given, bad input and unreadable datasets as one
+    line (exit 2), a full disk as one line that says how to finish (exit 1), Ctrl-C as a line
+    that says how to resume (exit 130). ``tls``: the --tls-* options (CA, cert, key), if any;
+    ``resume_hint`` is the command that resumes."""
+    import sys
+
+    from shanghai_sim.dataset import DatasetError, WriteError
+    executor = None
+    try:
+        if scheduler:
+            from shanghai_sim.cluster import DaskExecutor, security_for
+            executor = DaskExecutor(scheduler, security=security_for(scheduler, *tls)).connect()
+        return start(executor)
+    except (ValueError, DatasetError) as e:       # JobError, ExperimentError, TournamentError, DatasetError
+        raise InputError(str(e)) from None
+    except OSError as e:                          # a full disk, a lost share: the writer's WriteError
+        msg = e.strerror if isinstance(e, WriteError) else f"{e.strerror or e}"
+        raise click.ClickException(
+            f"{msg}; no part was left half-written and the manifest records only whole parts: "
+            f"free some space (or fix the storage), then: {resume_hint}") from None
+    except KeyboardInterrupt:
+        click.echo(f"interrupted: only whole shards were kept; finish with: {resume_hint}", err=True)
+        sys.exit(130)
+    finally:
+        if executor is not None:
+            executor.close()

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from .errors import InputError, rule_option
+from .errors import InputError, rule_option, run_job
 from .errors import OneLineCommand as _OneLineErrors
 
 EXPERIMENT_HELP = """Paired experiment: does one change make the focal player better?
@@ -82,9 +82,8 @@ def register(group: click.Group) -> None:
             if variant_rules:
                 arms += E.load_rules_arms(variant_rules)
             if rule_items:
-                from shanghai_sim.rules import Rules, load_rules, with_options
-                base = opts.get("rules", "shanghai")
-                opts["rules"] = with_options(base if isinstance(base, Rules) else load_rules(base), rule_items)
+                from shanghai_sim.rules import resolve
+                opts["rules"] = resolve(opts.get("rules", "shanghai"), rule_items)
             dest = opts.pop("out", E.DEFAULT_OUT)
             exp = E.Experiment(variants=tuple(arms), threads=threads, scheduler=scheduler, **opts)
         except (ValueError, TypeError) as e:          # ExperimentError, RulesError
@@ -93,21 +92,8 @@ def register(group: click.Group) -> None:
 
 
 def _run(E, exp, dest, resume, quiet, as_json, engine, scheduler) -> None:
-        from shanghai_sim.dataset import DatasetError
-        executor = None
-        try:
-            if scheduler:
-                from shanghai_sim.cluster import DaskExecutor, security_for
-                executor = DaskExecutor(scheduler, security=security_for(scheduler)).connect()
-            result = E.run_experiment(exp, dest, resume=resume, progress=None if quiet else sys.stderr,
-                                      engine=engine, executor=executor)
-        except (ValueError, DatasetError) as e:       # ExperimentError, JobError, DatasetError
-            raise InputError(str(e)) from None
-        except KeyboardInterrupt:
-            click.echo(f"interrupted: only whole shards were kept; continue with: "
-                       f"shanghai-sim experiment --resume --out {dest}", err=True)
-            sys.exit(130)
-        finally:
-            if executor is not None:
-                executor.close()
-        click.echo(json.dumps(result.to_dict(), indent=1) if as_json else result.text())
+    result = run_job(lambda executor: E.run_experiment(exp, dest, resume=resume,
+                                                       progress=None if quiet else sys.stderr,
+                                                       engine=engine, executor=executor),
+                     scheduler=scheduler, resume_hint=f"shanghai-sim experiment --resume --out {dest}")
+    click.echo(json.dumps(result.to_dict(), indent=1) if as_json else result.text())

@@ -61,7 +61,7 @@ def register(group: click.Group) -> None:
         from shanghai_sim.bots import split_specs
         from shanghai_sim.game import game_events
         from shanghai_sim.log import format_event
-        from shanghai_sim.rules import load_rules, with_options
+        from shanghai_sim.rules import resolve
         if (seed is None) == (log_path is None):
             raise InputError("give --seed S (play that game) or --log FILE (print a saved log), "
                              "exactly one of the two")
@@ -92,7 +92,7 @@ def register(group: click.Group) -> None:
         except ValueError:
             raise InputError(f"bad seed {seed!r}: expected an integer 0..2**64-1") from None
         try:
-            r = with_options(load_rules(rules), rule_items)
+            r = resolve(rules, rule_items)
             if players is None:
                 n = len(split_specs(bots))
                 p = n if n > 1 else r.players

@@ -17,9 +17,9 @@ def fail(message: str) -> None:
 
 
 def rules_or_fail(spec, rule_items=()):
-    from shanghai_sim.rules import RulesError, load_rules, with_options
+    from shanghai_sim.rules import RulesError, resolve
     try:
-        return with_options(load_rules(spec), rule_items)
+        return resolve(spec, rule_items)
     except RulesError as e:
         fail(str(e))
 

@@ -9,7 +9,7 @@ import click
 
 from shanghai_sim.defaults import DEFAULT_GAMES, DEFAULT_OUT, DETAILS
 
-from .errors import InputError, rule_option
+from .errors import InputError, rule_option, run_job
 from .errors import OneLineCommand as _OneLineErrors
 
 
@@ -92,7 +92,6 @@ def register(group: click.Group) -> None:
     def run_cmd(ctx, job_file, rules, rule_items, players, bots, games, seed, threads, out, detail, rotate,
                 shard_size, scheduler, tls_ca_file, tls_cert, tls_key, resume, full_check, overwrite, quiet):
         from shanghai_sim import runner
-        from shanghai_sim.dataset import DatasetError, WriteError
         engine = _engine(ctx)
         options = dict(rules=rules, players=players, bots=list(bots) or None, games=games, seed=seed,
                        threads=threads, out=out, detail=detail, rotate=rotate, shard_size=shard_size,
@@ -101,9 +100,8 @@ def register(group: click.Group) -> None:
             given = runner.load_job_file(job_file) if job_file else {}
             given.update(runner.normalise(options, "options"))
             if rule_items:
-                from shanghai_sim.rules import Rules, load_rules, with_options
-                base = given.get("rules", "shanghai")
-                given["rules"] = with_options(base if isinstance(base, Rules) else load_rules(base), rule_items)
+                from shanghai_sim.rules import resolve
+                given["rules"] = resolve(given.get("rules", "shanghai"), rule_items)
             if resume:
                 job = runner.job_for_resume(given.pop("out", DEFAULT_OUT), given)
             else:
@@ -118,28 +116,12 @@ def register(group: click.Group) -> None:
         warning = plan.rules.two_player_warning()
         if warning and not quiet:
             click.echo(warning, err=True)
-        executor = None
-        try:
-            if plan.scheduler:
-                from shanghai_sim.cluster import DaskExecutor, security_for
-                executor = DaskExecutor(plan.scheduler,
-                                        security=security_for(plan.scheduler, tls_ca_file, tls_cert, tls_key)).connect()
-            result = runner.run(plan, resume=resume, overwrite=overwrite, full_check=full_check,
-                                progress=None if quiet else sys.stderr, engine=engine, executor=executor)
-        except (runner.JobError, DatasetError) as e:
-            raise InputError(str(e)) from None
-        except OSError as e:            # a full disk, a lost share: the writer's WriteError
-            msg = e.strerror if isinstance(e, WriteError) else f"{e.strerror or e}"
-            raise click.ClickException(
-                f"{msg}; no part was left half-written and the manifest records only whole parts: "
-                f"free some space (or fix the storage), then: shanghai-sim run --resume --out {job.out}") from None
-        except KeyboardInterrupt:
-            click.echo(f"interrupted: only whole shards were kept; finish with: "
-                       f"shanghai-sim run --resume --out {job.out}", err=True)
-            sys.exit(130)
-        finally:
-            if executor is not None:
-                executor.close()
+        hint = f"shanghai-sim run --resume --out {job.out}"
+        result = run_job(lambda executor: runner.run(plan, resume=resume, overwrite=overwrite,
+                                                      full_check=full_check,
+                                                      progress=None if quiet else sys.stderr,
+                                                      engine=engine, executor=executor),
+                         scheduler=plan.scheduler, tls=(tls_ca_file, tls_cert, tls_key), resume_hint=hint)
         if not quiet:
             if result.status == "already complete":
                 click.echo(f"{result.location} already holds this job, complete "

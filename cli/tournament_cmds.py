@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from .errors import InputError, rule_option
+from .errors import InputError, rule_option, run_job
 from .errors import OneLineCommand as _OneLineErrors
 
 TOURNAMENT_HELP = """Bots against bots over the same deals, with paired 95% CIs.
@@ -61,10 +61,8 @@ def register(group: click.Group) -> None:
                     raise InputError("give --bots SPEC,SPEC,... (one per seat), e.g. "
                                      "--bots greedy:buy=never,greedy,greedy,greedy")
                 from shanghai_sim.runner import split_bots
-                from shanghai_sim.rules import Rules, load_rules, with_options
-                r = rules or "shanghai"
-                if rule_items:
-                    r = with_options(r if isinstance(r, Rules) else load_rules(r), rule_items)
+                from shanghai_sim.rules import resolve
+                r = resolve(rules or "shanghai", rule_items) if rule_items else (rules or "shanghai")
                 opts = dict(players=players, deals=deals, seed=seed, threads=threads, scheduler=scheduler)
                 t = T.Tournament(split_bots(bots), rules=r, **{k: v for k, v in opts.items() if v is not None})
         except (ValueError, TypeError) as e:           # TournamentError, JobError, RulesError
@@ -73,21 +71,8 @@ def register(group: click.Group) -> None:
 
 
 def _run(T, t, dest, resume, quiet, as_json, engine, scheduler) -> None:
-    from shanghai_sim.dataset import DatasetError
-    executor = None
-    try:
-        if scheduler:
-            from shanghai_sim.cluster import DaskExecutor, security_for
-            executor = DaskExecutor(scheduler, security=security_for(scheduler)).connect()
-        result = T.run_tournament(t, dest, resume=resume, progress=None if quiet else sys.stderr,
-                                  engine=engine, executor=executor)
-    except (ValueError, DatasetError) as e:            # TournamentError, JobError, DatasetError
-        raise InputError(str(e)) from None
-    except KeyboardInterrupt:
-        click.echo(f"interrupted: only whole shards were kept; continue with: "
-                   f"shanghai-sim tournament --resume --out {dest}", err=True)
-        sys.exit(130)
-    finally:
-        if executor is not None:
-            executor.close()
+    result = run_job(lambda executor: T.run_tournament(t, dest, resume=resume,
+                                                       progress=None if quiet else sys.stderr,
+                                                       engine=engine, executor=executor),
+                     scheduler=scheduler, resume_hint=f"shanghai-sim tournament --resume --out {dest}")
     click.echo(json.dumps(result.to_dict(), indent=1) if as_json else result.text())

@@ -32,7 +32,6 @@ A short script asks its own question::
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as _dt
 import json
 import math
@@ -44,7 +43,7 @@ import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, TextIO
+from typing import Any, Callable, TextIO
 
 import numpy as np
 
@@ -203,7 +202,7 @@ def plan_arms(exp: Experiment, out: str, deals: int, engine=None) -> list[ArmPla
         raise ExperimentError(f"hand = {exp.hand!r}: expected a hand number")
     base_rules = _base_rules(exp)
     players = exp.players or base_rules.players
-    baseline = _single_spec(exp.baseline, "baseline")
+    _single_spec(exp.baseline, "baseline")                 # one spec, not a line-up
     opponents = _single_spec(exp.opponents or exp.baseline, "opponents")
     out_abs = os.path.abspath(out)
     size = _shard_size(exp, players)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -520,6 +520,11 @@ def with_options(r: Rules, items: "list[str] | tuple[str, ...]") -> Rules:
     changed = overrides(r, data, where="--rule")
     label = ", ".join(f"{k}={v}" for k, v in zip(data, (str(i).partition("=")[2].strip() for i in items)))
     return changed.replace(name=f"{r.name} ({label})")
+
+
+def resolve(spec: "str | Path | Rules | None", items: "list[str] | tuple[str, ...]" = ()) -> Rules:
+    """A preset, rules file or Rules object, with ``--rule KEY=VALUE`` options applied."""
+    return with_options(load_rules(spec), items)
 
 
 def load_rules(spec: "str | Path | Rules | None" = None) -> Rules:

@@ -266,7 +266,6 @@ class PerDeal:
 def per_deal(location: str, lineup: list[str], bots: list[str], k: int, hands: int, deals: int) -> PerDeal:
     """Stream the dataset's parts (checked, by columns) into per-deal means of each distinct bot."""
     import pyarrow as pa
-    import pyarrow.compute as pc
     from .dataset import GAMES, HANDS
     from .integrity import iter_parts
     nb, n = len(bots), deals
@@ -485,5 +484,5 @@ def format_result(r: TournamentResult) -> str:
     lines.append("")
     lines += [b.verdict for b in r.bots]
     lines += ["", f"multiplicity: {r.multiplicity}",
-              f"stopped hands count as played: every player scores what they hold (docs/rules.md §5.5-5.6)."]
+              "stopped hands count as played: every player scores what they hold (docs/rules.md §5.5-5.6)."]
     return "\n".join(lines)
