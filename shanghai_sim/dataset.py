@@ -195,6 +195,17 @@ def games_table(hand_out: np.ndarray, games: np.ndarray, seeds: np.ndarray, play
                                  else cols[f.name] for f in GAMES_SCHEMA], schema=GAMES_SCHEMA)
 
 
+def write_json_atomic(path: "str | os.PathLike", record: dict) -> None:
+    """Write ``record`` as JSON to a local ``path`` through a temporary file and a rename,
+    so a reader never sees half a file (experiment.json, tournament.json)."""
+    path = os.fspath(path)
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder, f".{name}.tmp-{os.getpid()}")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(json.dumps(record, indent=1, default=str) + "\n")
+    os.replace(tmp, path)
+
+
 def part_name(shard: int, digits: int = 5) -> str:
     return f"part-{shard:0{digits}d}.parquet"
 

@@ -463,10 +463,8 @@ def experiment_from_record(out: str, **changes: Any) -> Experiment:
 
 
 def _write_record(out: str, record: dict[str, Any]) -> None:
-    p = Path(out) / EXPERIMENT_FILE
-    tmp = p.with_name(f".{EXPERIMENT_FILE}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(record, indent=1, default=str) + "\n", encoding="utf-8")
-    os.replace(tmp, p)
+    from .dataset import write_json_atomic
+    write_json_atomic(Path(out) / EXPERIMENT_FILE, record)
 
 
 # ---------------------------------------------------------------- reading the arms

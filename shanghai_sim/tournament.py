@@ -201,10 +201,8 @@ def tournament_from_dataset(out: str, **changes: Any) -> Tournament:
 
 
 def _write_record(out: str, record: dict[str, Any]) -> None:
-    p = Path(out) / TOURNAMENT_FILE
-    tmp = p.with_name(f".{TOURNAMENT_FILE}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(record, indent=1, default=str) + "\n", encoding="utf-8")
-    os.replace(tmp, p)
+    from .dataset import write_json_atomic
+    write_json_atomic(Path(out) / TOURNAMENT_FILE, record)
 
 
 def run_tournament(t: Tournament, out: str = DEFAULT_OUT, *, resume: bool = False,
