@@ -99,6 +99,7 @@ def growth(res: dict, path: Path) -> Path:
             ax.errorbar([r[xk] for r in rs], med, yerr=err, marker="o", ms=3, capsize=2,
                         label=f"{c}: {rs[0]['contract']}")
         ax.set_xlabel(xl)
+        ax.set_xticks(sorted({r[xk] for r in f[key]}))
         ax.set_ylabel("µs per hand, warm memo")
         ax.set_title(f"Deficiency time {title}\n(`shanghai` contracts)", fontsize=10)
         ax.grid(alpha=0.3)
@@ -134,7 +135,8 @@ def engine(res: dict, path: Path) -> Path:
     ax.set_ylabel("games per second, one thread (log)")
     ax.set_title(f"Games/s per preset, {res['settings']['players']} players:\n"
                  "greedy and random bots vs the floor of dealing", fontsize=10)
-    ax.legend(fontsize=7)
+    ax.set_ylim(ax.get_ylim()[0], ax.get_ylim()[1] * 30)        # room for the legend
+    ax.legend(fontsize=7, ncol=3, loc="upper center")
     ax.grid(axis="y", alpha=0.3)
     ax = axes[1]
     labels, spreads, colors = ["shanghai-sim\n4 random bots"], [f["random_actions"]], [C_OURS]
@@ -148,11 +150,9 @@ def engine(res: dict, path: Path) -> Path:
         colors.append(C_PEER2)
     med, err = _err(spreads)
     ax.bar(np.arange(len(labels)), med, 0.6, yerr=err, color=colors, capsize=3)
-    for i, m in enumerate(med):
-        ax.text(i, m, f"{m:,.0f}", ha="center", va="bottom", fontsize=8)
     ax.set_yscale("log")
     ax.set_xticks(np.arange(len(labels)))
-    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_xticklabels([f"{lab}\n{m:,.0f} actions/s" for lab, m in zip(labels, med)], fontsize=8)
     ax.set_ylabel("actions per second, one thread (log)")
     ax.set_title("Random players: actions/s,\nours vs OpenSpiel gin rummy (same run)", fontsize=10)
     ax.grid(axis="y", alpha=0.3)

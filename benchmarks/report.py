@@ -92,7 +92,8 @@ def render(results: dict, charts: dict, base: Path) -> str:
         "so read the ratios first: absolute times drift between runs on a shared machine. "
         "A figure is the median of repeated passes with the min-max in brackets.",
         "",
-        f"**These results are from a `{'`, `'.join(runs)}` run** "
+        f"**These results are from a `{'`, `'.join(runs)}` run** of "
+        f"{sum(r.get('seconds', 0) for r in results.values()) / 60:.1f} minutes of benchmarks "
         "(`full`: `python benchmarks/run_all.py`, under an hour on 2 cores, cold compiles "
         "included; `quick`: `--quick`, a few minutes, small samples, no cold compiles).",
         "",
