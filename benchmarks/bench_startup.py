@@ -107,7 +107,7 @@ def measure(reps: int = 3, cold: bool = True, cold_reps: int = 1, progress=None)
         "name": "startup",
         "title": "First use: cold compile of each command's kernels, warm start of the first commands",
         "settings": {"reps": reps, "cold": cold, "cold_reps": cold_reps,
-                     "cache": str(cache_dir())},
+                     "kernel_source_hash": cache_dir().name},
         "figures": {"warm": warm, "cold": colds},
         "tables": tables,
         "notes": [] if cold else ["Cold compile not measured in this run (`--quick` skips it: "

@@ -31,17 +31,17 @@ ORDER = ("melds", "growth", "engine", "runner", "startup", "bots")
 # Sample sizes of each run size. "tiny" exists for the tests (the pipeline, not the timings).
 SIZES: dict[str, dict[str, dict]] = {
     "full": {
-        "melds": dict(hands=50_000, warm=200_000, reps=5, ref_hands=20, ref_reps=3,
-                      shanten_hands=20_000, scale={"progressive": 0.05}),
-        "growth": dict(hands=10_000, warm=20_000, reps=5, games=100,
-                       scale={"progressive": 0.05}),
-        "engine": dict(greedy_games=1_000, random_games=100, scale={"progressive": 0.02},
-                       action_games=100, os_python_games=200, os_cpp_games=1_000,
+        "melds": dict(hands=20_000, warm=100_000, reps=5, ref_hands=10, ref_reps=3,
+                      shanten_hands=10_000, scale={"progressive": 0.05}),
+        "growth": dict(hands=5_000, warm=10_000, reps=5, games=50,
+                       scale={"progressive": 0.04}),
+        "engine": dict(greedy_games=500, random_games=50, scale={"progressive": 0.02},
+                       action_games=50, os_python_games=100, os_cpp_games=500,
                        floor_games=20_000, reps=5),
-        "runner": dict(target_s=20.0, reps=3, stub_games=100_000,
-                       rss_real=(1_000, 10_000, 100_000), rss_stub=(10_000, 100_000, 1_000_000)),
+        "runner": dict(target_s=10.0, reps=3, stub_games=100_000,
+                       rss_real=(1_000, 10_000, 50_000), rss_stub=(10_000, 100_000, 1_000_000)),
         "startup": dict(reps=5, cold=True, cold_reps=1),
-        "bots": dict(games={"random": 100, "greedy": 1_000}, reps=5),
+        "bots": dict(games={"random": 50, "greedy": 500}, reps=5),
     },
     "quick": {
         "melds": dict(hands=5_000, warm=20_000, reps=3, ref_hands=3, ref_reps=3,
