@@ -177,7 +177,8 @@ def measure(presets=("shanghai", "contract", "progressive"), hands=5_000, warm=2
                    "x reference", "x shanten peer", "mean deficiency"], table_rows),
             table("Peer: the mahjong package's shanten number (riichi mahjong, 13 tiles, pure Python)",
                   ["peer", "evaluations/s"],
-                  [["mahjong.shanten.Shanten.calculate_shanten", shanten]]),
+                  [["mahjong.shanten.Shanten.calculate_shanten" if shanten else
+                    "mahjong not installed (pip install -e '.[bench]')", shanten]]),
         ],
     }
 

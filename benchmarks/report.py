@@ -109,7 +109,12 @@ def render(results: dict, charts: dict, base: Path) -> str:
         "",
     ]
     if "headline" in charts:
+        from charts import headline_ratios
         out += ["## At a glance", "", f"![headline]({rel(charts['headline'])})", ""]
+        out += [f"- {label.replace(chr(10), ' ')}: **{_x(s['median'])}** "
+                f"({_x(s['min'])}-{_x(s['max'])} over the passes)"
+                for label, s in headline_ratios(results)]
+        out += [""]
     for name in ("melds", "growth", "engine", "runner", "startup", "bots"):
         res = results.get(name)
         if not res:
@@ -127,6 +132,10 @@ def render(results: dict, charts: dict, base: Path) -> str:
         out += [f"*Machine*: {_machine_line(res['machine'])}. *Run*: `{res['run']}`, "
                 f"{res['seconds']:.0f} s. *Settings*: `{_settings(res['settings'])}`.", ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _x(v: float) -> str:
+    return f"{v:,.0f}x" if v >= 10 else f"{v:.1f}x"
 
 
 def _settings(s: dict) -> str:
