@@ -11,6 +11,7 @@ import statistics
 from pathlib import Path
 
 import matplotlib
+import matplotlib.ticker
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -247,6 +248,7 @@ def bots(res: dict, path: Path) -> Path:
         ax.set_xticks(np.arange(len(rows)))
         ax.set_xticklabels([r["bot"] for r in rows])
         ax.set_ylim(bottom=0)
+        ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
         ax.set_ylabel(f"{yl}, one thread")
         ax.set_title(f"{yl.capitalize()} of each bot\n(4 seats of it, `shanghai`)", fontsize=10)
         ax.grid(axis="y", alpha=0.3)

@@ -52,7 +52,7 @@ SIZES: dict[str, dict[str, dict]] = {
                        action_games=20, os_python_games=30, os_cpp_games=200,
                        floor_games=2_000, reps=3),
         "runner": dict(target_s=2.0, reps=3, stub_games=20_000,
-                       rss_real=(2_000,), rss_stub=(10_000, 100_000)),
+                       rss_real=(2_000,), rss_stub=(10_000, 100_000, 1_000_000)),
         "startup": dict(reps=3, cold=False),
         "bots": dict(games={"random": 20, "greedy": 100}, reps=3),
     },
