@@ -11,33 +11,80 @@ from .errors import InputError, rule_option
 from .errors import OneLineCommand as _OneLineErrors
 
 
-REPLAY_HELP = """Play one seeded game and print every event of it.
+REPLAY_HELP = """Play one seeded game and print every event of it, or print a saved log.
 
 \b
   shanghai-sim replay --seed 12345
   shanghai-sim replay --seed 7 --rules contract --bots greedy:buy=never,random,greedy,greedy,greedy
   shanghai-sim replay --seed 7 --json > game.jsonl     # schema: docs/replay.md
+  shanghai-sim replay --log game.jsonl                 # a saved log (play --log, replay --json)
 
-The game comes from the same kernel run as a batch run of that game seed:
-same deals, same choices, same scores.
+With --seed the game comes from the same kernel run as a batch run of that
+game seed: same deals, same choices, same scores. Give --seed or --log, not both.
 """
+
+
+def _read_log(path: str) -> list[dict]:
+    """The events of a JSON-lines log (docs/replay.md); InputError naming the first bad line."""
+    events = []
+    with open(path, encoding="utf-8") as f:
+        for k, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                e = json.loads(line)
+            except ValueError as err:
+                raise InputError(f"{path} line {k}: not JSON ({err})") from None
+            if not isinstance(e, dict) or not isinstance(e.get("event"), str):
+                raise InputError(f"{path} line {k}: not an event (an object with \"event\", "
+                                 f"docs/replay.md)")
+            events.append(e)
+    if not events:
+        raise InputError(f"{path}: no events")
+    return events
 
 
 def register(group: click.Group) -> None:
     @group.command("replay", cls=_OneLineErrors, help=REPLAY_HELP)
-    @click.option("--seed", required=True, help="The game seed (0..2**64-1).")
+    @click.option("--seed", help="The game seed (0..2**64-1).")
     @click.option("--rules", default="shanghai", show_default=True,
                   help="Preset (shanghai, contract, progressive) or a TOML rules file.")
     @rule_option
     @click.option("--players", help="Players at the table, 2..8 (default: the rules', or one per bot).")
     @click.option("--bots", default="greedy", show_default=True, metavar="SPEC[,SPEC...]",
                   help="One bot spec for every seat, or one per seat.")
+    @click.option("--log", "log_path", type=click.Path(exists=True, dir_okay=False),
+                  help="Print this saved log (JSON lines, e.g. from play --log) instead.")
     @click.option("--json", "as_json", is_flag=True, help="JSON lines (docs/replay.md) instead of text.")
-    def replay_cmd(seed, rules, rule_items, players, bots, as_json):
+    @click.pass_context
+    def replay_cmd(ctx, seed, rules, rule_items, players, bots, log_path, as_json):
         from shanghai_sim.bots import split_specs
         from shanghai_sim.game import game_events
         from shanghai_sim.log import format_event
         from shanghai_sim.rules import load_rules, with_options
+        if (seed is None) == (log_path is None):
+            raise InputError("give --seed S (play that game) or --log FILE (print a saved log), "
+                             "exactly one of the two")
+        if log_path is not None:
+            given = [f"--{n}" for n, k in (("rules", "rules"), ("rule", "rule_items"),
+                                           ("players", "players"), ("bots", "bots"))
+                     if ctx.get_parameter_source(k) == click.core.ParameterSource.COMMANDLINE]
+            if given:
+                raise InputError(f"{', '.join(given)}: a saved log already holds its game "
+                                 f"(drop them, or use --seed)")
+            events = _read_log(log_path)
+            for e in events:
+                if as_json:
+                    click.echo(json.dumps(e, separators=(",", ":")))
+                else:
+                    try:
+                        click.echo(format_event(e))
+                    except (KeyError, TypeError, IndexError):
+                        raise InputError(f"{log_path}: a {e['event']!r} event lacks fields "
+                                         f"(docs/replay.md): {json.dumps(e)[:80]}") from None
+            if not as_json and events[-1]["event"] not in ("game_end", "stopped"):
+                click.echo("== the log ends here: the game was not finished")
+            return
         try:
             s = int(str(seed).strip())
             if not 0 <= s < 2 ** 64:

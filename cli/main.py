@@ -36,6 +36,7 @@ def main() -> None:
       shanghai-sim run                  # 1,000 games of four greedy bots -> ./shanghai-out
       shanghai-sim summary              # points and win share per seat and bot, 95% CIs
       shanghai-sim meld 5C 6C 7C 8C 9D 9H 9S JK --contract 2
+      shanghai-sim play                 # you against three greedy bots, at the terminal
 
     The first command that needs the compiled kernels builds them (a few
     minutes, once per version; `shanghai-sim warmup` does it up front).
@@ -50,6 +51,8 @@ def _register() -> None:
     run_cmds.register(main)
     from . import game_cmds
     game_cmds.register(main)
+    from . import play_cmds
+    play_cmds.register(main)
     from . import tool_cmds
     tool_cmds.register(main)
 

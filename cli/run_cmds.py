@@ -1,4 +1,4 @@
-"""``shanghai-sim run`` and ``shanghai-sim summary``: thin wrappers over runner/summary."""
+"""``shanghai-sim run``, ``summary`` and ``verify``: thin wrappers over runner/summary/integrity."""
 
 from __future__ import annotations
 
@@ -25,11 +25,15 @@ RUN_HELP = """Play many games and stream them to a Parquet dataset.
   shanghai-sim run --games 1000000 --bots random,greedy,greedy,greedy --out big
   shanghai-sim run job.toml --seed 7             # a TOML job file; options override it
   shanghai-sim run --resume --out big            # finish an interrupted run
-  shanghai-sim run --scheduler tcp://host:8786 --out /shared/big   # on a Dask cluster
+  shanghai-sim run --resume --games 2000000 --out big   # extend a job to more games
+  shanghai-sim run --scheduler tls://host:8786 --tls-ca-file ca.pem --tls-cert me.pem \\
+      --tls-key me.key --out /shared/big         # on a Dask cluster (TLS: docs/dataset.md)
 
 Each game's seed is derived from (seed, game index); rows do not depend on
 threads, shards or workers, and `shanghai-sim replay --seed GAME_SEED` shows
-any game again. The dataset layout is in docs/dataset.md.
+any game again. --resume checks the parts already there (every byte with
+--full-check) and plays again any that is missing or damaged. The dataset
+layout is in docs/dataset.md.
 """
 
 
@@ -73,15 +77,22 @@ def register(group: click.Group) -> None:
     @click.option("--rotate/--no-rotate", default=None,
                   help="Rotate the bot line-up one seat per game so seat effects cancel (default on).")
     @click.option("--shard-size", type=int, help="Games per part file (default: from --games; fixed per job).")
-    @click.option("--scheduler", metavar="ADDRESS", help="Run the shards on a Dask cluster (tcp://host:8786).")
-    @click.option("--resume", is_flag=True, help="Finish an interrupted run of the same job in --out.")
+    @click.option("--scheduler", metavar="ADDRESS",
+                  help="Run the shards on a Dask cluster (tls://host:8786; tcp:// on a private network only).")
+    @click.option("--tls-ca-file", metavar="PEM", help="TLS: the CA certificate the scheduler's certificate is signed by.")
+    @click.option("--tls-cert", metavar="PEM", help="TLS: this client's certificate.")
+    @click.option("--tls-key", metavar="PEM", help="TLS: this client's private key (if not in --tls-cert).")
+    @click.option("--resume", is_flag=True,
+                  help="Finish (or extend to more --games) the job in --out; missing or damaged parts are played again.")
+    @click.option("--full-check", is_flag=True,
+                  help="With --resume: check every byte of the parts already there (hashes, page checksums).")
     @click.option("--overwrite", is_flag=True, help="Replace a dataset of another job in --out.")
     @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
     @click.pass_context
     def run_cmd(ctx, job_file, rules, rule_items, players, bots, games, seed, threads, out, detail, rotate,
-                shard_size, scheduler, resume, overwrite, quiet):
+                shard_size, scheduler, tls_ca_file, tls_cert, tls_key, resume, full_check, overwrite, quiet):
         from shanghai_sim import runner
-        from shanghai_sim.dataset import DatasetError
+        from shanghai_sim.dataset import DatasetError, WriteError
         engine = _engine(ctx)
         options = dict(rules=rules, players=players, bots=list(bots) or None, games=games, seed=seed,
                        threads=threads, out=out, detail=detail, rotate=rotate, shard_size=shard_size,
@@ -100,18 +111,28 @@ def register(group: click.Group) -> None:
             plan = runner.plan(job, engine)
         except ValueError as e:       # JobError, RulesError, the bot parser's BotError
             raise InputError(str(e)) from None
+        if (tls_ca_file or tls_cert or tls_key) and not (plan.scheduler or "").startswith("tls://"):
+            raise InputError("--tls-ca-file/--tls-cert/--tls-key go with a --scheduler tls://HOST:PORT address")
+        if full_check and not resume:
+            raise InputError("--full-check goes with --resume (or use `shanghai-sim verify --full OUT`)")
         warning = plan.rules.two_player_warning()
         if warning and not quiet:
             click.echo(warning, err=True)
         executor = None
         try:
             if plan.scheduler:
-                from shanghai_sim.cluster import DaskExecutor
-                executor = DaskExecutor(plan.scheduler).connect()
-            result = runner.run(plan, resume=resume, overwrite=overwrite,
+                from shanghai_sim.cluster import DaskExecutor, security_for
+                executor = DaskExecutor(plan.scheduler,
+                                        security=security_for(plan.scheduler, tls_ca_file, tls_cert, tls_key)).connect()
+            result = runner.run(plan, resume=resume, overwrite=overwrite, full_check=full_check,
                                 progress=None if quiet else sys.stderr, engine=engine, executor=executor)
         except (runner.JobError, DatasetError) as e:
             raise InputError(str(e)) from None
+        except OSError as e:            # a full disk, a lost share: the writer's WriteError
+            msg = e.strerror if isinstance(e, WriteError) else f"{e.strerror or e}"
+            raise click.ClickException(
+                f"{msg}; no part was left half-written and the manifest records only whole parts: "
+                f"free some space (or fix the storage), then: shanghai-sim run --resume --out {job.out}") from None
         except KeyboardInterrupt:
             click.echo(f"interrupted: only whole shards were kept; finish with: "
                        f"shanghai-sim run --resume --out {job.out}", err=True)
@@ -128,6 +149,32 @@ def register(group: click.Group) -> None:
                 click.echo(f"done: {result.played:,} games in {result.seconds:.1f}s "
                            f"({rate:,.0f} games/s) -> {result.location}\n"
                            f"next: shanghai-sim summary {result.location}", err=True)
+
+    @group.command("verify", cls=_OneLineErrors)
+    @click.argument("out", default=DEFAULT_OUT)
+    @click.option("--full", is_flag=True,
+                  help="Also check every byte: SHA-256 against the manifest (page checksums where no record).")
+    def verify_cmd(out, full):
+        """Check every part file of a dataset against its manifest.
+
+        \b
+        By default: each part is there, with its recorded size, a readable footer,
+        its rows and columns, written for this job (reads only footers: fast).
+        --full: also the SHA-256 of every byte (reads it all, once).
+
+        Prints one line per missing or damaged part, then a summary line.
+        Exit status: 0 all parts are as written, 1 something is missing or damaged
+        (`shanghai-sim run --resume --out OUT` plays those shards again), 2 OUT is not a dataset.
+        """
+        from shanghai_sim.dataset import DatasetError
+        from shanghai_sim.integrity import NotADatasetError, verify
+        try:
+            report = verify(out, full=full)
+        except (NotADatasetError, DatasetError) as e:
+            raise InputError(str(e)) from None
+        for line in report.lines():
+            click.echo(line)
+        sys.exit(0 if report.ok else 1)
 
     @group.command("summary", cls=_OneLineErrors, help=SUMMARY_HELP)
     @click.argument("out", default=DEFAULT_OUT)

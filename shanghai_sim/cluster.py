@@ -9,21 +9,54 @@ checks each reported shard is visible, records it in ``manifest.json`` and
 shows progress; the rows equal a local run's because a shard depends only on
 the plan and its number.
 
+A Dask scheduler runs whatever a connecting client sends it, so a cluster
+reachable by others must use TLS with client certificates (``tls://``
+addresses; certificates from options, or from Dask's own configuration,
+``distributed.comm.tls.*``). Plain ``tcp://`` belongs on a private network.
 Start a cluster (docs/dataset.md)::
 
-    dask scheduler                                   # prints tcp://HOST:8786
-    dask worker tcp://HOST:8786 --nworkers 4 --nthreads 1
-    shanghai-sim run --scheduler tcp://HOST:8786 --out /shared/run1 ...
+    dask scheduler --tls-ca-file ca.pem --tls-cert sched.pem --tls-key sched.key   # tls://HOST:8786
+    dask worker tls://HOST:8786 --tls-ca-file ca.pem --tls-cert w.pem --tls-key w.key --nworkers 4 --nthreads 1
+    shanghai-sim run --scheduler tls://HOST:8786 --tls-ca-file ca.pem --tls-cert me.pem --tls-key me.key ...
 """
 
 from __future__ import annotations
 
+import os
 import socket
 import time
 import uuid
 from typing import Any
 
 from .runner import Engine, JobError, Plan, ShardResult, Tracker, run_shard
+
+
+def security_for(address: str, ca_file: str | None = None, cert: str | None = None,
+                 key: str | None = None) -> Any:
+    """The ``distributed.Security`` for ``address``: None for tcp:// (no TLS), else
+    TLS with the given files, or, when none is given, Dask's configuration
+    (``distributed.comm.tls.ca-file`` / ``.client.cert`` / ``.client.key``, e.g.
+    in ~/.config/dask/distributed.yaml or DASK_DISTRIBUTED__COMM__TLS__... variables)."""
+    if not str(address).startswith("tls://"):
+        return None
+    try:
+        from distributed.security import Security
+    except ImportError:
+        raise JobError("--scheduler needs Dask: pip install 'shanghai-sim[dask]'") from None
+    for what, path in (("--tls-ca-file", ca_file), ("--tls-cert", cert), ("--tls-key", key)):
+        if path is not None and not os.path.isfile(path):
+            raise JobError(f"{what} {path}: no such file")
+    if ca_file or cert or key:
+        if not (ca_file and cert):
+            raise JobError("a tls:// scheduler needs --tls-ca-file and --tls-cert (and --tls-key unless the "
+                           "key is in the certificate file)")
+        return Security(tls_ca_file=ca_file, tls_client_cert=cert, tls_client_key=key,
+                        require_encryption=True)
+    sec = Security(require_encryption=True)          # from Dask's configuration, if any
+    if not (sec.tls_ca_file and sec.tls_client_cert):
+        raise JobError(f"--scheduler {address}: no TLS certificates: give --tls-ca-file, --tls-cert and "
+                       "--tls-key, or set distributed.comm.tls in Dask's configuration (docs/dataset.md)")
+    return sec
 
 
 def shard_task(plan: Plan, shard: int, engine: Engine | None = None) -> ShardResult:
@@ -38,9 +71,10 @@ class DaskExecutor:
     ``distributed.Client``/``LocalCluster`` object already running.
     """
 
-    def __init__(self, address: Any, connect_timeout: float = 10.0):
+    def __init__(self, address: Any, connect_timeout: float = 10.0, security: Any = None):
         self.address = address
         self.connect_timeout = connect_timeout
+        self.security = security
         self.client = None
         self.owned = False
 
@@ -57,9 +91,13 @@ class DaskExecutor:
             return self
         _check_reachable(str(self.address), self.connect_timeout)
         try:
-            self.client, self.owned = Client(self.address, timeout=self.connect_timeout), True
-        except (OSError, TimeoutError, ValueError) as e:
-            raise JobError(f"--scheduler {self.address}: cannot connect ({e})") from None
+            self.client, self.owned = Client(self.address, timeout=self.connect_timeout,
+                                             security=self.security), True
+        except Exception as e:   # OSError, TimeoutError, a TLS handshake refused, a bad TLS setup
+            why = _short(e)
+            if str(self.address).startswith("tls://"):
+                why += "; does the scheduler accept this client's certificate?"
+            raise JobError(f"--scheduler {self.address}: cannot connect ({why})") from None
         return self
 
     def close(self) -> None:
@@ -98,14 +136,20 @@ class DaskExecutor:
                     f.cancel()
 
 
+def _short(e: BaseException) -> str:
+    msg = str(e).strip().splitlines()
+    return (msg[0] if msg else type(e).__name__)[:200]
+
+
 def _check_reachable(address: str, timeout: float) -> None:
-    """Fail fast, in one line, when a tcp:// scheduler does not answer at all."""
-    if not address.startswith("tcp://"):
+    """Fail fast, in one line, when a tcp:// or tls:// scheduler does not answer at all."""
+    scheme = address.partition("://")[0]
+    if scheme not in ("tcp", "tls"):
         return
-    hostport = address[len("tcp://"):].rstrip("/")
+    hostport = address[len(scheme) + 3:].rstrip("/")
     host, _, port = hostport.rpartition(":")
     if not host or not port.isdigit():
-        raise JobError(f"--scheduler {address}: expected tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786)")
+        raise JobError(f"--scheduler {address}: expected {scheme}://HOST:PORT (e.g. {scheme}://10.0.0.5:8786)")
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=min(timeout, 5.0)).close()
     except OSError as e:

@@ -19,6 +19,7 @@ This module knows nothing of games or the runner: it turns record arrays
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import uuid
@@ -83,6 +84,15 @@ ENDINGS = ("out", "stock", "turn_cap")
 
 class DatasetError(ValueError):
     """An output location that cannot be used (one line, names the location)."""
+
+
+class WriteError(OSError):
+    """Bytes could not be written (a full disk, a lost share): one line naming the file.
+    The file's temporary was removed, so nothing half-written is left behind."""
+
+
+class DamagedPartError(DatasetError):
+    """A part file that does not read back as written (one line: the file and the way out)."""
 
 
 # ---------------------------------------------------------------- tables
@@ -189,6 +199,27 @@ def part_name(shard: int, digits: int = 5) -> str:
     return f"part-{shard:0{digits}d}.parquet"
 
 
+# Every part is written with Parquet page checksums (CRC32 of each page) and its
+# manifest record holds the file's size, rows and SHA-256; readers verify the pages.
+PAGE_CHECKSUMS = True
+HASH = "sha256"
+
+
+def table_bytes(table: pa.Table) -> bytes:
+    """``table`` as the bytes of one Parquet file: one row group, zstd, page checksums.
+    The same table gives the same bytes (with the same pyarrow), so a shard played
+    again is byte for byte the part it replaces."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression=COMPRESSION, row_group_size=max(1, table.num_rows),
+                   write_page_checksum=PAGE_CHECKSUMS)
+    return sink.getvalue().to_pybytes()
+
+
+def part_record(data: bytes, rows: int) -> dict:
+    """What the manifest records of a part: ``{"bytes", "rows", "sha256"}``."""
+    return {"bytes": len(data), "rows": int(rows), HASH: hashlib.sha256(data).hexdigest()}
+
+
 # ---------------------------------------------------------------- storage
 
 class Store:
@@ -273,6 +304,8 @@ class Store:
             pass
 
     def write_bytes(self, data: bytes, *parts: str) -> None:
+        """Write ``data`` atomically; an OSError (full disk, ...) becomes a WriteError
+        naming the final file, after the temporary is removed."""
         tmp, final = self._tmp(parts), self.path(*parts)
         try:
             if self.fs is None:
@@ -284,6 +317,11 @@ class Store:
                 with self.fs.open_output_stream(tmp) as f:
                     f.write(data)
             self._commit(tmp, final)
+        except OSError as e:
+            self._discard(tmp)
+            if isinstance(e, WriteError):
+                raise
+            raise WriteError(e.errno, f"cannot write {final}: {e.strerror or e}") from None
         except BaseException:
             self._discard(tmp)
             raise
@@ -291,16 +329,38 @@ class Store:
     def write_json(self, obj, *parts: str) -> None:
         self.write_bytes((json.dumps(obj, indent=1) + "\n").encode("utf-8"), *parts)
 
-    def write_table(self, table: pa.Table, *parts: str) -> None:
-        """Write ``table`` as one Parquet file with one row group."""
-        tmp, final = self._tmp(parts), self.path(*parts)
-        try:
-            pq.write_table(table, tmp, filesystem=self.fs, compression=COMPRESSION,
-                           row_group_size=max(1, table.num_rows))
-            self._commit(tmp, final)
-        except BaseException:
-            self._discard(tmp)
-            raise
+    def write_table(self, table: pa.Table, *parts: str) -> dict:
+        """Write ``table`` as one Parquet file (``table_bytes``) atomically; returns its
+        manifest record (``part_record``). A shard is at most a few MB, so the file is
+        built in memory, hashed, and written in one go."""
+        data = table_bytes(table)
+        self.write_bytes(data, *parts)
+        return part_record(data, table.num_rows)
+
+    def size(self, *parts: str) -> int | None:
+        """Size in bytes of a file (None if there is none)."""
+        p = self.path(*parts)
+        if self.fs is None:
+            try:
+                st = os.stat(p)
+            except OSError:
+                return None
+            return st.st_size if os.path.isfile(p) else None
+        info = self.fs.get_file_info(p)
+        return info.size if info.type == pafs.FileType.File else None
+
+    def read_bytes(self, *parts: str) -> bytes:
+        if self.fs is None:
+            with open(self.path(*parts), "rb") as f:
+                return f.read()
+        with self.fs.open_input_stream(self.path(*parts)) as f:
+            return f.read()
+
+    def open_input(self, *parts: str):
+        """A random-access file for pyarrow (footer reads without reading the whole file)."""
+        if self.fs is None:
+            return pa.OSFile(self.path(*parts), "rb")
+        return self.fs.open_input_file(self.path(*parts))
 
     def delete(self, *parts: str) -> None:
         """Remove a file or a folder tree (missing is fine)."""
@@ -333,6 +393,9 @@ class Store:
             self.makedirs()
             self.write_bytes(b"", ".write-test")
             self.delete(".write-test")
+        except WriteError as e:
+            reason = str(e).rpartition(": ")[2]
+            raise DatasetError(f"output {self.location!r} is not writable ({reason})") from None
         except OSError as e:
             reason = e.strerror or str(e)
             raise DatasetError(f"output {self.location!r} is not writable ({reason})") from None

@@ -248,7 +248,8 @@ class Game:
             return Action(code, "pass", seat, up, text=f"pass ({what} {up})")
         if t == K.A_BUY:
             pen = int(self.R[0][3])
-            return Action(code, "buy", seat, up, text=f"buy {up} (+{pen} penalty cards)")
+            return Action(code, "buy", seat, up,
+                          text=f"buy {up} (+{pen} penalty card{'' if pen == 1 else 's'})")
         if t == K.A_GO_DOWN:
             melds = None
             if K.can_go_down_nb(self.R, self.G, seat):
@@ -312,10 +313,20 @@ class Game:
             GD[i, 0], GD[i, 1], GD[i, 2], GD[i, 3] = kind, key, lo, len(ids)
             GD[i, 4:4 + len(ids)] = ids
 
-    def bot_action(self) -> Action:
-        """What the seat's built-in bot would do now."""
+    def bot_action(self, spec: str | None = None) -> Action:
+        """What the seat's built-in bot would do now, or the bot of ``spec`` (a bot spec
+        string) if given: then only a question, so the seat's random stream is left as it was
+        (a random bot draws from it) and the game stays the same seeded game."""
         seat = self.to_act
-        code = int(bot_action_nb(self.R, self.G, np.int64(self.kinds[seat]), self.params[seat]))
+        if spec is None:
+            code = int(bot_action_nb(self.R, self.G, np.int64(self.kinds[seat]), self.params[seat]))
+            return self._describe(code)
+        b = parse_bot(spec)
+        rng = self.G[10][1 + seat].copy()
+        try:
+            code = int(bot_action_nb(self.R, self.G, np.int64(b.kind), b.array()))
+        finally:
+            self.G[10][1 + seat] = rng
         return self._describe(code)
 
     def step(self) -> Action:

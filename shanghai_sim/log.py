@@ -185,6 +185,12 @@ def format_event(e: dict[str, Any]) -> str:
     """One event as a readable line (cards in docs/rules.md §2 notation)."""
     ev = e["event"]
     s = f"seat {e['seat']}" if "seat" in e else ""
+    if ev == "game":        # the first line of a log saved by `shanghai-sim play --log`
+        who = ", ".join(f"seat {q}: {'the person' if q == e.get('human') else b}"
+                        for q, b in enumerate(e.get("seats", [])))
+        return f"# seed {e.get('seed')}, rules {e.get('rules')}, {e.get('players')} players; {who}"
+    if ev == "stopped":     # the last line of a `play --log` game that was not finished
+        return f"== game stopped in hand {e.get('hand')} ({e.get('reason')}): no result"
     if ev == "hand":
         c = f" ({e['contract']})" if "contract" in e else ""
         return f"== hand {e['hand']}{c}: dealer seat {e['dealer']}, seat {e['first']} plays first"

@@ -35,8 +35,9 @@ import numpy as np
 
 from . import __version__
 from .defaults import DEFAULT_GAMES, DEFAULT_OUT, DETAILS  # re-exported: runner.DEFAULT_GAMES ...
-from .dataset import GAMES, HANDS, MANIFEST, SCHEMA_VERSION, DatasetError, Store, games_table, \
-    hands_table, part_name
+from .dataset import GAMES, HANDS, MANIFEST, SCHEMA_VERSION, DatasetError, Store, WriteError, \
+    games_table, hands_table, part_name
+from .integrity import FOREIGN, JOB_META, check_part, job_meta
 from .kernels.records import NHF
 from .kernels.rng import game_seed_nb
 from .rules import MAX_PLAYERS, MIN_PLAYERS, Rules, RulesError, load_rules, overrides, preset
@@ -264,6 +265,14 @@ class Plan:
                 "games": self.games, "seed": self.seed, "rotate": self.rotate,
                 "detail": self.detail, "shard_size": self.shard_size}
 
+    def job_meta(self) -> str:
+        """What every part of this job carries in its ``shanghai_sim.job`` metadata."""
+        return job_meta(self.identity(), self.rules.to_dict())
+
+    def shard_rows(self, table: str, shard: int) -> int:
+        a, b = self.bounds(shard)
+        return self.rows(b - a)[table]
+
     def seating(self) -> str:
         if self.rotate:
             return "seat s of game g holds player (s - g) mod players: the line-up moves one seat left each game"
@@ -328,6 +337,7 @@ class ShardResult:
     shard: int
     games: int
     seconds: float       # time to play and write it
+    parts: dict = field(default_factory=dict)   # "games/part-00000.parquet" -> manifest record
 
 
 def game_seeds(job_seed: int, start: int, stop: int) -> np.ndarray:
@@ -401,12 +411,18 @@ def run_shard(plan: Plan, shard: int, engine: Engine | None = None,
     bot_code = lineup_code[player]
     store = Store(plan.location)
     name = plan.part(shard)
+    meta = plan.job_meta().encode()
+    tables = {}
     if plan.detail == "hands":
         contract_names, contract_code = _codes(str(c) for c in plan.rules.contracts)
-        store.write_table(hands_table(hand_out, games, seeds, player, bot_code, bot_names,
-                                      contract_code, contract_names), HANDS, name)
-    store.write_table(games_table(hand_out, games, seeds, player, bot_code, bot_names), GAMES, name)
-    return ShardResult(shard, len(games), time.perf_counter() - t0)
+        tables[HANDS] = hands_table(hand_out, games, seeds, player, bot_code, bot_names,
+                                    contract_code, contract_names)
+    tables[GAMES] = games_table(hand_out, games, seeds, player, bot_code, bot_names)
+    parts = {}
+    for t, table in tables.items():
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}), JOB_META: meta})
+        parts[f"{t}/{name}"] = store.write_table(table, t, name)
+    return ShardResult(shard, len(games), time.perf_counter() - t0, parts)
 
 
 # ---------------------------------------------------------------- output folder
@@ -419,34 +435,73 @@ def read_manifest(store: Store) -> dict[str, Any]:
     try:
         m = json.loads(store.read_text(MANIFEST))
     except (OSError, ValueError, UnicodeDecodeError) as e:
-        raise JobError(f"{store.location}/{MANIFEST} cannot be read as a shanghai-sim manifest ({e})") from None
+        raise JobError(f"{store.location}/{MANIFEST} cannot be read as a shanghai-sim manifest ({e}); "
+                       f"`shanghai-sim run --resume --out {store.location}` rebuilds it from the parts") from None
     if not isinstance(m, dict) or m.get("format") != "shanghai-sim dataset" or "job" not in m:
         raise JobError(f"{store.location}/{MANIFEST} is not a shanghai-sim manifest")
     return m
 
 
-def finished_shards(store: Store, plan: Plan) -> set[int]:
-    """Shards whose part files are all in place (a rename only ever lands a whole file)."""
-    have = None
-    for t in plan.tables:
-        names = set(store.listdir(t))
-        ks = {k for k in range(plan.n_shards) if plan.part(k) in names}
-        have = ks if have is None else have & ks
-    return have or set()
+def _manifest_or_none(store: Store) -> dict[str, Any] | None:
+    """The manifest, or None when it is missing or unreadable (``--resume`` rebuilds it)."""
+    if not store.exists(MANIFEST):
+        return None
+    try:
+        return read_manifest(store)
+    except JobError:
+        return None
+
+
+def _part_names(store: Store, table: str) -> list[str]:
+    return [n for n in store.listdir(table) if n.startswith("part-") and n.endswith(".parquet")]
+
+
+def job_from_parts(store: Store, given: dict[str, Any]) -> dict[str, Any]:
+    """Job options read back from the parts' ``shanghai_sim.job`` metadata, for a dataset
+    whose manifest was deleted or damaged. The game count is ``given["games"]``, else
+    inferred from the last part (the last shards may never have run: say --games)."""
+    import pyarrow.parquet as pq
+    for t in (GAMES, HANDS):
+        for name in reversed(_part_names(store, t)):
+            try:
+                with store.open_input(t, name) as f:
+                    pf = pq.ParquetFile(f)
+                    meta = json.loads((pf.schema_arrow.metadata or {})[JOB_META])
+                    rows = pf.metadata.num_rows
+                    k = int(name[len("part-"):-len(".parquet")])
+                    base = normalise({key: meta[key] for key in ("players", "bots", "seed", "rotate",
+                                                                 "detail", "shard_size")}, "parts")
+                    base["rules"] = rules_from_dict(meta["rules"])
+            except Exception:          # a damaged part, or one without the metadata: try another
+                continue
+            per_game = base["players"] * (len(meta["rules"]["contracts"]) if t == HANDS else 1)
+            base["games"] = k * base["shard_size"] + rows // per_game
+            base.update(given)
+            return base
+    raise JobError(f"{store.location}: no {MANIFEST} and no readable part to rebuild it from; "
+                   "give the job's options with --overwrite to start again")
 
 
 def job_for_resume(out: str, given: dict[str, Any]) -> Job:
-    """The job recorded in OUT's manifest, with ``given`` options on top (checked later)."""
+    """The job recorded in OUT's manifest (or, without one, in its parts), with ``given``
+    options on top (checked later)."""
     store = Store(out if _is_url(out) else os.path.abspath(out))
-    if MANIFEST not in store.listdir():
-        return Job(**dict(normalise(given, "options"), out=out))
-    m = read_manifest(store)
+    given = normalise(given, "options")
+    names = store.listdir()
+    m = _manifest_or_none(store) if MANIFEST in names else None
+    if m is None:
+        if not (set(names) & {HANDS, GAMES}):
+            if MANIFEST in names:
+                read_manifest(store)                 # raises its one-line reason
+            return Job(**dict(given, out=out))
+        base = job_from_parts(store, {k: v for k, v in given.items() if k in JOB_KEYS and k != "out"})
+        return Job(**dict(base, out=out))
     base = normalise({k: m["job"][k] for k in IDENTITY_KEYS if k in m["job"]}, "manifest")
     try:
         base["rules"] = rules_from_dict(m["rules"])
     except (RulesError, KeyError, TypeError) as e:
         raise JobError(f"{store.location}/{MANIFEST}: its rules cannot be rebuilt ({e})") from None
-    base.update(normalise(given, "options"))
+    base.update(given)
     base["out"] = out
     return Job(**base)
 
@@ -459,59 +514,250 @@ def same_job(manifest: dict[str, Any], plan_: Plan) -> bool:
             and manifest.get("rules") == plan_.rules.to_dict())
 
 
-def _describe_difference(old: dict[str, Any], new: dict[str, Any]) -> str:
-    for k in IDENTITY_KEYS:
-        if old.get(k) != new.get(k):
-            a, b = old.get(k), new.get(k)
-            if k == "bots":
-                a, b = ",".join(a or []), ",".join(b or [])
-            return f"{k} {b} here, {a} there"
-    return "rules differ"
+def _differences(manifest: dict[str, Any], plan_: Plan) -> dict[str, tuple[Any, Any]]:
+    """key -> (value in the dataset, value asked), for every key that differs."""
+    old, new = manifest.get("job", {}), plan_.identity()
+    out = {k: (old.get(k), new[k]) for k in IDENTITY_KEYS if old.get(k) != new[k]}
+    if manifest.get("rules") != plan_.rules.to_dict():
+        out["rules"] = (old.get("rules"), new["rules"])
+    return out
 
 
-def _prepare(plan: Plan, resume: bool, overwrite: bool) -> tuple[Store, dict[str, Any] | None, set[int], bool]:
-    """Check the output location; returns (store, old manifest or None, shards already
-    done, whether to wipe the old dataset first).
+def _fmt_value(k: str, v: Any) -> str:
+    if k == "bots":
+        return ",".join(v or [])
+    if isinstance(v, int) and not isinstance(v, bool) and k in ("games", "shard_size"):
+        return f"{v:,}"
+    return str(v)
+
+
+def _describe_difference(diffs: dict[str, tuple[Any, Any]]) -> str:
+    """"games: 20,000 in the dataset, 30,000 asked; seed: 1 in the dataset, 2 asked"."""
+    parts = []
+    for k, (a, b) in diffs.items():
+        if k == "rules" and a == b:
+            parts.append(f"rules: the resolved rules differ (both called {a!r})")
+        else:
+            parts.append(f"{k}: {_fmt_value(k, a)} in the dataset, {_fmt_value(k, b)} asked")
+    return "; ".join(parts)
+
+
+@dataclass
+class Prepared:
+    """What ``_prepare`` found in the output location."""
+    store: Store
+    old: dict[str, Any] | None           # the manifest there (None: new, wiped or to rebuild)
+    done: set[int]                       # shards whose parts passed the checks
+    wipe: bool = False                   # --overwrite: delete the old dataset first
+    records: dict[str, dict] = field(default_factory=dict)   # manifest records of those parts
+    repairs: list[str] = field(default_factory=list)          # "games/part-00003.parquet: missing"
+    extend_from: int | None = None       # the dataset's game count when extending the job
+    rebuilt: bool = False                # the manifest was missing or unreadable
+
+
+def check_shards(store: Store, plan: Plan, manifest: dict[str, Any] | None, full: bool = False,
+                 quiet_shards: Iterable[int] = ()) -> tuple[set[int], dict[str, dict], list[str]]:
+    """Which shards' parts are sound: (done, their records, damaged or missing parts).
+
+    A finished shard's parts get the quick checks (the full ones with ``full``)
+    against their manifest records; a part on disk that the manifest does not
+    record (written after its last update, or before records existed) gets the
+    full checks and is recorded as it is. ``quiet_shards`` are replayed without
+    being reported (the last shard of a job being extended).
+    """
+    from .integrity import finished_list
+    records = (manifest or {}).get("parts") or {}
+    finished = set(finished_list(manifest)) if manifest else set()
+    meta = plan.job_meta()
+    listing = {t: set(_part_names(store, t)) for t in plan.tables}
+    quiet = set(quiet_shards)
+    done: set[int] = set()
+    keep: dict[str, dict] = {}
+    repairs: list[str] = []
+    for k in range(plan.n_shards):
+        name = plan.part(k)
+        recs: dict[str, dict] = {}
+        ok = True
+        for t in plan.tables:
+            rel = f"{t}/{name}"
+            if name not in listing[t]:
+                if k in finished and k not in quiet:
+                    repairs.append(f"{rel}: missing")
+                ok = False
+                continue
+            rec = records.get(rel) if k in finished else None
+            problem, fresh = check_part(store, t, name, rec, plan.shard_rows(t, k), meta,
+                                        full=full or rec is None)
+            if problem is not None:
+                if k not in quiet:
+                    repairs.append(f"{rel}: {problem}")
+                ok = False
+            else:
+                recs[rel] = rec if rec is not None else fresh
+        if ok:
+            done.add(k)
+            keep.update(recs)
+    return done, keep, repairs
+
+
+LOCK = ".shanghai-sim.lock"
+
+
+def _prepare(plan: Plan, resume: bool, overwrite: bool, full: bool = False,
+             checks: bool = True) -> Prepared:
+    """Check the output location; says what is there and what to do.
 
     Refuses (JobError) anything that would lose or mix data. Changes nothing
     but a write probe: the caller wipes (``--overwrite``) only when it starts.
+    ``checks=False`` skips checking the parts (a first look before taking the lock).
     """
     store = Store(plan.location)
     where = plan.location
     if store.exists() and not store.is_dir():
         raise JobError(f"output {where!r} is a file, not a folder")
-    names = [n for n in store.listdir() if not (n.startswith(".") and ".tmp-" in n)]
+    names = [n for n in store.listdir() if not (n.startswith(".") and ".tmp-" in n) and n != LOCK]
     if not names:
         store.probe()
-        return store, None, set(), False
-    if MANIFEST not in names:
+        return Prepared(store, None, set())
+    foreign = sorted(set(names) - {MANIFEST, HANDS, GAMES, ".write-test"})
+    if MANIFEST not in names and foreign:
         raise JobError(f"output {where!r} is not empty and holds no shanghai-sim dataset; "
                        "choose a new or empty folder")
-    old = read_manifest(store)
-    foreign = sorted(set(names) - {MANIFEST, HANDS, GAMES, ".write-test"})
-    same = same_job(old, plan)
     if overwrite:
         if foreign:
             raise JobError(f"output {where!r} also holds {foreign[0]!r}, which is not part of a "
                            "dataset; --overwrite only replaces a shanghai-sim dataset")
         store.probe()
-        return store, None, set(), True
-    if not same:
-        diff = _describe_difference(old["job"], plan.identity())
-        raise JobError(f"output {where!r} holds another job ({diff}); choose another --out, "
-                       "or add --overwrite to replace it")
+        return Prepared(store, None, set(), wipe=True)
+    old = _manifest_or_none(store) if MANIFEST in names else None
+    if old is None:
+        # parts without a (readable) manifest: --resume rebuilds it from the parts that check out
+        if not resume:
+            what = "no manifest.json (deleted?)" if MANIFEST not in names else "an unreadable manifest.json"
+            raise JobError(f"output {where!r} holds parts but {what}; add --resume to check the parts "
+                           "and rebuild it (the job is read from the parts), or --overwrite to start again")
+        done, records, repairs = check_shards(store, plan, None, True) if checks else (set(), {}, [])
+        store.probe()
+        return Prepared(store, None, done, records=records, repairs=repairs, rebuilt=True)
+    extend_from = None
+    if not same_job(old, plan):
+        diffs = _differences(old, plan)
+        desc = _describe_difference(diffs)
+        old_games, new_games = diffs.get("games", (None, None))
+        if set(diffs) == {"games"} and new_games > old_games and resume:
+            if max(5, len(str(plan.n_shards - 1))) != old.get("shards", {}).get("digits", plan.digits):
+                raise JobError(f"output {where!r}: extending to {new_games:,} games would rename its part "
+                               "files (more shards than their names hold); choose another --out")
+            extend_from = old_games
+        elif set(diffs) <= {"games", "shard_size"} and "games" in diffs and not resume:
+            if new_games > old_games:
+                raise JobError(f"output {where!r} holds this job with fewer games ({desc}): add --resume to "
+                               f"extend it to {new_games:,} games (its {old_games:,} are kept: game g depends "
+                               "only on the seed and g), or choose another --out, or --overwrite to start anew")
+            raise JobError(f"output {where!r} holds this job with more games ({desc}): a job cannot shrink; "
+                           f"read its first {new_games:,} games (game < {new_games}), or choose another --out, "
+                           "or --overwrite to start anew")
+        elif resume:
+            hint = (" (a job cannot shrink)" if set(diffs) == {"games"} else "")
+            raise JobError(f"output {where!r} holds a different job ({desc}){hint}: --resume finishes the job "
+                           "recorded there, or extends it to more games; drop the differing options, "
+                           "or choose another --out, or --overwrite to start anew")
+        else:
+            raise JobError(f"output {where!r} holds another job ({desc}); choose another --out, "
+                           "or add --overwrite to replace it")
     if old.get("package_version") != __version__:
         raise JobError(f"output {where!r} was written by shanghai-sim {old.get('package_version')} "
                        f"(this is {__version__}); its rows may differ: use another --out or --overwrite")
-    done = finished_shards(store, plan)
-    if len(done) == plan.n_shards:
-        return store, old, done, False
+    if not checks:
+        return Prepared(store, old, set(), extend_from=extend_from)
+    quiet: list[int] = []
+    if extend_from is not None and extend_from % plan.shard_size:
+        quiet = [extend_from // plan.shard_size]           # the old last shard grows
+    done, records, repairs = check_shards(store, plan, old, full, quiet)
+    foreign_parts = [r for r in repairs if r.endswith(FOREIGN)]
+    if foreign_parts and not done:
+        # Not damage: the manifest and the parts disagree on the job (a manifest edited
+        # or copied by hand). Playing "again" would replace the parts with another job's.
+        raise JobError(f"output {where!r}: its {MANIFEST} describes another job than its parts "
+                       f"({foreign_parts[0].split(':')[0]} and {len(foreign_parts) - 1} more); restore the "
+                       f"manifest, or delete it and `shanghai-sim run --resume --out {where}` rebuilds it "
+                       "from the parts")
+    if len(done) == plan.n_shards and extend_from is None:
+        return Prepared(store, old, done, records=records)
     if not resume:
+        damaged = f", {len(repairs)} part(s) missing or damaged" if repairs else ""
         raise JobError(f"output {where!r} holds an unfinished run of this job "
-                       f"({len(done)}/{plan.n_shards} shards); add --resume to finish it, "
+                       f"({len(done)}/{plan.n_shards} shards{damaged}); add --resume to finish it, "
                        "or --overwrite to start again")
     store.probe()
-    return store, old, done, False
+    return Prepared(store, old, done, records=records, repairs=repairs, extend_from=extend_from)
+
+
+class OutputLock:
+    """An exclusive ``flock`` on ``OUT/.shanghai-sim.lock`` while a run writes there.
+
+    The kernel drops the lock when the process ends, however it ends (a crash or
+    ``kill -9`` leaves nothing stuck, at most the unlocked file, which the next run
+    takes). The file names its holder for the refusal message and is removed on
+    release (while still locked; a run that opened it meanwhile finds its name gone
+    and opens it again). Local folders only (and file:// URLs): object stores have
+    no such lock (docs/dataset.md).
+    """
+
+    def __init__(self, store: Store):
+        self.store, self.fd = store, None
+
+    def acquire(self) -> "OutputLock":
+        try:
+            import fcntl
+        except ImportError:                    # no flock on this platform: unprotected
+            return self
+        if not self.store.local:
+            return self
+        path = self.store.path(LOCK)
+        for _ in range(20):
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as e:
+                raise JobError(f"output {self.store.location!r}: cannot create its lock file "
+                               f"({e.strerror})") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                try:
+                    holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+                finally:
+                    os.close(fd)
+                raise JobError(f"output {self.store.location!r} is being written by another run "
+                               f"({holder}); wait for it to end, or stop it, then run again") from None
+            try:
+                same = os.stat(path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                self.fd, self.path = fd, path
+                return self
+            os.close(fd)                       # released and removed meanwhile: open it again
+        raise JobError(f"output {self.store.location!r}: its lock file keeps changing; is another run starting?")
+
+    def record_holder(self) -> None:
+        if self.fd is not None:
+            import socket
+            text = f"pid {os.getpid()} on {socket.gethostname()}, since {_now()}\n".encode()
+            os.ftruncate(self.fd, 0)
+            os.pwrite(self.fd, text, 0)
+
+    def release(self) -> None:
+        if self.fd is not None:
+            import fcntl
+            try:
+                os.unlink(self.path)
+            except OSError:
+                pass
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
+            self.fd = None
+
 
 
 # ---------------------------------------------------------------- progress
@@ -595,6 +841,7 @@ class Tracker:
     def shard_done(self, res: ShardResult, counted: bool = True) -> None:
         with self.lock:
             self.done.add(res.shard)
+            self.manifest.setdefault("parts", {}).update(res.parts)
             self.session_games += res.games
             self.dirty = True
         if not counted:
@@ -608,8 +855,9 @@ class Tracker:
             self.write_manifest()
 
     def write_manifest(self, status: str | None = None) -> None:
-        with self.lock:
+        with self.lock:         # worker threads add shards and part records meanwhile
             done = sorted(self.done)
+            parts = dict(sorted(self.manifest.get("parts", {}).items()))
             self.dirty = False
         m = self.manifest
         games_done = sum(self.plan.bounds(k)[1] - self.plan.bounds(k)[0] for k in done)
@@ -628,7 +876,7 @@ class Tracker:
                         "games_per_second": round(games_done / total_s, 1) if total_s > 0 else None}
         if status is not None:
             m["status"] = sess["outcome"] = status
-        self.store.write_json(m, MANIFEST)
+        self.store.write_json(dict(m, parts=parts), MANIFEST)
         self.last_write = time.perf_counter()
 
 
@@ -666,6 +914,7 @@ def new_manifest(plan: Plan) -> dict[str, Any]:
                    "finished": [], "pending": plan.n_shards},
         "games_done": 0,
         "rows": plan.rows(0),
+        "parts": {},
         "timings": {"created": _now()},
         "sessions": [],
     }
@@ -719,27 +968,59 @@ class RunResult:
     seconds: float
     status: str             # "complete", or "already complete"
     manifest: dict[str, Any]
+    repaired: tuple[str, ...] = ()   # parts found missing or damaged and played again
 
 
 def run(plan_: Plan, *, resume: bool = False, overwrite: bool = False,
         progress: TextIO | None = sys.stderr, engine: Engine | None = None,
-        executor: Callable | None = None) -> RunResult:
+        executor: Callable | None = None, full_check: bool = False) -> RunResult:
     """Run ``plan_`` into its output location. Ctrl-C / SIGTERM stop after the current
-    chunk and leave only whole shards (KeyboardInterrupt is re-raised)."""
-    store, old, done, wipe = _prepare(plan_, resume, overwrite)
-    if old is not None and len(done) == plan_.n_shards:
-        return RunResult(plan_.location, plan_.games, 0, 0.0, "already complete", old)
+    chunk and leave only whole shards (KeyboardInterrupt is re-raised).
+
+    With ``resume``, the parts already there are checked (quick checks; every byte
+    with ``full_check``) and every shard whose part is missing or damaged is played
+    again. A second run into the same local folder is refused while this one holds
+    it (``OutputLock``). A write that fails (a full disk) raises ``WriteError``: the
+    part being written is not kept and the manifest never records it.
+    """
+    first = _prepare(plan_, resume, overwrite, full_check, checks=False)   # refuse early, lock-free
+    lock = OutputLock(first.store).acquire()
+    try:
+        prep = _prepare(plan_, resume, overwrite, full_check)     # again, under the lock
+        if prep.old is not None and len(prep.done) == plan_.n_shards and prep.extend_from is None:
+            return RunResult(plan_.location, plan_.games, 0, 0.0, "already complete", prep.old)
+        lock.record_holder()
+        return _run_locked(plan_, prep, progress, engine, executor)
+    finally:
+        lock.release()
+
+
+def _run_locked(plan_: Plan, prep: Prepared, progress: TextIO | None, engine: Engine | None,
+                executor: Callable | None) -> RunResult:
+    store, old, done = prep.store, prep.old, prep.done
     eng = engine or default_engine()
     _warm_up(plan_, eng, progress)          # compile errors surface before anything changes
-    if wipe:
+    if prep.wipe:
         for part in (HANDS, GAMES, MANIFEST):
             store.delete(part)
     for t in plan_.tables:
         store.sweep_temporaries(t)
+    if progress is not None:
+        _say_repairs(prep, plan_, progress)
     manifest = old if old is not None else new_manifest(plan_)
+    manifest["parts"] = dict(prep.records)        # parts of shards to play again are forgotten
     manifest["status"] = "running"
-    manifest["sessions"].append({"started": _now(), "threads": plan_.threads,
-                                 "scheduler": plan_.scheduler, "resumed_at_shards": len(done)})
+    session = {"started": _now(), "threads": plan_.threads, "scheduler": plan_.scheduler,
+               "resumed_at_shards": len(done)}
+    if prep.repairs:
+        session["repaired_parts"] = [r.split(":", 1)[0] for r in prep.repairs]
+    if prep.extend_from is not None:
+        session["extended_from_games"] = prep.extend_from
+        manifest["job"] = plan_.identity()
+        manifest["shards"].update(count=plan_.n_shards, digits=plan_.digits)
+    if prep.rebuilt:
+        session["manifest_rebuilt"] = True
+    manifest["sessions"].append(session)
     already = sum(plan_.bounds(k)[1] - plan_.bounds(k)[0] for k in done)
     prog = Progress(plan_.games, already, progress)
     tracker = Tracker(plan_, store, manifest, set(done), prog)
@@ -752,42 +1033,60 @@ def run(plan_: Plan, *, resume: bool = False, overwrite: bool = False,
     try:
         execute(plan_, pending, engine, tracker)
     except KeyboardInterrupt:
-        tracker.write_manifest("interrupted")
+        _last_manifest(tracker, "interrupted")
         prog.close()
         raise
     except BaseException:
-        tracker.write_manifest("failed")
+        _last_manifest(tracker, "failed")
         prog.close()
         raise
     finally:
         restore()
     if len(tracker.done) != plan_.n_shards:     # an executor that stopped early
-        tracker.write_manifest("interrupted")
+        _last_manifest(tracker, "interrupted")
         prog.close()
         raise KeyboardInterrupt
     tracker.write_manifest("complete")
     prog.close()
     return RunResult(plan_.location, plan_.games, tracker.session_games,
-                     time.perf_counter() - prog.t0, "complete", manifest)
+                     time.perf_counter() - prog.t0, "complete", manifest, tuple(prep.repairs))
+
+
+def _last_manifest(tracker: Tracker, status: str) -> None:
+    """Record how the run ended, if the storage still takes it (a full disk may not:
+    then the last manifest written stays, which records only whole, checked parts)."""
+    try:
+        tracker.write_manifest(status)
+    except OSError:
+        pass
+
+
+def _say_repairs(prep: Prepared, plan_: Plan, stream: TextIO) -> None:
+    loc = plan_.location.rstrip("/")
+    if prep.rebuilt:
+        stream.write(f"{loc}/{MANIFEST} was missing or unreadable: rebuilt from the {len(prep.done)} "
+                     f"shard(s) whose parts check out ({plan_.games:,} games, seed {plan_.seed})\n")
+    if prep.extend_from is not None:
+        stream.write(f"extending the job from {prep.extend_from:,} to {plan_.games:,} games "
+                     "(the games already played are kept: game g depends only on the seed and g)\n")
+    for line in prep.repairs[:10]:
+        stream.write(f"playing again: {loc}/{line}\n")
+    if len(prep.repairs) > 10:
+        stream.write(f"... and {len(prep.repairs) - 10} more damaged or missing parts\n")
+    stream.flush()
 
 
 def _warm_up(plan_: Plan, eng: Engine, stream: TextIO | None) -> None:
-    """Compile (or load from numba's cache) the kernel once, before the threads start."""
-    note = None
-    if stream is not None:
-        note = threading.Timer(1.5, lambda: (stream.write("compiling the game engine "
-                                                          "(once; cached afterwards)...\n"),
-                                             stream.flush()))
-        note.daemon = True
-        note.start()
-    try:
+    """Compile (or load from the kernel cache) the kernel once, before the threads start.
+
+    A compile says so on stderr with its elapsed time (``kernels.cache``), unless
+    progress is off (``stream`` None, ``run --quiet``)."""
+    from .kernels.cache import compile_notice_muted
+    with compile_notice_muted(stream is None):
         ra = plan_.rules.arrays()
         kind, params = eng.parse_bots(list(plan_.lineup), plan_.players)
         eng.play_games(*ra, kind, params, np.zeros(0, dtype=np.uint64),
                        np.zeros((0, plan_.hands, plan_.players, NHF), dtype=np.int32))
-    finally:
-        if note is not None:
-            note.cancel()
 
 
 def _sigterm_as_interrupt() -> Callable[[], None]:

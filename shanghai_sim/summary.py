@@ -16,6 +16,9 @@ The unit of every confidence interval is the game, the independent draw:
   turn cap.
 
 Intervals are normal: mean +- 1.96 sd / sqrt(n).
+
+Every part is checked as it is read (``integrity.iter_parts``): a missing or
+damaged part is a ``DamagedPartError`` naming the file and the way out.
 """
 
 from __future__ import annotations
@@ -27,9 +30,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 
 from .dataset import GAMES, HANDS, MANIFEST, Store
+from .integrity import iter_parts
 
 Z95 = 1.959963984540054
 
@@ -202,27 +205,24 @@ def summarize(out: str) -> dict[str, Any]:
         try:
             manifest = json.loads(store.read_text(MANIFEST))
         except ValueError:
-            raise SummaryError(f"{out}/{MANIFEST} is not valid JSON") from None
+            raise SummaryError(f"{out}/{MANIFEST} is not valid JSON; `shanghai-sim run --resume --out {out}` "
+                               "rebuilds it from the parts") from None
     game_parts = [n for n in store.listdir(GAMES) if n.endswith(".parquet") and not n.startswith(".")]
-    if not game_parts:
+    if not game_parts and not any(k.startswith(GAMES + "/") for k in manifest.get("parts") or {}):
         raise SummaryError(f"{out!r} holds no games/ part files (not a shanghai-sim dataset, or nothing finished yet)")
     seats: dict[int, Group] = {}
     bots: dict[str, Group] = {}
     n_games = 0
     players = manifest.get("job", {}).get("players")
-    for name in game_parts:
-        t = pq.read_table(store.path(GAMES, name), filesystem=store.fs,
-                          columns=["game", "seat", "bot", "points", "win_share"])
+    for _, t in iter_parts(out, GAMES, ["game", "seat", "bot", "points", "win_share"]):
         n_games += _add_games(t, players, seats, bots)
     hand_len, buys, n_hands = Moments(), Moments(), 0
     by_hand: dict[tuple[int, str], dict[str, Moments]] = {}
     ends: dict[int, dict[str, int]] = {}
     hand_parts = [n for n in store.listdir(HANDS) if n.endswith(".parquet") and not n.startswith(".")]
     hands = len(manifest.get("rules", {}).get("contracts", [])) or None
-    for name in hand_parts:
-        t = pq.read_table(store.path(HANDS, name), filesystem=store.fs,
-                          columns=["game", "hand", "seat", "bot", "turns", "buys", "points",
-                                   "down_turn", "went_out", "ended"])
+    for _, t in iter_parts(out, HANDS, ["game", "hand", "seat", "bot", "turns", "buys", "points",
+                                        "down_turn", "went_out", "ended"]):
         n_hands += _add_hands(t, players, hands, hand_len, buys)
         _add_by_hand(t, by_hand, ends)
     shards = manifest.get("shards", {})

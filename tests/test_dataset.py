@@ -81,16 +81,52 @@ def test_part_files_are_written_atomically(tmp_path, monkeypatch):
     assert store.listdir("games") == ["part-00000.parquet"]
     assert pq.read_table(tmp_path / "out" / "games" / "part-00000.parquet").equals(games)
 
-    # A writer that dies half way leaves neither a part file nor its temporary.
-    def broken(table, where, **kw):
-        with open(where, "wb") as f:
-            f.write(b"PAR1 half a file")
+    # A writer that dies half way (bytes written, not yet synced and renamed) leaves
+    # neither a part file nor its temporary.
+    def broken(fd):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(D.pq, "write_table", broken)
+    monkeypatch.setattr(D.os, "fsync", broken)
     with pytest.raises(KeyboardInterrupt):
         store.write_table(games, "games", D.part_name(1))
     assert store.listdir("games") == ["part-00000.parquet"]
+
+
+def test_a_full_disk_is_a_write_error_naming_the_file_and_leaves_nothing(tmp_path, monkeypatch):
+    import errno
+    store = D.Store(tmp_path / "out")
+    store.makedirs("games")
+    _, games = _tables(_records())
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(D.os, "fsync", full)
+    with pytest.raises(D.WriteError, match=r"cannot write .*games/part-00001.parquet: No space left") as e:
+        store.write_table(games, "games", D.part_name(1))
+    assert e.value.errno == errno.ENOSPC
+    assert store.listdir("games") == []
+
+
+def test_parts_carry_page_checksums_and_a_record_of_their_bytes(tmp_path):
+    import hashlib
+    store = D.Store(tmp_path)
+    store.makedirs("games")
+    _, games = _tables(_records())
+    rec = store.write_table(games, "games", "part-00000.parquet")
+    data = (tmp_path / "games" / "part-00000.parquet").read_bytes()
+    assert rec == {"bytes": len(data), "rows": games.num_rows, "sha256": hashlib.sha256(data).hexdigest()}
+    assert D.table_bytes(games) == data                        # the same table, the same bytes
+    # a byte changed inside a data page: the page checksum catches it on reading
+    pf = pq.ParquetFile(tmp_path / "games" / "part-00000.parquet")
+    col = pf.metadata.row_group(0).column(5)                   # points
+    bad = bytearray(data)
+    start = col.dictionary_page_offset if col.has_dictionary_page else col.data_page_offset
+    at = start + col.total_compressed_size - 4                 # the last bytes of its data page
+    bad[at] ^= 0xFF
+    (tmp_path / "bad.parquet").write_bytes(bytes(bad))
+    with pytest.raises(OSError, match="(?i)checksum|crc"):
+        pq.read_table(tmp_path / "bad.parquet", page_checksum_verification=True)
 
 
 def test_readers_skip_leftover_temporaries(tmp_path):

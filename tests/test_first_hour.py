@@ -133,6 +133,21 @@ def test_compile_notice_speaks_after_a_second_and_says_when_done():
     assert buf2.getvalue() == ""
 
 
+def test_compile_notice_can_be_muted(monkeypatch):
+    """run --quiet (progress None) mutes the notice for its warm-up compile."""
+    from shanghai_sim.kernels import cache
+    buf = io.StringIO()
+    n = cache._CompileNotice(buf)
+    monkeypatch.setattr(cache, "_NOTICE", n)
+    with cache.compile_notice_muted(True):
+        n.on_start(None)
+        time.sleep(1.3)
+        n.on_end(None)
+    assert buf.getvalue() == "" and n.muted is False
+    with cache.compile_notice_muted(False):
+        assert n.muted is False
+
+
 def test_warmup_command(main):
     r = invoke(main, "warmup")
     assert r.exit_code == 0, r.output
@@ -166,16 +181,20 @@ def test_per_hand_parameters_follow_the_rules_hands(tmp_path):
         Game(rules="shanghai", seed=1, bots="greedy:buy11=never")
 
 
-def test_the_replay_help_examples_work(main):
-    """Every example in `replay --help` runs."""
+def test_the_replay_help_examples_work(main, tmp_path, monkeypatch):
+    """Every example in `replay --help` runs, in order, as in a shell (`> FILE` writes the
+    output there: `replay --log` reads what an earlier example saved)."""
+    monkeypatch.chdir(tmp_path)
     text = invoke(main, "replay", "--help").output
-    examples = [ln.strip().split("#")[0].split(">")[0] for ln in text.splitlines()
+    examples = [ln.strip().split("#")[0] for ln in text.splitlines()
                 if ln.strip().startswith("shanghai-sim replay")]
     assert len(examples) >= 3
     for ex in examples:
-        args = shlex.split(ex)[1:]
-        r = invoke(main, *args)
+        command, _, target = ex.partition(">")
+        r = invoke(main, *shlex.split(command)[1:])
         assert r.exit_code == 0, (ex, r.output[-300:])
+        if target.strip():
+            (tmp_path / target.strip()).write_text(r.output)
 
 
 # ---------------------------------------------------------------- hands the shoe cannot hold

@@ -15,8 +15,9 @@ So every kernel of this package is cached in a per-user folder instead:
 
 below ``numba-<version>-py<major><minor>/<source hash>/``, where the source
 hash covers every module whose code or constants the kernels compile in:
-``kernels/*.py``, which import nothing from the rest of the package (the
-rules arrays' layout is ``kernels/params.py``). The same source therefore
+``kernels/*.py`` but this file and ``__init__.py`` (no kernels there); the
+kernels import nothing from the rest of the package (the rules arrays'
+layout is ``kernels/params.py``). The same source therefore
 shares one cache wherever it is installed (a wheel, an editable checkout, a
 second checkout), and any change to a kernel module gives a fresh cache for
 all kernels at once. (numba alone checks only a function's own file, while a
@@ -44,7 +45,10 @@ from numba.core import caching as _caching
 from numba.core import event as _event
 
 _PKG = Path(__file__).resolve().parent.parent          # .../shanghai_sim
-_SOURCES = sorted(Path(__file__).resolve().parent.glob("*.py"))
+# Every module the kernels are compiled from: kernels/*.py but this one and the
+# package's __init__, which hold no kernel, so editing them recompiles nothing.
+_SOURCES = sorted(p for p in Path(__file__).resolve().parent.glob("*.py")
+                  if p.name not in ("cache.py", "__init__.py"))
 
 
 def cache_root() -> Path:
@@ -161,6 +165,7 @@ class _CompileNotice(_event.Listener):
         self.started = None         # monotonic start of the running top-level compile
         self.announced = False      # the running compile has printed its first line
         self.first = True           # no compile of this process has printed yet
+        self.muted = False          # compile_notice_muted(): say nothing
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._thread = None
@@ -210,7 +215,7 @@ class _CompileNotice(_event.Listener):
     def on_start(self, event):
         with self._lock:
             self.depth += 1
-            if self.depth != 1 or os.environ.get("SHANGHAI_SIM_QUIET_COMPILE"):
+            if self.depth != 1 or self.muted or os.environ.get("SHANGHAI_SIM_QUIET_COMPILE"):
                 return
             self.started = time.monotonic()
             self.announced = False
@@ -230,6 +235,25 @@ class _CompileNotice(_event.Listener):
 
 
 _NOTICE: _CompileNotice | None = None
+
+
+class compile_notice_muted:
+    """``with compile_notice_muted(flag):`` no compile notice inside when ``flag`` is true."""
+
+    def __init__(self, flag: bool = True):
+        self.flag = flag
+        self.before = False
+
+    def __enter__(self):
+        if _NOTICE is not None:
+            self.before = _NOTICE.muted
+            _NOTICE.muted = self.before or self.flag
+        return self
+
+    def __exit__(self, *exc):
+        if _NOTICE is not None:
+            _NOTICE.muted = self.before
+        return False
 
 
 def install_compile_notice(stream=None) -> None:

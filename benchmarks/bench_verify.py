@@ -1,0 +1,119 @@
+"""How fast `shanghai-sim verify` checks a big dataset (issue 19): quick and --full.
+
+    .venv/bin/python benchmarks/bench_verify.py                    # 200k games, --detail hands
+    .venv/bin/python benchmarks/bench_verify.py --games 1000000    # the issue's 1M games
+    .venv/bin/python benchmarks/bench_verify.py --out DIR --keep   # reuse / keep the dataset
+
+The dataset is written by the real runner (Parquet, page checksums, manifest
+records) with the game kernel replaced by a stand-in that fills random,
+plausible records (playing a million real games takes about half an hour on two
+cores; what verify costs depends on the bytes, not on how they were played).
+Its parts are about the size of real ones (printed). Then, timed:
+
+1. reading every part file and hashing it (SHA-256) alone: the floor for --full;
+2. ``verify`` (quick: sizes, footers, rows, job metadata);
+3. ``verify --full`` (every byte: SHA-256 and every page decompressed with its CRC checked).
+
+The files were just written, so they are read from the page cache: the figures
+are CPU speeds, an upper bound on what a disk delivers; --full reads each file
+once, so on a disk slower than the printed MB/s it runs at the disk's speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from shanghai_sim import runner
+from shanghai_sim.integrity import verify
+from shanghai_sim.kernels import records as R
+
+
+def _random_play(params, points, joker_cap, meld_kind, meld_size, n_melds, deal, buys,
+                 bot_kind, bot_params, seeds, hand_out):
+    """Stand-in kernel: random records of real games' ranges, drawn from the first seed."""
+    if not len(seeds):
+        return
+    rng = np.random.default_rng(int(seeds[0]))
+    n, h, p, _ = hand_out.shape
+    shape = (n, h, p)
+    hand_out[...] = 0
+    out = rng.integers(0, p, (n, h))
+    went = np.arange(p)[None, None, :] == out[..., None]
+    hand_out[..., R.HF_WENT_OUT] = went
+    hand_out[..., R.HF_CARDS_LEFT] = np.where(went, 0, rng.integers(1, 14, shape))
+    hand_out[..., R.HF_JOKERS_LEFT] = np.where(went, 0, rng.integers(0, 2, shape))
+    hand_out[..., R.HF_POINTS] = hand_out[..., R.HF_CARDS_LEFT] * rng.integers(3, 9, shape)
+    hand_out[..., R.HF_DOWN_TURN] = np.where(rng.random(shape) < 0.3, -1, rng.integers(1, 15, shape))
+    hand_out[..., R.HF_BUYS] = rng.integers(0, 4, shape)
+    hand_out[..., R.HF_BUY_CARDS] = hand_out[..., R.HF_BUYS] * 2
+    hand_out[..., R.HF_TURNS] = rng.integers(4, 25, (n, h))[..., None]
+    hand_out[..., R.HF_STOCK_PASSES] = rng.integers(0, 2, (n, h))[..., None]
+    hand_out[..., R.HF_DEALER] = (np.arange(h)[None, :, None] + np.zeros(shape, int)) % p
+
+
+def stand_in_engine() -> runner.Engine:
+    real = runner.default_engine()
+    return runner.Engine(_random_play, real.parse_bots, real.bot_name)
+
+
+def read_and_hash(out: Path) -> tuple[int, float]:
+    t0 = time.perf_counter()
+    total = 0
+    for p in sorted(out.glob("*/part-*.parquet")):
+        data = p.read_bytes()
+        hashlib.sha256(data).hexdigest()
+        total += len(data)
+    return total, time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--games", type=int, default=200_000)
+    ap.add_argument("--detail", default="hands", choices=runner.DETAILS)
+    ap.add_argument("--out", help="dataset folder (default: a temporary one, deleted afterwards)")
+    ap.add_argument("--keep", action="store_true", help="keep the dataset")
+    ap.add_argument("--threads", type=int, default=2)
+    a = ap.parse_args()
+    tmp = None
+    out = Path(a.out) if a.out else Path(tempfile.mkdtemp(prefix="bench-verify-")) / "ds"
+    if not a.out:
+        tmp = out.parent
+    try:
+        eng = stand_in_engine()
+        job = runner.Job(games=a.games, out=str(out), detail=a.detail, threads=a.threads,
+                         bots=("random", "greedy", "greedy", "greedy"))
+        t0 = time.perf_counter()
+        res = runner.run(runner.plan(job, eng), resume=True, progress=None, engine=eng)
+        made = time.perf_counter() - t0
+        nbytes, t_hash = read_and_hash(out)
+        nparts = len(list(out.glob("*/part-*.parquet")))
+        print(f"dataset: {a.games:,} games, --detail {a.detail}, {nparts:,} parts, {nbytes / 1e6:,.1f} MB "
+              f"({nbytes / a.games * 1000 / 1e6:.2f} MB per 1,000 games); written in {made:.1f}s "
+              f"({res.status})")
+        print(f"read + SHA-256 alone:  {t_hash:6.2f}s  {nbytes / 1e6 / t_hash:8,.0f} MB/s")
+        for full in (False, True):
+            t0 = time.perf_counter()
+            rep = verify(str(out), full=full)
+            dt = time.perf_counter() - t0
+            assert rep.ok, rep.lines()
+            label = "verify --full" if full else "verify (quick)"
+            print(f"{label:<22} {dt:6.2f}s  {nbytes / 1e6 / dt:8,.0f} MB/s  ({rep.games:,} games, "
+                  f"{rep.games / dt:,.0f} games/s)")
+    finally:
+        if tmp is not None and not a.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+        elif a.keep or a.out:
+            print(f"dataset kept in {out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+"""``shanghai-sim play``: a person plays one seat against the bots (thin over shanghai_sim.human)."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sys
+
+import click
+
+from .errors import InputError, rule_option
+from .errors import OneLineCommand as _OneLineErrors
+
+PLAY_HELP = """Play one game at the terminal: you take one seat, bots the others.
+
+\b
+  shanghai-sim play                          # seat 0 against three greedy bots
+  shanghai-sim play --players 3 --bots greedy,random --seat 1 --seed 7 --log game.jsonl
+  shanghai-sim replay --log game.jsonl       # read the saved game back
+
+At each of your decisions the screen shows your cards (by suit and rank, with
+the contract and your hand's deficiency), the table, the upcard, every seat's
+card count, buys left and who is down, and the legal actions numbered. Type a
+number, or a command: take, draw, pass, buy, down, layoff 7C, swap 7C,
+discard 7C, hint, melds, score, show, help, quit. Ctrl-D or Ctrl-C stops the
+game too; with --log the log so far is saved (docs/replay.md).
+"""
+
+
+def _int(name: str, value: str | None, lo: int, hi: int) -> int | None:
+    if value is None:
+        return None
+    try:
+        v = int(str(value).strip())
+    except ValueError:
+        raise InputError(f"bad {name} {value!r}: expected an integer {lo}..{hi}") from None
+    if not lo <= v <= hi:
+        raise InputError(f"bad {name} {v}: must be {lo}..{hi}")
+    return v
+
+
+def register(group: click.Group) -> None:
+    @group.command("play", cls=_OneLineErrors, help=PLAY_HELP)
+    @click.option("--rules", default="shanghai", show_default=True,
+                  help="Preset (shanghai, contract, progressive) or a TOML rules file.")
+    @rule_option
+    @click.option("--players", help="Players at the table, 2..8 (default: the rules', or one "
+                                    "more than the bot specs when several are given).")
+    @click.option("--bots", default="greedy", show_default=True, metavar="SPEC[,SPEC...]",
+                  help="The other seats: one bot spec for all, or one per other seat in seat order.")
+    @click.option("--seat", default="0", show_default=True, help="Your seat, 0..players-1.")
+    @click.option("--seed", help="The game seed, 0..2**64-1 (default: a random one, printed).")
+    @click.option("--log", "log_path", type=click.Path(dir_okay=False),
+                  help="Save the event log here (JSON lines, docs/replay.md).")
+    def play_cmd(rules, rule_items, players, bots, seat, seed, log_path):
+        from shanghai_sim.bots import split_specs
+        from shanghai_sim.human import HumanGame
+        from shanghai_sim.rules import load_rules, with_options
+        s = _int("seed", seed, 0, 2 ** 64 - 1)
+        if s is None:
+            s = secrets.randbelow(2 ** 32)
+        try:
+            r = with_options(load_rules(rules), rule_items)
+            p = _int("players", players, 2, 8)
+            if p is None:
+                n = len(split_specs(bots))
+                p = n + 1 if n > 1 else r.players
+            q = _int("seat", seat, 0, p - 1)
+            hg = HumanGame(r, p, q, bots, s, read=input, write=click.echo)
+            warning = r.two_player_warning(p)
+            if warning:
+                click.echo(warning, err=True)
+        except InputError:
+            raise
+        except ValueError as e:       # RulesError, BotError, GameError
+            raise InputError(str(e)) from None
+        out = None
+        if log_path:
+            try:        # opened now: a path that cannot be written fails before the game
+                out = open(log_path, "w", encoding="utf-8")
+            except OSError as e:
+                raise InputError(f"cannot write the log {log_path}: {e.strerror}") from None
+        if sys.stdin.isatty():
+            try:        # line editing and history for input() at a terminal
+                import readline  # noqa: F401
+            except ImportError:
+                pass
+        try:
+            hg.play()
+        finally:
+            if out is not None:
+                with out:
+                    for e in hg.log_events():
+                        out.write(json.dumps(e, separators=(",", ":")) + "\n")
+                click.echo(f"log saved to {log_path} (shanghai-sim replay --log {log_path})")

@@ -1,0 +1,609 @@
+"""A person plays one seat at the terminal against the bots (``shanghai-sim play``).
+
+The game is a ``shanghai_sim.Game`` (the same kernels as every other game)
+whose person's seat is played by hand: the bots act through
+``Game.advance()``, and at each of the person's decisions ``HumanGame``
+shows what that seat may see (its cards, the table melds and their owners,
+the upcard, every seat's card count, buys left and who is down), numbers the
+legal actions, reads one line and applies the action. Input and output are
+two callables, ``read(prompt) -> str`` (raising EOFError at the end of
+input) and ``write(text)``, so the command line and the tests drive the same
+code.
+
+What a person may not see stays off the screen: the other seats' deals,
+stock draws and penalty cards are shown as counts. The saved log
+(``log_events()``) is the full event log in the ``replay --json`` format
+(docs/replay.md), opened by a ``game`` event (seed, rules, who sat where)
+and, when the person stopped before the end, closed by a ``stopped`` event.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any, Callable
+
+from .bots import BotError, parse_bot, split_specs
+from .cards import CardError, card_id, card_str
+from .game import Action, Game, GameError, GoDown
+from .hand import analyze_hand
+from .kernels import play as K
+from .log import SCHEMA_VERSION, decode, format_event
+from .rules import GoOut, load_rules
+
+# The bot that answers `hint`: the strongest in shanghai_sim.bots.BOTS. Change it here
+# when a stronger one is registered.
+HINT_BOT = "greedy"
+# Lay-downs offered besides the least-deadwood one (each keeps some card in hand).
+MAX_ALTERNATIVES = 3
+HUMAN = "human"
+
+HELP = """\
+Type the number of an action, or one of:
+  take | draw | pass | buy          the upcard and the stock (when they are offered)
+  down                              go down with the proposed (least-deadwood) lay-down
+  down 9D 9H 9S | 5C 6C 7C 8C       go down with melds of your own, separated by |
+  layoff 7C [MELD] [low|high]       lay off a card (MELD: its number on the table)
+  swap 7C [MELD]                    put 7C in place of the joker it stands for
+  discard 7C                        discard a card
+  hint    what the strongest bot would do, and why
+  melds   the best lay-down of your hand
+  score   the running totals
+  show    this decision's summary again
+  quit    stop the game (Ctrl-D and Ctrl-C stop it too)
+Cards: rank then suit, as in 7C, TH, 10H, AS, JK (docs/rules.md §2)."""
+
+
+class Stop(Exception):
+    """The person stopped the game: `quit`, end of input or Ctrl-C."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class _Feed:
+    """The decoded event log of a game in progress. Only the hand in progress is decoded
+    again on each call; finished hands are kept (the decoder's table starts at a hand)."""
+
+    def __init__(self, game: Game):
+        self.g = game
+        self.contracts = [str(c) for c in game.rules.contracts]
+        self.done: list[dict[str, Any]] = []
+        self.start = 0
+
+    def events(self) -> list[dict[str, Any]]:
+        G = self.g.G
+        n = int(G[0][K.S_LOG_N])
+        log = G[11]
+        i = last = self.start
+        while i < n:
+            if int(log[i]) == K.EV_HAND:
+                last = i
+            i += 2 + int(log[i + 1])
+        if last > self.start:
+            self.done += decode(log[self.start:last], self.g.players, self.contracts)
+            self.start = last
+        return self.done + decode(log[self.start:n], self.g.players, self.contracts)
+
+
+def _ordinal(k: int) -> str:
+    return f"{k}{'th' if 10 <= k % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
+
+
+class HumanGame:
+    """One game with a person at ``seat`` and bots at the other seats.
+
+    ``bots``: one spec for every other seat, or one per other seat in seat order
+    (a comma-separated string or a list).
+    """
+
+    def __init__(self, rules: Any = "shanghai", players: int | None = None, seat: int = 0,
+                 bots: "str | list[str]" = "greedy", seed: int = 0,
+                 read: Callable[[str], str] = input, write: Callable[[str], None] = print):
+        r = load_rules(rules)
+        p = r.players if players is None else int(players)
+        if not 0 <= int(seat) < p:
+            raise GameError(f"seat {seat}: must be 0..{p - 1} for {p} players")
+        specs = split_specs(bots)
+        if len(specs) == 1:
+            specs = specs * (p - 1)
+        if len(specs) != p - 1:
+            raise BotError(f"{len(specs)} bot specs for the {p - 1} other seats "
+                           f"(give one spec for all of them or one per other seat)")
+        names = [parse_bot(s, r.hands).name for s in specs]
+        self.seat = int(seat)
+        self.seats = names[:self.seat] + [HUMAN] + names[self.seat:]
+        self.game = Game(r, p, seed, bots=[HUMAN if q == self.seat else self.seats[q]
+                                           for q in range(p)])
+        self.rules = self.game.rules
+        self.players = p
+        self.seed = int(seed)
+        self._read = read
+        self._write = write
+        self._feed = _Feed(self.game)
+        self._shown = 0
+        self._same_turn = False     # only the person has acted since their last decision
+        self.stopped: str | None = None
+
+    # ------------------------------------------------------------ the loop
+    def play(self) -> str | None:
+        """Play until the game is over or the person stops it. Returns None when the game
+        ended, else why it stopped ('quit', 'end of input', 'interrupted')."""
+        self._write(self._intro())
+        try:
+            while True:
+                self.game.advance()
+                self._scroll()
+                if self.game.over:
+                    break
+                self._decide()
+        except Stop as e:
+            self.stopped = e.reason
+        except KeyboardInterrupt:
+            self.stopped = "interrupted"
+        if self.stopped:
+            self._scroll()
+            self._write(f"game stopped ({self.stopped}) in hand {self.game.hand}; "
+                        f"it has no result")
+        else:
+            self._write(self._result())
+        return self.stopped
+
+    def log_events(self) -> list[dict[str, Any]]:
+        """The game's events for ``play --log`` (docs/replay.md): the full log, the person's
+        choices and the bots' hidden cards included."""
+        head = {"event": "game", "schema": SCHEMA_VERSION, "seed": self.seed,
+                "rules": self.rules.name, "players": self.players,
+                "seats": list(self.seats), "human": self.seat}
+        out = [head] + self._feed.events()
+        if self.stopped:
+            out.append({"event": "stopped", "hand": self.game.hand, "reason": self.stopped})
+        return out
+
+    def _ask(self, prompt: str) -> str:
+        try:
+            return self._read(prompt)
+        except EOFError:
+            self._write("")         # the prompt's line stays open at a terminal
+            raise Stop("end of input") from None
+        except KeyboardInterrupt:
+            self._write("")
+            raise Stop("interrupted") from None
+
+    def _decide(self) -> None:
+        choices = self.choices()
+        # A second decision in one turn (after a lay-off, say): the line above said what
+        # changed, so the cards and the menu are enough; `show` gives the whole picture.
+        self._write(self._cards_line() if self._same_turn and self.game.phase == "play"
+                    else self._status())
+        self._write(self._menu(choices))
+        prompt = f"seat {self.seat}, your move (1-{len(choices)}, or help)> "
+        while True:
+            line = self._ask(prompt).strip()
+            try:
+                action = self._parse(line, choices)
+            except (GameError, CardError, BotError) as e:
+                self._write(str(e))
+                continue
+            if action is None:
+                continue
+            try:
+                self.game.apply(action)
+                return
+            except GameError as e:
+                self._write("not allowed: " + _reason(e))
+
+    # ------------------------------------------------------------ the screen
+    def _intro(self) -> str:
+        who = ", ".join(f"{q} {'you' if q == self.seat else n}" for q, n in enumerate(self.seats))
+        return (f"Shanghai, rules {self.rules.name}, {self.players} players, seed {self.seed} "
+                f"(the same game again: --seed {self.seed})\n"
+                f"seats: {who}. Type the number of an action or a command; help lists them.")
+
+    def _scroll(self) -> None:
+        ev = self._feed.events()
+        new = ev[self._shown:]
+        for e in new:
+            self._write(self.public_line(e))
+        self._shown = len(ev)
+        self._same_turn = bool(new) and all(e.get("seat") == self.seat for e in new)
+
+    def public_line(self, e: dict[str, Any]) -> str:
+        """format_event(e) as the person may see it: others' hidden cards as counts."""
+        ev, q = e["event"], e.get("seat")
+        if q is not None and q != self.seat:
+            if ev == "deal":
+                return f"  deal seat {q}: {len(e['cards'])} cards"
+            if ev == "draw" and e["source"] == "stock":
+                return f"  seat {q} draws from the stock"
+            if ev == "buy":
+                return f"  seat {q} buys {e['card']} + {_n(len(e['penalty']), 'penalty card')}"
+        line = format_event(e)
+        if q == self.seat:
+            line = line.replace(f"seat {q} ", f"seat {q} (you) ", 1)
+        return line
+
+    def _cards(self) -> list[str]:
+        return self.game.hand_cards(self.seat)
+
+    def _down(self) -> bool:
+        return bool(self.game.G[1][self.seat, K.PS_DOWN])
+
+    def _deficiency(self, cards: list[str]) -> int:
+        return analyze_hand(cards, self.game.hand, self.rules).deficiency
+
+    def _status(self) -> str:
+        g, v = self.game, self.game.view(self.seat)
+        lines = [f"-- hand {v['hand']} of {self.rules.hands}, contract {v['contract']} -- "
+                 + self._situation(v), self._cards_line()]
+        if v["table"]:
+            for k, md in enumerate(v["table"]):
+                who = "you" if md["owner"] == self.seat else f"seat {md['owner']}"
+                lines.append(f"{'table:' if k == 0 else '':<7}{meld_line(md)} ({who})")
+        else:
+            lines.append("table: no melds yet")
+        up = ""
+        if g.phase in ("first_refusal", "buy", "draw"):
+            up = f"upcard: {card_str(int(g.S[K.S_UP]))}   "
+        elif v["pile"] > 0:
+            up = f"pile top: {card_str(int(g.G[4][v['pile'] - 1]))}   "
+        lines.append(f"{up}stock {v['stock']}, pile {v['pile']}")
+        for q in range(self.players):
+            who = "you" if q == self.seat else self.seats[q]
+            extra = "down" if v["down"][q] else _n(v["buys_left"][q], "buy") + " left"
+            lines.append(f"{'seats:' if q == 0 else '':<7}{q} {who}: {_n(v['hand_sizes'][q], 'card')}, "
+                         f"{extra}, total {v['totals'][q]}")
+        return "\n".join(lines)
+
+    def _cards_line(self) -> str:
+        """The person's cards by suit, then rank (jokers last), and how far from the contract."""
+        cards = self._cards()
+        groups = [[c for c in cards if c != "JK" and c[-1] == s] for s in "CDHS"]
+        groups.append([c for c in cards if c == "JK"])
+        shown = "  ".join(" ".join(x) for x in groups if x)
+        state = "you are down" if self._down() else f"deficiency {self._deficiency(cards)}"
+        return f"your cards ({len(cards)}): {shown}   [{state}]"
+
+    def _situation(self, v: dict[str, Any]) -> str:
+        g = self.game
+        up = card_str(int(g.S[K.S_UP]))
+        if g.phase == "first_refusal":
+            frm = int(g.S[K.S_UP_FROM])
+            what = f"seat {frm} discarded {up}" if frm >= 0 else f"the first upcard is {up}"
+            return (f"{what}: you are next. Take it as your draw, or pass "
+                    f"(others may then buy it, and you draw from the stock)")
+        if g.phase == "buy":
+            return (f"{up} is for sale: buy it with {_n(self.rules.buy_penalty, 'penalty card')} "
+                    f"({_n(v['buys_left'][self.seat], 'buy')} left), or pass")
+        if g.phase == "draw":
+            return f"your turn: take the upcard {up} or draw from the stock"
+        return "your turn: play"
+
+    def _menu(self, choices: list[Action]) -> str:
+        lines, discards = [], []
+        for i, a in enumerate(choices, 1):
+            if a.kind == "discard":
+                discards.append(f"{i}) {a.card}")
+            else:
+                lines.append(f"  {i}) {a}")
+        if discards:
+            lines.append("  discard: " + "  ".join(discards))
+        return "\n".join(lines)
+
+    def _result(self) -> str:
+        tot = self.game.totals()
+        rank = self.game.ranking()[self.seat]
+        ties = sum(1 for t in tot if t == tot[self.seat]) - 1
+        shared = f" (shared with {ties} other{'s' if ties > 1 else ''})" if ties else ""
+        return (f"you finished {_ordinal(rank)} of {self.players}{shared} "
+                f"with {tot[self.seat]} points (lowest wins)")
+
+    # ------------------------------------------------------------ the actions
+    def choices(self) -> list[Action]:
+        """The legal actions, with other lay-downs after the finder's go down."""
+        out: list[Action] = []
+        for a in self.game.legal_actions():
+            if a.kind == "go_down" and a.melds:
+                dw = self._points(self._left(a.melds))
+                out.append(replace(a, text=f"{a.text} (deadwood {dw})"))
+                out += self._alternatives(a)
+            else:
+                out.append(a)
+        return out
+
+    def _points(self, cards: list[str]) -> int:
+        pts = self.game.R[1]
+        return sum(int(pts[card_id(c)]) for c in cards)
+
+    def _left(self, melds) -> list[str]:
+        left = list(self._cards())
+        for m in melds:
+            for c in m:
+                left.remove(c)
+        return left
+
+    def _alternatives(self, best: Action) -> list[Action]:
+        """Other lay-downs, least deadwood first: for each card, the best lay-down of the hand
+        without it, so that the card stays in hand (a joker kept back, a shorter run). Only
+        those that leave a number of cards that can end the turn whatever they are
+        (docs/rules.md §3 go_out); one per set of kept ranks."""
+        cards = self._cards()
+        best_left = self._left(best.melds)
+        seen = {_key(best.melds)}
+        kept_ranks: set[tuple[str, ...]] = set()
+        found = []
+        for c in dict.fromkeys(cards):
+            rest = list(cards)
+            rest.remove(c)
+            a = analyze_hand(rest, self.game.hand, self.rules)
+            if not a.satisfiable:
+                continue
+            melds = tuple(tuple(m) for m in a.melds)
+            if _key(melds) in seen:
+                continue
+            seen.add(_key(melds))
+            left = self._left(melds)
+            if not self._finishable(len(left)):
+                continue
+            kept = list(left)
+            for x in best_left:
+                if x in kept:
+                    kept.remove(x)
+            # keeping 8S or 8H back from a set of 8s is one choice, not two
+            ranks = tuple(sorted(c[:-1] if c != "JK" else c for c in kept))
+            if ranks in kept_ranks:
+                continue
+            kept_ranks.add(ranks)
+            found.append((self._points(left), _key(melds), melds, kept))
+        found.sort(key=lambda t: (t[0], t[1]))
+        # GoDown: a proposal of ours, which Game.apply hands to the engine to check
+        return [replace(GoDown(list(melds)), seat=self.seat,
+                        text=f"go down: {_melds_text(melds)} (deadwood {dw}, keeps {' '.join(kept)})")
+                for dw, _, melds, kept in found[:MAX_ALTERNATIVES]]
+
+    def _finishable(self, r: int) -> bool:
+        go = self.rules.go_out
+        if r >= 2:
+            return True
+        if r == 1:
+            return go != GoOut.NO_DISCARD
+        return go != GoOut.DISCARD_REQUIRED
+
+    def _parse(self, line: str, choices: list[Action]) -> Action | None:
+        """The action a line asks for, or None after answering a command; GameError or
+        CardError with a one-line reason for input that names no legal action."""
+        n = len(choices)
+        if not line:
+            self._write(f"type a number 1-{n}, a command such as `discard 7C`, or help")
+            return None
+        if line.isdigit():
+            k = int(line)
+            if not 1 <= k <= n:
+                raise GameError(f"there is no action {k}: choose 1-{n}")
+            return choices[k - 1]
+        words = line.split()
+        cmd, args = words[0].lower(), words[1:]
+        if cmd in ("quit", "exit", "q"):
+            raise Stop("quit")
+        if cmd in ("help", "?", "h"):
+            self._write(HELP)
+            return None
+        if cmd == "hint":
+            self._write(self.hint(choices))
+            return None
+        if cmd == "melds":
+            self._write(self._melds_info())
+            return None
+        if cmd in ("score", "scores"):
+            self._write(self._score())
+            return None
+        if cmd in ("show", "look"):
+            self._write(self._status())
+            self._write(self._menu(choices))
+            return None
+        if cmd in ("take", "draw", "pass", "buy"):
+            return self._one(cmd, choices)
+        if cmd in ("discard", "layoff", "lay", "swap"):
+            if cmd == "lay" and args and args[0].lower() == "off":
+                args = args[1:]
+            return self._by_card("layoff" if cmd == "lay" else cmd, args, choices)
+        if cmd in ("down", "godown", "go"):
+            if cmd == "go" and args and args[0].lower() == "down":
+                args = args[1:]
+            return self._go_down(" ".join(args), choices)
+        raise GameError(f"unknown command {words[0]!r}: type a number 1-{n}, or help")
+
+    def _kinds_now(self, choices: list[Action]) -> str:
+        names = {"take": "take", "draw": "draw", "pass": "pass", "buy": "buy", "go_down": "down",
+                 "layoff": "layoff", "swap": "swap", "discard": "discard"}
+        return ", ".join(dict.fromkeys(names[a.kind] for a in choices))
+
+    def _one(self, kind: str, choices: list[Action]) -> Action:
+        for a in choices:
+            if a.kind == kind:
+                return a
+        raise GameError(f"you cannot {kind} now (you can: {self._kinds_now(choices)})")
+
+    def _by_card(self, kind: str, args: list[str], choices: list[Action]) -> Action:
+        usage = {"discard": "discard 7C", "layoff": "layoff 7C [MELD] [low|high]",
+                 "swap": "swap 7C [MELD]"}[kind]
+        if not args:
+            raise GameError(f"which card? e.g. {usage}")
+        card = card_str(card_id(args[0]))
+        if card not in self._cards():
+            raise GameError(f"{card} is not in your hand")
+        meld = end = None
+        for w in args[1:]:
+            if w.isdigit():
+                meld = int(w)
+            elif w.lower() in ("low", "high"):
+                end = w.lower()
+            else:
+                raise GameError(f"unexpected {w!r}: {usage}")
+        of_kind = [i for i, a in enumerate(choices, 1) if a.kind == kind]
+        verb = "lay off" if kind == "layoff" else kind
+        if not of_kind:
+            why = ""
+            if self.game.phase != "play":
+                why = ": it is not your turn to play yet"
+            elif kind == "layoff" and not self._down():
+                why = ": only a player who is down may lay off (docs/rules.md §4)"
+            elif kind == "layoff":
+                why = ": nothing can be laid off now"
+            raise GameError(f"you cannot {verb} now{why} (you can: {self._kinds_now(choices)})")
+        match = [i for i in of_kind if choices[i - 1].card == card
+                 and (meld is None or choices[i - 1].meld == meld)
+                 and (end is None or choices[i - 1].end == end)]
+        if not match:
+            where = f" on meld {meld}" if meld is not None else ""
+            if kind == "layoff":
+                raise GameError(f"{card} cannot be laid off{where}{f' ({end} end)' if end else ''}")
+            if kind == "swap":
+                raise GameError(f"{card} cannot take a joker's place{where}")
+            raise GameError(f"{card} cannot be discarded now (docs/rules.md §3 go_out)")
+        if len(match) > 1:
+            raise GameError(f"several actions fit: choose one of {', '.join(map(str, match))}")
+        return choices[match[0] - 1]
+
+    def _go_down(self, text: str, choices: list[Action]) -> Action:
+        if self.game.phase != "play":
+            raise GameError(f"you cannot go down now: it is not your turn to play yet "
+                            f"(you can: {self._kinds_now(choices)})")
+        if self._down():
+            raise GameError("you are already down")
+        if not text.strip():
+            for a in choices:
+                if a.kind == "go_down":
+                    return a
+            d = self._deficiency(self._cards())
+            raise GameError(f"your hand does not meet the contract yet (deficiency {d})"
+                            if d else "you cannot go down now (docs/rules.md §3 go_out)")
+        melds = [m for m in re.split(r"[|/;]", text) if m.strip()]
+        need = len(self.rules.contracts[self.game.hand - 1].melds)
+        if len(melds) != need:
+            raise GameError(f"the contract {self.rules.contracts[self.game.hand - 1]} needs "
+                            f"{need} melds, separated by |: got {len(melds)}")
+        return GoDown(melds)
+
+    # ------------------------------------------------------------ advice
+    def hint(self, choices: list[Action] | None = None) -> str:
+        """What HINT_BOT would do now and why, in one line."""
+        choices = self.choices() if choices is None else choices
+        a = self.game.bot_action(HINT_BOT)
+        num = next((f"{i}) " for i, b in enumerate(choices, 1) if b.code == a.code), "")
+        return f"hint from {parse_bot(HINT_BOT).name}: {num}{a}: {self._why(a)}"
+
+    def _why(self, a: Action) -> str:
+        g = self.game
+        cards = self._cards()
+        down = self._down()
+        up = card_str(int(g.S[K.S_UP]))
+        if down and a.kind in ("take", "draw"):
+            return (f"the upcard {up} fits a meld on the table" if self._fits(up)
+                    else f"the upcard {up} fits no meld on the table")
+        if down and a.kind == "pass" and not self.rules.down_may_buy:
+            return "a player who is down may not buy (docs/rules.md §3 down_may_buy)"
+        if a.kind in ("take", "pass", "buy"):
+            d0 = self._deficiency(cards)
+            d1 = self._deficiency(cards + [up])
+            eff = (f"{up} lowers your deficiency from {d0} to {d1}" if d1 < d0
+                   else f"{up} would leave your deficiency at {d0}")
+            if a.kind == "buy":
+                return f"{eff}, at the price of {_n(self.rules.buy_penalty, 'penalty card')}"
+            if a.kind == "pass" and g.phase == "buy" and d1 < d0:
+                left = g.view(self.seat)["buys_left"][self.seat]
+                return f"{eff}, but {'you have no buys left' if left <= 0 else 'the bot keeps its buys'}"
+            return eff
+        if a.kind == "draw":
+            return "draw from the stock"
+        if a.kind == "go_down":
+            left = self._left(a.melds or ())
+            return (f"your hand meets the contract: {len(cards) - len(left)} cards go down, "
+                    f"{self._points(left)} points of deadwood stay")
+        if a.kind == "layoff":
+            return f"{a.card} fits meld {a.meld}: one card fewer in your hand"
+        if a.kind == "swap":
+            return (f"{a.card} frees a joker from meld {a.meld}, which "
+                    + ("can then be laid off" if down else "lets you go down this turn"))
+        pts = self._points([a.card])
+        if down:
+            fit = "fits no table meld and " if not self._fits(a.card) else ""
+            return f"{a.card} {fit}is worth {pts} points"
+        rest = list(cards)
+        rest.remove(a.card)
+        d0, d1 = self._deficiency(cards), self._deficiency(rest)
+        eff = f"your deficiency stays {d0}" if d1 == d0 else f"your deficiency goes from {d0} to {d1}"
+        return f"{eff}; {a.card} is worth {pts} points"
+
+    def _fits(self, card: str) -> bool:
+        """Does the card extend a table meld (a natural by rank or run end; a joker anywhere
+        the joker limit allows)? Used to explain, not to decide: the engine decides."""
+        c = card_id(card)
+        for md in self.game.table():
+            n = len(md["cards"])
+            if c == K.JOKER:
+                if sum(1 for x in md["cards"] if x == "JK") + 1 <= self.rules.joker_cap(n + 1) \
+                        and (md["kind"] == "set" or n < 13):
+                    return True
+                continue
+            if md["kind"] == "set":
+                if card[:-1] == md["rank"]:
+                    return True
+            elif card[-1] == md["suit"] and n < 13:
+                r = "A23456789TJQK".index(card[:-1])
+                lo, hi = md["low"], md["high"]
+                if (lo > 0 and r == (lo - 1) % 13) or (hi < 13 and r == (hi + 1) % 13):
+                    return True
+        return False
+
+    def _melds_info(self) -> str:
+        cards = self._cards()
+        if self._down():
+            fit = [c for c in dict.fromkeys(cards) if self._fits(c)]
+            return ("you are down: lay off what fits the table"
+                    + (f" ({' '.join(fit)})" if fit else " (none of your cards fits now)"))
+        a = analyze_hand(cards, self.game.hand, self.rules)
+        if not a.satisfiable:
+            return (f"no lay-down of {a.contract} yet: deficiency {a.deficiency} "
+                    f"({a.deficiency} more card{'s' if a.deficiency != 1 else ''} needed)")
+        return (f"best lay-down of {a.contract}: {_melds_text(a.melds)}; deadwood {a.deadwood}"
+                + (f" ({' '.join(a.leftover)} left)" if a.leftover else ""))
+
+    def _score(self) -> str:
+        ends = [e for e in self._feed.events() if e["event"] == "hand_end"]
+        heads = ["you" if q == self.seat else f"s{q}" for q in range(self.players)]
+        w = max(5, *(len(h) + 1 for h in heads))
+        lines = ["hand " + "".join(f"{h:>{w}}" for h in heads)]
+        for e in ends:
+            lines.append(f"{e['hand']:<5}" + "".join(f"{x:>{w}}" for x in e["scores"]))
+        lines.append("total" + "".join(f"{x:>{w}}" for x in self.game.totals()))
+        return "\n".join(lines)
+
+
+def _n(k: int, what: str) -> str:
+    return f"{k} {what}{'' if k == 1 else 's'}"
+
+
+def _key(melds) -> tuple:
+    return tuple(sorted(tuple(sorted(m)) for m in melds))
+
+
+def _melds_text(melds) -> str:
+    return " | ".join(" ".join(m) for m in melds)
+
+
+def _reason(e: GameError) -> str:
+    """The engine's reason without the 'seat N: action:' prefix of Game.apply."""
+    msg = str(e)
+    return msg.rsplit(": ", 1)[-1] if msg.startswith("seat ") else msg
+
+
+def meld_line(md: dict[str, Any]) -> str:
+    """A table meld (``Game.table()`` or a log meld object) as 'meld 0: run of C: JK=4C 5C 6C 7C'."""
+    cards = " ".join(f"JK={j}" if c == "JK" and j else c for c, j in zip(md["cards"], md["jokers"]))
+    head = f"set of {md['rank']}" if md["kind"] == "set" else f"run of {md['suit']}"
+    return f"meld {md['meld']}: {head}: {cards}"
+
+
+__all__ = ["HumanGame", "Stop", "HINT_BOT", "meld_line"]
