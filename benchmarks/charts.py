@@ -236,6 +236,27 @@ def startup(res: dict, path: Path) -> Path:
     return _finish(fig, res, path)
 
 
+def verify(res: dict, path: Path) -> Path:
+    f = res["figures"]
+    labels = ["read + SHA-256 alone\n(the floor of --full)", "shanghai-sim verify\n(quick)",
+              "shanghai-sim verify --full"]
+    med, err = _err([f["hash"], f["quick"], f["full"]])
+    fig, ax = plt.subplots(figsize=(9, 3.6))
+    y = np.arange(3)
+    ax.barh(y, med, xerr=err, color=[C_FLOOR, C_OURS, C_OURS], capsize=3)
+    for i, m in enumerate(med):
+        ax.text(m + err[1][i], i, f"  {m:,.0f} MB/s", va="center", fontsize=8)
+    ax.set_xlim(0, 1.25 * max(med + err[1]))
+    ax.set_yticks(y)
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("MB per second over the part files (page cache)")
+    ax.set_title(f"Checking a dataset of {res['settings']['games']:,} games ({f['mb']:,.0f} MB, "
+                 f"{f['parts']:,} parts): verify vs reading and hashing alone", fontsize=10)
+    ax.grid(axis="x", alpha=0.3)
+    return _finish(fig, res, path)
+
+
 def bots(res: dict, path: Path) -> Path:
     rows = res["figures"]["bots"]
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
@@ -310,7 +331,7 @@ def headline(results: dict, path: Path) -> Path | None:
 
 
 DRAW = {"melds": melds, "growth": growth, "engine": engine, "runner": runner,
-        "startup": startup, "bots": bots}
+        "verify": verify, "startup": startup, "bots": bots}
 
 
 def draw_all(results: dict, folder: Path) -> dict[str, Path]:

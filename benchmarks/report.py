@@ -46,6 +46,14 @@ HOW = {
         "RSS of whole jobs in a fresh process: `real` is `shanghai-sim run --quiet` up to the "
         "size this run's time allows, `no-op` is the runner with the no-op kernel up to 1M "
         "games."),
+    "verify": (
+        "Checking a dataset",
+        "A dataset written by the real runner (Parquet, page checksums, manifest records) with "
+        "the game kernel replaced by a stand-in that fills random, plausible records (what "
+        "`verify` costs depends on the bytes, not on how the games were played): reading and "
+        "hashing every part alone (the floor of `--full`), then `verify` (sizes, footers, "
+        "rows, job metadata) and `verify --full` (every byte). The files were just written, so "
+        "they come from the page cache: CPU speeds, an upper bound on what a disk delivers."),
     "startup": (
         "First use",
         "Cold: each step of `shanghai-sim warmup` (the kernels of `meld`, of `run`, of "
@@ -115,7 +123,7 @@ def render(results: dict, charts: dict, base: Path) -> str:
                 f"({_x(s['min'])}-{_x(s['max'])} over the passes)"
                 for label, s in headline_ratios(results)]
         out += [""]
-    for name in ("melds", "growth", "engine", "runner", "startup", "bots"):
+    for name in ("melds", "growth", "engine", "runner", "verify", "startup", "bots"):
         res = results.get(name)
         if not res:
             continue

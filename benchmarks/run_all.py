@@ -26,7 +26,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))          # tests/reference.py, th
 
 from _common import ROOT, machine  # noqa: E402
 
-ORDER = ("melds", "growth", "engine", "runner", "startup", "bots")
+ORDER = ("melds", "growth", "engine", "runner", "verify", "startup", "bots")
 
 # Sample sizes of each run size. "tiny" exists for the tests (the pipeline, not the timings).
 SIZES: dict[str, dict[str, dict]] = {
@@ -40,6 +40,7 @@ SIZES: dict[str, dict[str, dict]] = {
                        floor_games=20_000, reps=5),
         "runner": dict(target_s=10.0, reps=3, stub_games=100_000,
                        rss_real=(1_000, 10_000, 50_000), rss_stub=(10_000, 100_000, 1_000_000)),
+        "verify": dict(games=1_000_000, reps=3),
         "startup": dict(reps=5, cold=True, cold_reps=1),
         "bots": dict(games={"random": 50, "greedy": 500}, reps=5),
     },
@@ -53,6 +54,7 @@ SIZES: dict[str, dict[str, dict]] = {
                        floor_games=2_000, reps=3),
         "runner": dict(target_s=2.0, reps=3, stub_games=20_000,
                        rss_real=(2_000,), rss_stub=(10_000, 100_000, 1_000_000)),
+        "verify": dict(games=100_000, reps=3),
         "startup": dict(reps=3, cold=False),
         "bots": dict(games={"random": 20, "greedy": 100}, reps=3),
     },
@@ -65,6 +67,7 @@ SIZES: dict[str, dict[str, dict]] = {
                        os_python_games=1, os_cpp_games=2, floor_games=10, reps=2),
         "runner": dict(games=4, reps=2, max_threads=2, stub_games=200, rss_real=(2,),
                        rss_stub=(200,)),
+        "verify": dict(games=300, reps=2),
         "startup": dict(reps=1, cold=False),
         "bots": dict(games={"random": 1, "greedy": 2}, reps=2),
     },
