@@ -27,7 +27,9 @@ HOW = {
         "Deficiency time per hand (warm memo) for hands of 10-22 cards drawn from the "
         "`shanghai` shoe, and for 12-card hands holding exactly 0-4 jokers; game time with four "
         "greedy bots at 2-8 players for each preset (`progressive` with a smaller sample: it "
-        "is about 100x slower)."),
+        "is about 100x slower). Two-player games are the long ones: with greedy bots many "
+        "hands run to the turn cap (docs/rules.md §5.8) with nobody out; at two players "
+        "nobody can buy a discard (§5.9)."),
     "engine": (
         "The engine",
         "Games per second of `play_games_nb` (the batch kernel, one thread) with greedy and with "
@@ -45,7 +47,8 @@ HOW = {
         "one thread; the runner's own cost with the kernel replaced by a no-op; and the peak "
         "RSS of whole jobs in a fresh process: `real` is `shanghai-sim run --quiet` up to the "
         "size this run's time allows, `no-op` is the runner with the no-op kernel up to 1M "
-        "games."),
+        "games. On a shared machine a second thread competes with other people's work, so "
+        "the scaling shown is a lower bound."),
     "verify": (
         "Checking a dataset",
         "A dataset written by the real runner (Parquet, page checksums, manifest records) with "
