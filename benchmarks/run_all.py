@@ -47,7 +47,7 @@ SIZES: dict[str, dict[str, dict]] = {
     "quick": {
         "melds": dict(hands=5_000, warm=20_000, reps=3, ref_hands=3, ref_reps=3,
                       shanten_hands=2_000, scale={"progressive": 0.1}),
-        "growth": dict(hands=1_000, warm=2_000, reps=3, games=10,
+        "growth": dict(hands=4_000, warm=4_000, reps=3, games=10,
                        scale={"progressive": 0.1}),
         "engine": dict(greedy_games=100, random_games=20, scale={"progressive": 0.05},
                        action_games=20, os_python_games=30, os_cpp_games=200,
