@@ -12,7 +12,9 @@ Needs `pip install open_spiel` (the `bench` extra) for the comparison column.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -21,9 +23,13 @@ from shanghai_sim.kernels import play as K
 from shanghai_sim.kernels.bots import bot_action_nb
 from shanghai_sim.kernels.engine import play_games_nb
 from shanghai_sim.kernels.records import NHF
+from shanghai_sim.kernels.rng import game_seed_nb, seed_state_nb, shuffle_nb
 from shanghai_sim.rules import preset
 
 import numba as nb
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import rates, ratio, table  # noqa: E402
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
@@ -94,6 +100,195 @@ def openspiel_actions_per_second(seconds: float) -> float | None:
                 s.apply_action(la[rng.integers(len(la))])
             acts += 1
     return n * (acts / 20) / el
+
+
+@nb.njit(cache=True, nogil=True, _nrt=False)
+def _deal_only_nb(decks, jokers, players, deal, seeds, state, shoe, hands_out):
+    """The machine's floor: shuffle and deal every hand of a game, as the engine does
+    (docs/rules.md §5.1: a shoe per (game seed, hand)), and nothing else. Returns a checksum."""
+    n = 0
+    for i in range(seeds.shape[0]):
+        for h in range(deal.shape[0]):
+            seed_state_nb(game_seed_nb(seeds[i], h + 1), state)
+            k = 0
+            for d in range(decks):
+                for c in range(52):
+                    shoe[k] = c
+                    k += 1
+            for j in range(jokers):
+                shoe[k] = 52
+                k += 1
+            shuffle_nb(state, shoe, k)
+            hands_out[:, :] = 0
+            m = 0
+            for q in range(players):
+                for c in range(deal[h]):
+                    hands_out[q, shoe[m]] += 1
+                    m += 1
+            n += hands_out[0, 52]
+    return n
+
+
+def _timed(fn, reps: int) -> list[float]:
+    out = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t)
+    return out
+
+
+def floor_games_per_second(rules: str, players: int, games: int, reps: int) -> dict:
+    """Games' worth of shuffles and deals per second (all the hands of a game)."""
+    r = preset(rules).with_players(players)
+    A = r.arrays(players)
+    deal = np.asarray(A.deal, np.int64)
+    decks, jokers = r.decks_for(players), r.jokers_for(players)
+    state = np.zeros(4, np.uint64)
+    shoe = np.zeros(52 * decks + jokers, np.int64)
+    hands = np.zeros((players, 53), np.int64)
+    seeds = np.arange(1, games + 1, dtype=np.uint64)
+    _deal_only_nb(decks, jokers, players, deal, seeds[:1], state, shoe, hands)
+    ts = _timed(lambda: _deal_only_nb(decks, jokers, players, deal, seeds, state, shoe, hands), reps)
+    return rates([(games, t) for t in ts])
+
+
+def games_rate(rules: str, players: int, bots: str, games: int, reps: int) -> dict:
+    """Spread of games/s over ``reps`` passes of ``play_games_nb`` (the batch kernel)."""
+    r = preset(rules).with_players(players)
+    A = r.arrays(players)
+    kinds, params = parse_bots(bots, players)
+    seeds = np.arange(1, games + 1, dtype=np.uint64)
+    out = np.zeros((games, r.hands, players, NHF), np.int32)
+    play_games_nb(*A, kinds, params, seeds[:1], out[:1])     # compile / load
+    ts = _timed(lambda: play_games_nb(*A, kinds, params, seeds, out), reps)
+    return rates([(games, t) for t in ts])
+
+
+def actions_rate(rules: str, players: int, bots: str, games: int, reps: int) -> tuple[dict, dict]:
+    """(decisions/s, games/s) of ``bots`` over ``reps`` passes of ``_count_actions_nb``."""
+    r = preset(rules).with_players(players)
+    R = tuple(r.arrays(players))
+    kinds, params = parse_bots(bots, players)
+    G = K.new_state(R, 0)
+    seeds = np.arange(1, games + 1, dtype=np.uint64)
+    _count_actions_nb(R, G, kinds, params, seeds[:1])
+    acts, gms = [], []
+    for _ in range(reps):
+        t = time.perf_counter()
+        n = _count_actions_nb(R, G, kinds, params, seeds)
+        dt = time.perf_counter() - t
+        acts.append((n, dt))
+        gms.append((games, dt))
+    return rates(acts), rates(gms)
+
+
+def openspiel_python(games: int, reps: int, seed: int = 0) -> dict | None:
+    """OpenSpiel gin rummy, uniformly random players, driven through its Python API
+    (legal_actions / apply_action per step; chance sampled by its probabilities)."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("gin_rummy")
+    rng = np.random.default_rng(seed)
+    acts, gms, lengths = [], [], []
+    for _ in range(reps):
+        n = 0
+        t = time.perf_counter()
+        for _ in range(games):
+            s = game.new_initial_state()
+            m = 0
+            while not s.is_terminal():
+                if s.is_chance_node():
+                    outs = s.chance_outcomes()
+                    k = rng.choice(len(outs), p=[p for _, p in outs]) if len(outs) > 1 else 0
+                    s.apply_action(outs[k][0])
+                else:
+                    la = s.legal_actions()
+                    s.apply_action(la[rng.integers(len(la))])
+                    m += 1
+            n += m
+            lengths.append(m)
+        dt = time.perf_counter() - t
+        acts.append((n, dt))
+        gms.append((games, dt))
+    return {"actions": rates(acts), "games": rates(gms),
+            "actions_per_game": float(np.mean(lengths))}
+
+
+def openspiel_cpp(games: int, reps: int, actions_per_game: float) -> dict | None:
+    """OpenSpiel gin rummy played in its C++ loop: ``pyspiel.evaluate_bots`` with two
+    ``make_uniform_random_bot`` players, one game per call. evaluate_bots does not report
+    a game's length, so actions/s = games/s x the mean player decisions per game of
+    the Python-API games (the same uniformly random players)."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("gin_rummy")
+    gms = []
+    for rep in range(reps):
+        bots = [pyspiel.make_uniform_random_bot(p, 1234 + 10 * rep + p) for p in range(2)]
+        t = time.perf_counter()
+        for _ in range(games):
+            pyspiel.evaluate_bots(game.new_initial_state(), bots, rep)
+        gms.append((games, time.perf_counter() - t))
+    g = rates(gms)
+    a = {k: (v * actions_per_game if isinstance(v, float) else v) for k, v in g.items()}
+    a["samples"] = [x * actions_per_game for x in g["samples"]]
+    return {"games": g, "actions": a}
+
+
+def measure(presets=("shanghai", "contract", "progressive"), greedy_games=200, random_games=20,
+            scale=None, action_games=20, os_python_games=20, os_cpp_games=200, floor_games=2_000,
+            reps=3, players=4, progress=None) -> dict:
+    """The engine benchmark as a result dict (see _common): games/s per preset with greedy and
+    random bots, random actions/s, OpenSpiel gin rummy (Python API and C++ loop), the floor."""
+    scale = scale or {}
+    say = progress or (lambda s: None)
+    per_preset = []
+    for p in presets:
+        s = scale.get(p, 1.0)
+        g = games_rate(p, players, "greedy", max(1, int(greedy_games * s)), reps)
+        rnd = games_rate(p, players, "random", max(1, int(random_games * s)), reps)
+        fl = floor_games_per_second(p, players, floor_games, reps)
+        per_preset.append({"rules": p, "greedy": g, "random": rnd, "floor": fl})
+        say(f"  {p}: greedy {g['median']:,.1f} games/s, random {rnd['median']:,.1f} games/s")
+    acts, rgames = actions_rate("shanghai", players, "random", action_games, reps)
+    say(f"  shanghai random: {acts['median']:,.0f} actions/s")
+    osp = openspiel_python(os_python_games, reps)
+    osc = openspiel_cpp(os_cpp_games, reps, osp["actions_per_game"]) if osp else None
+    if osp:
+        say(f"  OpenSpiel gin rummy: Python API {osp['actions']['median']:,.0f} actions/s, "
+            f"C++ loop {osc['actions']['median']:,.0f} actions/s")
+    rows = [["shanghai-sim `shanghai`, 4 random bots (our batch loop)", rgames, acts, None]]
+    if osp:
+        rows.append(["OpenSpiel gin_rummy, 2 uniform random bots, Python API", osp["games"],
+                     osp["actions"], ratio(acts, osp["actions"])])
+        rows.append(["OpenSpiel gin_rummy, 2 uniform random bots, C++ loop (evaluate_bots)",
+                     osc["games"], osc["actions"], ratio(acts, osc["actions"])])
+    return {
+        "name": "engine",
+        "title": "Engine: games/s per preset, random-bot actions/s vs OpenSpiel gin rummy",
+        "settings": {"presets": list(presets), "players": players, "greedy_games": greedy_games,
+                     "random_games": random_games, "scale": scale, "action_games": action_games,
+                     "openspiel_python_games": os_python_games,
+                     "openspiel_cpp_games": os_cpp_games, "floor_games": floor_games,
+                     "reps": reps},
+        "figures": {"presets": per_preset, "random_actions": acts, "random_games": rgames,
+                    "openspiel_python": osp, "openspiel_cpp": osc},
+        "tables": [
+            table(f"Games per second on one thread, {players} players, median (min-max) of {reps} passes",
+                  ["rules", "greedy games/s", "random games/s", "floor: deals of a game /s",
+                   "greedy game time / deal time"],
+                  [[p["rules"], p["greedy"], p["random"], p["floor"], ratio(p["floor"], p["greedy"])]
+                   for p in per_preset]),
+            table("Random players: actions per second, side by side in the same run",
+                  ["what", "games/s", "actions/s", "ours / this"], rows),
+        ],
+        "notes": [] if osp else ["OpenSpiel is not installed (`pip install -e '.[bench]'`): no peer rows."],
+    }
 
 
 def main() -> None:

@@ -4,9 +4,11 @@ For each contract of a preset, random hands from the shoe the rules deal for
 4 players (shanghai: 2 packs + 4 jokers), 12 cards (14 for hands 8-10, where
 buys are usual). After a warm-up on other hands of the same distribution
 (compilation and the per-suit memo), it times ``deficiency_ws_nb`` over the
-measured hands (the median of ``--reps`` passes, each over fresh hands) and
-``laydown_nb`` (satisfiable + deadwood) over the last pass's hands, and the plain Python reference of tests/reference.py on a sample, so
-the table shows the speed-up over the reference measured in the same run.
+measured hands (the median of ``--reps`` passes, each over fresh hands),
+``laydown_nb`` (satisfiable + deadwood) over each pass's hands, and the plain
+Python reference of tests/reference.py on a sample, so the table shows the
+speed-up over the reference measured in the same run. ``measure()`` is what
+``run_all.py`` calls (every preset, and the mahjong shanten peer).
 
     python benchmarks/bench_melds.py            # the full table (about 2-4 minutes)
     python benchmarks/bench_melds.py --quick    # fewer hands
@@ -28,6 +30,9 @@ from shanghai_sim import rules as R  # noqa: E402
 from shanghai_sim.kernels import melds as K  # noqa: E402
 from shanghai_sim.rules import MAX_MELDS, P_INITIAL_EXACT, P_SAME_SUIT_GAP  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import rates, ratio, table  # noqa: E402
+
 
 def shoe_of(r: R.Rules) -> np.ndarray:
     packs, jokers = r.decks_for(4), r.jokers_for(4)
@@ -39,6 +44,143 @@ def draw(rng, shoe, n_hands, size):
     for i in range(n_hands):
         out[i] = np.bincount(rng.choice(shoe, size, replace=False), minlength=53)
     return out
+
+
+def _ref_fn():
+    try:
+        from reference import reference_analysis
+    except ImportError:
+        return None
+    return reference_analysis
+
+
+def contract_rows(rules: str, hands: int, warm: int, reps: int, ref_hands: int, ref_reps: int,
+                  seed: int = 1, progress=None) -> list[dict]:
+    """Per contract of ``rules``: deficiency/s with a warm memo and cold (a fresh memo per
+    pass), lay-downs/s, and the Python reference's evaluations/s, each over ``reps`` passes."""
+    r = R.load_rules(rules)
+    a = r.arrays()
+    exact, gap = a.params[P_INITIAL_EXACT], a.params[P_SAME_SUIT_GAP]
+    rng = np.random.default_rng(seed)
+    shoe = shoe_of(r)
+    reference_analysis = _ref_fn()
+    rows = []
+    for h in range(r.hands):
+        size = 14 if h >= 7 else 12
+        kinds, sizes, nm = a.meld_kind[h], a.meld_size[h], a.n_melds[h]
+        cache = K.new_cache()
+        # every pass's hands drawn now, so no Python work runs between the timed passes
+        tests = [draw(rng, shoe, hands, size) for _ in range(reps)]
+        out = np.empty(hands, np.int64)
+        # Cold: a fresh memo per pass (compilation excluded by a first tiny call).
+        K.deficiency_batch_nb(tests[0][:1], kinds, sizes, nm, a.joker_cap, exact, gap, out, *K.new_cache())
+        cold = []
+        for test in tests:
+            t = time.perf_counter()
+            K.deficiency_batch_nb(test, kinds, sizes, nm, a.joker_cap, exact, gap, out, *K.new_cache())
+            cold.append((len(test), time.perf_counter() - t))
+        done = 0
+        while done < warm:
+            w = draw(rng, shoe, min(50_000, warm - done), size)
+            K.deficiency_batch_nb(w, kinds, sizes, nm, a.joker_cap, exact, gap,
+                                  np.empty(len(w), np.int64), *cache)
+            done += len(w)
+        # Several passes, each over hands not seen before, back to back after the warm-up.
+        hot, defs = [], []
+        for test in tests:
+            t = time.perf_counter()
+            K.deficiency_batch_nb(test, kinds, sizes, nm, a.joker_cap, exact, gap, out, *cache)
+            hot.append((len(test), time.perf_counter() - t))
+            defs.append(out.mean())
+        lay = np.zeros((MAX_MELDS, K.LAY_W), np.int64)
+        n_lay = min(hands, 20_000)
+        K.laydown_nb(tests[0][0], kinds, sizes, nm, a.joker_cap, exact, gap, a.points, lay)
+        lays = []
+        for test in tests:
+            t = time.perf_counter()
+            for i in range(n_lay):
+                K.laydown_nb(test[i], kinds, sizes, nm, a.joker_cap, exact, gap, a.points, lay)
+            lays.append((n_lay, time.perf_counter() - t))
+        ref = []
+        if reference_analysis is not None and ref_hands > 0:
+            spec = r.contracts[h].melds
+            for k in range(ref_reps):
+                test = tests[k % len(tests)]
+                t = time.perf_counter()
+                for i in range(ref_hands):
+                    reference_analysis(test[i], spec, r)
+                ref.append((ref_hands, time.perf_counter() - t))
+        row = {"rules": r.name, "hand": h + 1, "contract": str(r.contracts[h]), "cards": size,
+               "deficiency": rates(hot), "cold": rates(cold), "laydown": rates(lays),
+               "reference": rates(ref), "mean_deficiency": float(np.mean(defs))}
+        rows.append(row)
+        if progress:
+            progress(f"  {r.name} hand {h + 1} {row['contract']}: "
+                     f"{row['deficiency']['median']:,.0f} deficiency/s")
+    return rows
+
+
+def shanten_rate(hands: int, reps: int, seed: int = 1) -> dict | None:
+    """The `mahjong` package's shanten number (pure Python) on random 13-tile hands:
+    the nearest public analogue of ``deficiency`` (another game: riichi mahjong)."""
+    try:
+        from mahjong.shanten import Shanten
+    except ImportError:
+        return None
+    rng = np.random.default_rng(seed)
+    sh = Shanten()
+    passes = []
+    for _ in range(reps):
+        tiles = []
+        for _ in range(hands):
+            t34 = [0] * 34
+            for tile in rng.choice(136, 13, replace=False):
+                t34[tile // 4] += 1
+            tiles.append(t34)
+        t = time.perf_counter()
+        for t34 in tiles:
+            sh.calculate_shanten(t34)
+        passes.append((hands, time.perf_counter() - t))
+    return rates(passes)
+
+
+def measure(presets=("shanghai", "contract", "progressive"), hands=5_000, warm=20_000, reps=3,
+            ref_hands=5, ref_reps=3, shanten_hands=2_000, scale=None, seed=1, progress=None) -> dict:
+    """The hand-analysis benchmark as a result dict (see _common).
+
+    ``scale`` shrinks the sample for a slow preset (e.g. {"progressive": 0.1}).
+    """
+    scale = scale or {}
+    rows = []
+    for p in presets:
+        s = scale.get(p, 1.0)
+        rows += contract_rows(p, max(2, int(hands * s)), int(warm * s), reps, ref_hands, ref_reps,
+                              seed, progress)
+    shanten = shanten_rate(shanten_hands, reps, seed)
+    table_rows = []
+    for row in rows:
+        table_rows.append([row["rules"], row["hand"], row["contract"], row["cards"],
+                           row["deficiency"], row["cold"], row["laydown"], row["reference"],
+                           ratio(row["deficiency"], row["reference"]),
+                           ratio(row["deficiency"], shanten), row["mean_deficiency"]])
+    return {
+        "name": "melds",
+        "title": "Hand analysis: deficiency and lay-down throughput per contract",
+        "settings": {"presets": list(presets), "hands": hands, "warm": warm, "reps": reps,
+                     "ref_hands": ref_hands, "ref_reps": ref_reps, "shanten_hands": shanten_hands,
+                     "scale": scale, "seed": seed},
+        "figures": {"rows": rows, "shanten": shanten},
+        "tables": [
+            table("Evaluations per second on one thread, median (min-max) of the passes",
+                  ["rules", "hand", "contract", "cards", "deficiency/s (warm memo)",
+                   "deficiency/s (cold memo)", "lay-downs/s", "reference/s",
+                   "x reference", "x shanten peer", "mean deficiency"], table_rows),
+            table("Peer: the mahjong package's shanten number (riichi mahjong, 13 tiles, pure Python)",
+                  ["peer", "evaluations/s"],
+                  [["mahjong.shanten.Shanten.calculate_shanten" if shanten else
+                    "mahjong not installed (pip install -e '.[bench]')", shanten]]),
+        ],
+    }
 
 
 def main() -> None:
@@ -55,71 +197,19 @@ def main() -> None:
     args = ap.parse_args()
     if args.quick:
         args.hands, args.ref_hands, args.warm = 5_000, 5, 20_000
-    r = R.load_rules(args.rules)
-    a = r.arrays()
-    exact, gap = a.params[P_INITIAL_EXACT], a.params[P_SAME_SUIT_GAP]
-    rng = np.random.default_rng(args.seed)
-    shoe = shoe_of(r)
-    try:
-        from reference import reference_analysis
-    except ImportError:
-        reference_analysis = None
-    rows = []
-    print(f"rules {r.name}; shoe {len(shoe)} cards; {args.hands:,} hands per contract; one thread",
-          flush=True)
-    print(f"warm-up: {args.warm:,} hands per contract; 'cold' = the same hands with an empty memo")
+    print(f"rules {args.rules}; {args.hands:,} hands per contract; one thread; "
+          f"warm-up {args.warm:,} hands; 'cold' = a fresh memo per pass", flush=True)
+    rows = contract_rows(args.rules, args.hands, args.warm, args.reps, args.ref_hands, 1, args.seed)
     print(f"{'hand':>4} {'contract':<22} {'cards':>5} {'deficiency/s':>14} {'cold/s':>12} {'sat+deadwood/s':>15} "
-          f"{'reference/s':>12} {'speed-up':>9} {'mean def':>8}", flush=True)
-    for h in range(r.hands):
-        size = 14 if h >= 7 else 12
-        kinds, sizes, nm = a.meld_kind[h], a.meld_size[h], a.n_melds[h]
-        cache = K.new_cache()
-        # every pass's hands drawn now, so no Python work runs between the timed passes
-        tests = [draw(rng, shoe, args.hands, size) for _ in range(args.reps)]
-        test = tests[0]
-        out = np.empty(args.hands, np.int64)
-        # Cold: a fresh memo (compilation excluded by a first tiny call).
-        K.deficiency_batch_nb(test[:1], kinds, sizes, nm, a.joker_cap, exact, gap, out, *K.new_cache())
-        t = time.perf_counter()
-        K.deficiency_batch_nb(test, kinds, sizes, nm, a.joker_cap, exact, gap, out, *K.new_cache())
-        cold = len(test) / (time.perf_counter() - t)
-        done = 0
-        while done < args.warm:
-            warm = draw(rng, shoe, min(50_000, args.warm - done), size)
-            K.deficiency_batch_nb(warm, kinds, sizes, nm, a.joker_cap, exact, gap,
-                                  np.empty(len(warm), np.int64), *cache)
-            done += len(warm)
-        # The median of several passes, each over hands not seen before (one pass of
-        # 50,000 hands lasts about 20 ms: a single timing is at the mercy of the machine),
-        # back to back right after the warm-up, as the single pass was before.
-        rates, defs = [], []
-        for test in tests:
-            t = time.perf_counter()
-            K.deficiency_batch_nb(test, kinds, sizes, nm, a.joker_cap, exact, gap, out, *cache)
-            rates.append(len(test) / (time.perf_counter() - t))
-            defs.append(out.mean())
-        dps = statistics.median(rates)
-        mean_def = float(np.mean(defs))
-        lay = np.zeros((MAX_MELDS, K.LAY_W), np.int64)
-        n_lay = min(len(test), 20_000)
-        K.laydown_nb(test[0], kinds, sizes, nm, a.joker_cap, exact, gap, a.points, lay)
-        t = time.perf_counter()
-        for i in range(n_lay):
-            K.laydown_nb(test[i], kinds, sizes, nm, a.joker_cap, exact, gap, a.points, lay)
-        lps = n_lay / (time.perf_counter() - t)
-        rps = float("nan")
-        if reference_analysis is not None and args.ref_hands > 0:
-            spec = r.contracts[h].melds
-            t = time.perf_counter()
-            for i in range(args.ref_hands):
-                reference_analysis(test[i], spec, r)
-            rps = args.ref_hands / (time.perf_counter() - t)
-        rows.append((h + 1, str(r.contracts[h]), size, dps, lps, rps, mean_def))
-        print(f"{h + 1:>4} {str(r.contracts[h]):<22} {size:>5} {dps:>14,.0f} {cold:>12,.0f} "
-              f"{lps:>15,.0f} {rps:>12,.1f} {dps / rps:>8,.0f}x {mean_def:>8.2f}", flush=True)
-    d = [row[3] for row in rows]
+          f"{'reference/s':>12} {'speed-up':>9} {'mean def':>8}")
+    for row in rows:
+        dps, rps = row["deficiency"]["median"], row["reference"]["median"] or float("nan")
+        print(f"{row['hand']:>4} {row['contract']:<22} {row['cards']:>5} {dps:>14,.0f} "
+              f"{row['cold']['median']:>12,.0f} {row['laydown']['median']:>15,.0f} {rps:>12,.1f} "
+              f"{dps / rps:>8,.0f}x {row['mean_deficiency']:>8.2f}")
+    d = [row["deficiency"]["median"] for row in rows]
     print(f"median deficiency/s over the contracts: {statistics.median(d):,.0f}; "
-          f"slowest: {min(d):,.0f} (hand {rows[int(np.argmin(d))][0]})")
+          f"slowest: {min(d):,.0f} (hand {rows[int(np.argmin(d))]['hand']})")
 
 
 if __name__ == "__main__":

@@ -37,6 +37,9 @@ import numpy as np
 from shanghai_sim import runner
 from shanghai_sim.kernels import records as R
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import ratio, spread, table  # noqa: E402
+
 
 def _noop_play(params, points, joker_cap, meld_kind, meld_size, n_melds, deal, buys,
                bot_kind, bot_params, seeds, hand_out):
@@ -133,6 +136,70 @@ def _child(mode: str, games: int, threads: int, out: str) -> None:
             if e.code:
                 raise
     print(f"{_vm_hwm_mib():.1f}")
+
+
+def measure(games: int | None = None, target_s: float = 6.0, reps: int = 3,
+            max_threads: int | None = None, stub_games: int = 20_000,
+            rss_real=(2_000,), rss_stub=(10_000, 100_000), tmp: str | None = None,
+            progress=None) -> dict:
+    """The runner benchmark as a result dict (see _common): thread scaling 1..N of the
+    engine alone and of ``runner.run`` with Parquet, the writing overhead, the runner's
+    own cost (no-op engine), and peak RSS of whole jobs in fresh processes, real engine
+    (``shanghai-sim run``) for ``rss_real`` games and the no-op engine for ``rss_stub``."""
+    say = progress or (lambda s: None)
+    tmpd = Path(tmp or tempfile.mkdtemp(prefix="bench-runner-"))
+    tmpd.mkdir(parents=True, exist_ok=True)
+    cores = os.cpu_count() or 1
+    nmax = max_threads or cores
+    plan = runner.plan(runner.Job(games=10**6, out=str(tmpd / "unused")))
+    with_parquet(2, 1, tmpd)                                  # compile / load everything once
+    per_game = engine_alone(plan, 4, 1) / 4
+    games = games or max(8, int(target_s / per_game))
+    scaling = []
+    for th in range(1, nmax + 1):
+        e = spread([games / engine_alone(plan, games, th) for _ in range(reps)])
+        pq = spread([games / with_parquet(games, th, tmpd) for _ in range(reps)])
+        scaling.append({"threads": th, "engine": e, "parquet": pq})
+        say(f"  {th} thread(s): engine {e['median']:,.0f} games/s, run+Parquet {pq['median']:,.0f}")
+    s1 = spread([stub_games / with_parquet(stub_games, 1, tmpd, runner_only_engine())
+                 for _ in range(reps)])
+    rss = []
+    for stub, sizes in ((False, rss_real), (True, rss_stub)):
+        for g in sizes:
+            dt, mib = peak_rss(g, tmpd, min(2, cores), stub)
+            rss.append({"games": g, "engine": "no-op" if stub else "real", "seconds": dt,
+                        "peak_rss_mib": mib})
+            say(f"  {'no-op' if stub else 'real'} engine, {g:,} games: peak RSS {mib:,.0f} MiB")
+    shutil.rmtree(tmpd, ignore_errors=True)
+    one = scaling[0]
+    overhead = [p / e - 1 for p, e in zip(
+        [1 / x for x in one["parquet"]["samples"]], [1 / x for x in one["engine"]["samples"]])]
+    overhead = spread([100 * x for x in overhead])
+    return {
+        "name": "runner",
+        "title": "Batch runner: thread scaling, Parquet overhead, peak RSS against games",
+        "settings": {"games": games, "reps": reps, "threads": list(range(1, nmax + 1)),
+                     "stub_games": stub_games, "rss_real": list(rss_real),
+                     "rss_stub": list(rss_stub), "job": "shanghai rules, 4 greedy bots"},
+        "figures": {"scaling": scaling, "overhead_pct": overhead, "runner_only": s1, "rss": rss,
+                    "ms_per_game": per_game * 1e3},
+        "tables": [
+            table(f"Thread scaling, {games:,} games of the default job, games/s, median (min-max) of {reps}",
+                  ["threads", "engine alone", "run + Parquet", "engine speed-up", "run speed-up"],
+                  [[s["threads"], s["engine"], s["parquet"], ratio(s["engine"], one["engine"]),
+                    ratio(s["parquet"], one["parquet"])] for s in scaling]),
+            table("Writing: the runner's own cost",
+                  ["what", "value"],
+                  [["Parquet + runner overhead on one thread, % of engine time", overhead],
+                   [f"no-op engine through runner.run, {stub_games:,} games, games/s", s1]]),
+            table(f"Peak RSS of a whole job in a fresh process, {min(2, cores)} threads",
+                  ["games", "engine", "seconds", "peak RSS MiB"],
+                  [[x["games"], x["engine"], x["seconds"], x["peak_rss_mib"]] for x in rss]),
+        ],
+        "notes": ["`real` = `shanghai-sim run ... --quiet`; `no-op` = the kernel replaced by "
+                  "a stub that fills constant records: the runner's own memory and writing "
+                  "cost at job sizes the real engine cannot finish within the run's time."],
+    }
 
 
 def main() -> None:

@@ -75,6 +75,56 @@ def read_and_hash(out: Path) -> tuple[int, float]:
     return total, time.perf_counter() - t0
 
 
+def measure(games: int = 200_000, detail: str = "hands", threads: int = 2, reps: int = 3,
+            progress=None) -> dict:
+    """The verify benchmark as a result dict (see benchmarks/_common.py): a dataset of
+    ``games`` stand-in games, then reading and hashing alone, ``verify`` and ``verify --full``,
+    each ``reps`` times (MB/s over the part files' bytes, from the page cache)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _common import ratio, spread, table
+    say = progress or (lambda s: None)
+    tmp = Path(tempfile.mkdtemp(prefix="bench-verify-"))
+    out = tmp / "ds"
+    try:
+        eng = stand_in_engine()
+        job = runner.Job(games=games, out=str(out), detail=detail, threads=threads,
+                         bots=("random", "greedy", "greedy", "greedy"))
+        runner.run(runner.plan(job, eng), resume=True, progress=None, engine=eng)
+        nparts = len(list(out.glob("*/part-*.parquet")))
+        hashed, quick, full = [], [], []
+        nbytes = 0
+        for _ in range(reps):
+            nbytes, t = read_and_hash(out)
+            hashed.append(nbytes / 1e6 / t)
+            for f, acc in ((False, quick), (True, full)):
+                t0 = time.perf_counter()
+                rep = verify(str(out), full=f)
+                dt = time.perf_counter() - t0
+                assert rep.ok, rep.lines()
+                acc.append(nbytes / 1e6 / dt)
+        hashed, quick, full = spread(hashed), spread(quick), spread(full)
+        say(f"  {games:,} games, {nbytes / 1e6:,.1f} MB: verify --full {full['median']:,.0f} MB/s, "
+            f"read + SHA-256 {hashed['median']:,.0f} MB/s")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    mb = nbytes / 1e6
+    return {
+        "name": "verify",
+        "title": "Checking a dataset: `verify` and `verify --full` against reading and hashing alone",
+        "settings": {"games": games, "detail": detail, "threads": threads, "reps": reps},
+        "figures": {"mb": mb, "parts": nparts, "hash": hashed, "quick": quick, "full": full},
+        "tables": [table(f"{games:,} games (`--detail {detail}`), {nparts:,} parts, {mb:,.1f} MB, "
+                         f"from the page cache; MB/s, median (min-max) of {reps}",
+                         ["what", "MB/s", "seconds (median)", "x read + SHA-256 time"],
+                         [["read + SHA-256 alone (the floor of --full)", hashed,
+                           mb / hashed["median"], 1.0],
+                          ["`shanghai-sim verify` (quick)", quick, mb / quick["median"],
+                           ratio(hashed, quick)],
+                          ["`shanghai-sim verify --full`", full, mb / full["median"],
+                           ratio(hashed, full)]])],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--games", type=int, default=200_000)

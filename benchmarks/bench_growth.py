@@ -1,0 +1,116 @@
+"""How cost grows: deficiency time against hand size and jokers held; game time
+against players and preset.
+
+- Deficiency: ``deficiency_batch_nb`` with a memo warmed on other hands of the
+  same kind, microseconds per hand, for hands of 10-22 cards (drawn from the
+  4-player `shanghai` shoe, jokers as they fall) and for 12-card hands holding
+  exactly 0-4 jokers. A few contracts: the cheapest (sets only), a mixed one,
+  and the all-runs ones.
+- Games: milliseconds per game of greedy bots with ``play_games_nb`` (the batch
+  kernel) at 2-8 players for each preset; `progressive` is about 100x slower than
+  `shanghai` (its multi-run contracts take the general search), so its sample
+  is smaller.
+
+    python benchmarks/run_all.py --only growth [--quick]
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import spread, table  # noqa: E402
+from bench_engine import games_rate  # noqa: E402
+from bench_melds import shoe_of  # noqa: E402
+
+from shanghai_sim import rules as R  # noqa: E402
+from shanghai_sim.kernels import melds as K  # noqa: E402
+from shanghai_sim.rules import P_INITIAL_EXACT, P_SAME_SUIT_GAP  # noqa: E402
+
+CONTRACTS = (1, 6, 7, 10)        # shanghai: set3 set3 · set3 set3 run5 · run4 run4 run4 · run5 run5 run5
+
+
+def _draw(rng, shoe, n, size, jokers=None):
+    out = np.zeros((n, 53), np.int64)
+    nat = shoe[shoe != 52]
+    for i in range(n):
+        if jokers is None:
+            out[i] = np.bincount(rng.choice(shoe, size, replace=False), minlength=53)
+        else:
+            out[i] = np.bincount(rng.choice(nat, size - jokers, replace=False), minlength=53)
+            out[i, 52] = jokers
+    return out
+
+
+def _us_per_hand(r, h, hands_fn, n, warm, reps) -> dict:
+    a = r.arrays()
+    exact, gap = a.params[P_INITIAL_EXACT], a.params[P_SAME_SUIT_GAP]
+    kinds, sizes, nm = a.meld_kind[h], a.meld_size[h], a.n_melds[h]
+    cache = K.new_cache()
+    w = hands_fn(warm)
+    K.deficiency_batch_nb(w, kinds, sizes, nm, a.joker_cap, exact, gap,
+                          np.empty(len(w), np.int64), *cache)
+    tests = [hands_fn(n) for _ in range(reps)]
+    out = np.empty(n, np.int64)
+    ts = []
+    for test in tests:
+        t = time.perf_counter()
+        K.deficiency_batch_nb(test, kinds, sizes, nm, a.joker_cap, exact, gap, out, *cache)
+        ts.append(1e6 * (time.perf_counter() - t) / n)
+    return spread(ts)
+
+
+def measure(sizes=tuple(range(10, 23, 2)), jokers=(0, 1, 2, 3, 4), contracts=CONTRACTS,
+            hands=2_000, warm=5_000, reps=3, players=(2, 3, 4, 5, 6, 7, 8),
+            presets=("shanghai", "contract", "progressive"), games=40, scale=None,
+            seed=1, progress=None) -> dict:
+    say = progress or (lambda s: None)
+    scale = scale or {}
+    r = R.load_rules("shanghai")
+    shoe = shoe_of(r)
+    rng = np.random.default_rng(seed)
+    by_size, by_jokers = [], []
+    for c in contracts:
+        h = c - 1
+        for n in sizes:
+            s = _us_per_hand(r, h, lambda k, n=n: _draw(rng, shoe, k, n), hands, warm, reps)
+            by_size.append({"hand": c, "contract": str(r.contracts[h]), "cards": n, "us": s})
+        for j in jokers:
+            s = _us_per_hand(r, h, lambda k, j=j: _draw(rng, shoe, k, 12, j), hands, warm, reps)
+            by_jokers.append({"hand": c, "contract": str(r.contracts[h]), "jokers": j, "us": s})
+        say(f"  contract {c} ({r.contracts[h]}) done")
+    by_players = []
+    for p in presets:
+        g = max(1, int(games * scale.get(p, 1.0)))
+        for n in players:
+            gps = games_rate(p, n, "greedy", g, reps)
+            ms = spread([1e3 / x for x in gps["samples"]])
+            by_players.append({"rules": p, "players": n, "games": g, "ms": ms})
+        say(f"  {p}: game time at {len(players)} table sizes done")
+    return {
+        "name": "growth",
+        "title": "How cost grows: deficiency time vs hand size and jokers, game time vs players and preset",
+        "settings": {"sizes": list(sizes), "jokers": list(jokers), "contracts": list(contracts),
+                     "hands": hands, "warm": warm, "reps": reps, "players": list(players),
+                     "presets": list(presets), "games": games, "scale": scale, "seed": seed},
+        "figures": {"by_size": by_size, "by_jokers": by_jokers, "by_players": by_players},
+        "tables": [
+            table("Deficiency, µs per hand (warm memo) against cards in hand, `shanghai` contracts",
+                  ["contract"] + [f"{n} cards" for n in sizes],
+                  [[f"{c}: {r.contracts[c - 1]}"] + [x["us"] for x in by_size if x["hand"] == c]
+                   for c in contracts]),
+            table("Deficiency, µs per hand (warm memo) against jokers held, 12 cards",
+                  ["contract"] + [f"{j} jokers" for j in jokers],
+                  [[f"{c}: {r.contracts[c - 1]}"] + [x["us"] for x in by_jokers if x["hand"] == c]
+                   for c in contracts]),
+            table("Greedy game, ms per game (one thread) against players",
+                  ["rules", "games per pass"] + [f"{n} players" for n in players],
+                  [[p, max(1, int(games * scale.get(p, 1.0)))]
+                   + [x["ms"] for x in by_players if x["rules"] == p] for p in presets]),
+        ],
+    }

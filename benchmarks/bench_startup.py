@@ -1,0 +1,115 @@
+"""First use: cold compile time of each command's kernels, and warm start time of
+the commands a new user runs first.
+
+- Cold: for each step of ``shanghai-sim warmup`` (``precompile.STEPS``: the meld
+  finder behind ``meld``, the batch engine behind ``run``, the step API behind
+  ``replay``), a fresh Python process with an empty ``SHANGHAI_SIM_CACHE_DIR``
+  runs that step alone; the time is the step's, import of the package excluded.
+  Each step compiles everything it needs, so the steps overlap (``replay``
+  compiles the engine too). Not in ``--quick``: each takes minutes.
+- Warm: wall time of the whole command in a fresh process with the per-user
+  cache filled (``shanghai-sim meld ...``, ``shanghai-sim run --games 1``), next
+  to the floor of starting Python and of ``shanghai-sim --help``.
+
+    python benchmarks/run_all.py --only startup [--quick]
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import spread, table  # noqa: E402
+
+_CLI = [sys.executable, "-m", "shanghai_sim.cli.main"]
+
+
+def _cli() -> list[str]:
+    exe = Path(sys.executable).with_name("shanghai-sim")
+    return [str(exe)] if exe.exists() else _CLI
+
+
+def cold_compile(step: int, timeout: float = 1800) -> float:
+    """Seconds for precompile.STEPS[step] in a fresh process with an empty kernel cache."""
+    tmp = tempfile.mkdtemp(prefix="bench-cold-")
+    env = dict(os.environ, SHANGHAI_SIM_CACHE_DIR=tmp)
+    code = ("import time, shanghai_sim.precompile as P\n"
+            f"t = time.perf_counter(); P.STEPS[{step}][1](); print(time.perf_counter() - t)")
+    try:
+        res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, timeout=timeout)
+        if res.returncode != 0:
+            raise RuntimeError(f"cold compile of step {step} failed:\n{res.stderr[-2000:]}")
+        return float(res.stdout.strip().splitlines()[-1])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def wall(cmd: list[str], reps: int, cwd: str | None = None) -> dict:
+    ts = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        res = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
+        ts.append(time.perf_counter() - t)
+        if res.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)} failed:\n{res.stderr[-2000:]}")
+    return spread(ts)
+
+
+def commands() -> list[tuple[str, list[str]]]:
+    cli = _cli()
+    return [
+        ("python -c pass (floor: the interpreter)", [sys.executable, "-c", "pass"]),
+        ("shanghai-sim --help", cli + ["--help"]),
+        ("shanghai-sim meld 5C 6C 7C 8C 9D 9H 9S JK --contract 2",
+         cli + ["meld", "5C", "6C", "7C", "8C", "9D", "9H", "9S", "JK", "--contract", "2"]),
+        ("shanghai-sim run --games 1", cli + ["run", "--games", "1", "--out", "out", "--quiet",
+                                              "--overwrite"]),
+    ]
+
+
+def measure(reps: int = 3, cold: bool = True, cold_reps: int = 1, progress=None) -> dict:
+    say = progress or (lambda s: None)
+    from shanghai_sim.precompile import STEPS
+    from shanghai_sim.kernels.cache import cache_dir
+    subprocess.run(_cli() + ["warmup"], capture_output=True)      # the warm cache, for sure
+    tmp = tempfile.mkdtemp(prefix="bench-warm-")
+    warm = []
+    try:
+        for name, cmd in commands():
+            s = wall(cmd, reps, cwd=tmp)
+            warm.append({"command": name, "seconds": s})
+            say(f"  warm {name}: {s['median']:.2f} s")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    colds = []
+    if cold:
+        for i, (name, _) in enumerate(STEPS):
+            s = spread([cold_compile(i) for _ in range(cold_reps)])
+            colds.append({"step": name, "seconds": s})
+            say(f"  cold {name}: {s['median']:.0f} s")
+    tables = [table(f"Warm start: wall time of the command in a fresh process, seconds, "
+                    f"median (min-max) of {reps}", ["command", "seconds"],
+                    [[w["command"], w["seconds"]] for w in warm])]
+    if colds:
+        tables.insert(0, table(
+            f"Cold compile: each command's kernels in a fresh process with an empty cache, "
+            f"seconds ({cold_reps} run{'s' if cold_reps > 1 else ''})",
+            ["kernels (warmup step)", "seconds"], [[c["step"], c["seconds"]] for c in colds]))
+    return {
+        "name": "startup",
+        "title": "First use: cold compile of each command's kernels, warm start of the first commands",
+        "settings": {"reps": reps, "cold": cold, "cold_reps": cold_reps,
+                     "kernel_source_hash": cache_dir().name},
+        "figures": {"warm": warm, "cold": colds},
+        "tables": tables,
+        "notes": [] if cold else ["Cold compile not measured in this run (`--quick` skips it: "
+                                  "minutes per command)."],
+    }

@@ -1,0 +1,153 @@
+"""BENCHMARKS.md, written from the JSON results: what is measured, how, the tables,
+the charts, how to rerun. Every table cell is ``_common.fmt`` of the JSON value, so
+a test can read the tables back and compare them with the results."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from _common import fmt
+
+HOW = {
+    "melds": (
+        "Hand analysis",
+        "For each contract of each preset: random hands from the 4-player shoe (12 cards; 14 "
+        "for hands 8-10, where buys are usual). *Deficiency, warm memo*: `deficiency_batch_nb` "
+        "after a warm-up on other hands of the same kind (the per-suit memo filled); *cold*: the "
+        "same passes with an empty memo each time; *lay-downs*: `laydown_nb` (satisfiable + "
+        "deadwood) hand by hand. Peers in the same run: the plain Python reference meld finder "
+        "(`tests/reference.py`, the same answers, written from the rulebook), and, as the "
+        "nearest public analogue of `deficiency`, the `mahjong` package's shanten number "
+        "(riichi mahjong, another game: 13 tiles of 34 kinds, pure Python): it answers the same "
+        "question, cards missing to a complete hand, for a smaller hand and no jokers. "
+        "`progressive` is sampled lighter (its multi-run contracts take the general search)."),
+    "growth": (
+        "How cost grows",
+        "Deficiency time per hand (warm memo) for hands of 10-22 cards drawn from the "
+        "`shanghai` shoe, and for 12-card hands holding exactly 0-4 jokers; game time with four "
+        "greedy bots at 2-8 players for each preset (`progressive` with a smaller sample: it "
+        "is about 100x slower). Two-player games are the long ones: with greedy bots many "
+        "hands run to the turn cap (docs/rules.md §5.8) with nobody out; at two players "
+        "nobody can buy a discard (§5.9)."),
+    "engine": (
+        "The engine",
+        "Games per second of `play_games_nb` (the batch kernel, one thread) with greedy and with "
+        "random bots, per preset; the machine's floor next to them: shuffling and dealing every "
+        "hand of a game in numba and nothing else. Random-player actions per second against "
+        "OpenSpiel's gin rummy (two players, a different game with a single pack: the nearest "
+        "public card-game engine) driven two ways: its Python API (`legal_actions`, "
+        "`apply_action` per step) and its C++ loop (`pyspiel.evaluate_bots` with "
+        "`make_uniform_random_bot` players; it does not report a game's length, so its actions/s "
+        "are its games/s times the mean decisions per game of the Python-API games)."),
+    "runner": (
+        "The batch runner",
+        "The default job (`shanghai`, 4 greedy bots): the kernel alone and `runner.run` (seeds, "
+        "kernel, Arrow tables, zstd Parquet, manifest) on 1..N threads; the writing overhead on "
+        "one thread; the runner's own cost with the kernel replaced by a no-op; and the peak "
+        "RSS of whole jobs in a fresh process: `real` is `shanghai-sim run --quiet` up to the "
+        "size this run's time allows, `no-op` is the runner with the no-op kernel up to 1M "
+        "games. On a shared machine a second thread competes with other people's work, so "
+        "the scaling shown is a lower bound."),
+    "verify": (
+        "Checking a dataset",
+        "A dataset written by the real runner (Parquet, page checksums, manifest records) with "
+        "the game kernel replaced by a stand-in that fills random, plausible records (what "
+        "`verify` costs depends on the bytes, not on how the games were played): reading and "
+        "hashing every part alone (the floor of `--full`), then `verify` (sizes, footers, "
+        "rows, job metadata) and `verify --full` (every byte). The files were just written, so "
+        "they come from the page cache: CPU speeds, an upper bound on what a disk delivers."),
+    "startup": (
+        "First use",
+        "Cold: each step of `shanghai-sim warmup` (the kernels of `meld`, of `run`, of "
+        "`replay`/`play`) in a fresh process with an empty `SHANGHAI_SIM_CACHE_DIR`: the time a "
+        "new user waits once per version. Warm: the wall time of the first commands in a fresh "
+        "process with the cache filled, next to starting Python and `shanghai-sim --help`."),
+    "bots": (
+        "The bots",
+        "Four seats of each bot, `shanghai` rules, one thread: games per second and decisions "
+        "per second. The bot tournament does not exist yet; its table will join this section "
+        "when it lands."),
+}
+
+
+def md_table(t: dict) -> str:
+    lines = [f"**{t['title']}**", "",
+             "| " + " | ".join(t["columns"]) + " |",
+             "|" + "|".join("---" for _ in t["columns"]) + "|"]
+    for row in t["rows"]:
+        lines.append("| " + " | ".join(fmt(v).replace("|", "\\|") for v in row) + " |")
+    return "\n".join(lines)
+
+
+def _machine_line(m: dict) -> str:
+    return (f"{m.get('cpu')}, {m.get('cores')} cores, {m.get('os')}; Python {m.get('python')}, "
+            f"numba {m.get('numba')}, numpy {m.get('numpy')}, pyarrow {m.get('pyarrow')}, "
+            f"open_spiel {m.get('open_spiel') or 'not installed'}, "
+            f"mahjong {m.get('mahjong') or 'not installed'}; commit {m.get('commit')}; "
+            f"{m.get('date')}")
+
+
+def render(results: dict, charts: dict, base: Path) -> str:
+    def rel(p: Path) -> str:
+        return Path(os.path.relpath(Path(p).resolve(), Path(base).resolve())).as_posix()
+
+    runs = sorted({r.get("run", "?") for r in results.values()})
+    out = [
+        "# Benchmarks",
+        "",
+        "Generated by `python benchmarks/run_all.py` from the results in `benchmarks/results/`: "
+        "do not edit by hand. Every figure below comes from that one command; the peers "
+        "(OpenSpiel gin rummy, the Python reference meld finder, the mahjong shanten "
+        "calculator, the floor of dealing cards) are measured in the same run, side by side, "
+        "so read the ratios first: absolute times drift between runs on a shared machine. "
+        "A figure is the median of repeated passes with the min-max in brackets.",
+        "",
+        f"**These results are from a `{'`, `'.join(runs)}` run** of "
+        f"{sum(r.get('seconds', 0) for r in results.values()) / 60:.1f} minutes of benchmarks "
+        "(`full`: `python benchmarks/run_all.py`, under an hour on 2 cores, cold compiles "
+        "included; `quick`: `--quick`, a few minutes, small samples, no cold compiles).",
+        "",
+        "## Rerun",
+        "",
+        "```bash",
+        "pip install -e '.[bench,charts]'              # OpenSpiel and mahjong are the peers",
+        "shanghai-sim warmup                           # compile the kernels once",
+        "python benchmarks/run_all.py                  # everything (under an hour)",
+        "python benchmarks/run_all.py --quick          # small samples, no cold compiles (minutes)",
+        "python benchmarks/run_all.py --only engine    # one benchmark; the others' results kept",
+        "```",
+        "",
+    ]
+    if "headline" in charts:
+        from charts import headline_ratios
+        out += ["## At a glance", "", f"![headline]({rel(charts['headline'])})", ""]
+        out += [f"- {label.replace(chr(10), ' ')}: **{_x(s['median'])}** "
+                f"({_x(s['min'])}-{_x(s['max'])} over the passes)"
+                for label, s in headline_ratios(results)]
+        out += [""]
+    for name in ("melds", "growth", "engine", "runner", "verify", "startup", "bots"):
+        res = results.get(name)
+        if not res:
+            continue
+        title, how = HOW[name]
+        out += [f"## {title}", "", res["title"] + ".", "", how, ""]
+        if name in charts:
+            out += [f"![{name}]({rel(charts[name])})", ""]
+        for t in res["tables"]:
+            out += [md_table(t), ""]
+        for n in res.get("notes", []):
+            out += [f"- {n}"]
+        if res.get("notes"):
+            out += [""]
+        out += [f"*Machine*: {_machine_line(res['machine'])}. *Run*: `{res['run']}`, "
+                f"{res['seconds']:.0f} s. *Settings*: `{_settings(res['settings'])}`.", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _x(v: float) -> str:
+    return f"{v:,.0f}x" if v >= 10 else f"{v:.1f}x"
+
+
+def _settings(s: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in s.items())

@@ -1,0 +1,94 @@
+"""The benchmark pipeline on a tiny run: every result parses, every chart is a PNG,
+and BENCHMARKS.md's tables are the JSON results, cell for cell. Not the timings."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("matplotlib")
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+sys.path.insert(0, str(BENCH))
+
+import run_all  # noqa: E402
+from _common import fmt  # noqa: E402
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    d = tmp_path_factory.mktemp("bench")
+    rc = run_all.main(["--tiny", "--results", str(d / "results"), "--charts", str(d / "charts"),
+                       "--markdown", str(d / "BENCHMARKS.md")])
+    assert rc == 0
+    return d
+
+
+def _md_tables(text: str) -> list[list[list[str]]]:
+    """Every markdown table of ``text``: rows of cells, the header first, the rule dropped."""
+    tables, cur = [], None
+    for line in text.splitlines():
+        if line.startswith("|"):
+            cells = [c.strip().replace("\\|", "|") for c in line.strip()[1:-1].split(" | ")]
+            if cur is None:
+                cur = []
+                tables.append(cur)
+            if not set(line) <= set("|-"):
+                cur.append(cells)
+        else:
+            cur = None
+    return tables
+
+
+def test_every_benchmark_writes_a_result_with_the_machine(tiny):
+    for name in run_all.ORDER:
+        res = json.loads((tiny / "results" / f"{name}.json").read_text())
+        assert res["name"] == name and res["run"] == "tiny"
+        m = res["machine"]
+        for key in ("cpu", "cores", "python", "numba", "numpy", "pyarrow", "date"):
+            assert m[key], key
+        assert res["tables"] and all(t["rows"] for t in res["tables"])
+
+
+def test_charts_are_png(tiny):
+    pngs = sorted((tiny / "charts").glob("*.png"))
+    assert {p.stem for p in pngs} >= set(run_all.ORDER)
+    for p in pngs:
+        assert p.read_bytes()[:8] == PNG, p
+
+
+def test_benchmarks_md_tables_equal_the_json(tiny):
+    results = run_all.load_results(tiny / "results")
+    expected = [[t["columns"]] + [[fmt(v) for v in row] for row in t["rows"]]
+                for name in run_all.ORDER for t in results[name]["tables"]]
+    text = (tiny / "BENCHMARKS.md").read_text()
+    assert _md_tables(text) == expected
+    for name in run_all.ORDER:                     # each chart shown, linked relative to the file
+        assert f"(charts/{name}.png)" in text
+
+
+def test_peers_are_measured_when_installed(tiny):
+    results = run_all.load_results(tiny / "results")
+    rows = results["melds"]["figures"]["rows"]
+    assert all(r["reference"]["n"] > 0 for r in rows)      # tests/reference.py is always there
+    try:
+        import mahjong  # noqa: F401
+        assert results["melds"]["figures"]["shanten"]["median"] > 0
+    except ImportError:
+        assert results["melds"]["figures"]["shanten"] is None
+    try:
+        import pyspiel  # noqa: F401
+        assert results["engine"]["figures"]["openspiel_cpp"]["actions"]["median"] > 0
+    except ImportError:
+        assert results["engine"]["figures"]["openspiel_cpp"] is None
+
+
+def test_fmt_writes_a_spread_as_median_and_range():
+    s = {"median": 2.5e6, "min": 1.0e6, "max": 3.25e6, "n": 3, "samples": []}
+    assert fmt(s) == "2.50M (1.00M-3.25M)"
+    assert fmt(None) == "n/a" and fmt(1234) == "1,234" and fmt(0.5) == "0.50"
