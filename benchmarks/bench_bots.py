@@ -2,9 +2,9 @@
 `shanghai` rules, one thread (``_count_actions_nb`` of bench_engine: the batch loop,
 counting each decision).
 
-The bot tournament (a table of bots against each other) does not exist yet: this
-benchmark lists each bot's speed only, and will add the tournament table once the
-tournament lands.
+Then the tournament table (``shanghai_sim.tournament``, as `shanghai-sim tournament`
+prints it): ``TOURNAMENT`` over ``tournament_deals`` deals, each in every distinct seating,
+every bot against the first-named one on the same deals.
 
     python benchmarks/run_all.py --only bots [--quick]
 """
@@ -20,10 +20,33 @@ from _common import table  # noqa: E402
 from bench_engine import actions_rate  # noqa: E402
 
 BOTS = ("random", "greedy")
+TOURNAMENT = ("greedy", "greedy:buy=never", "random", "greedy")
+
+
+def _tournament(deals: int, rules: str) -> tuple[list[list], dict]:
+    """The tournament's rows (bot, seats, win share per seat, points, vs the first bot) and settings."""
+    import tempfile
+    import time
+
+    from shanghai_sim import tournament as T
+    with tempfile.TemporaryDirectory() as d:
+        t0 = time.perf_counter()
+        r = T.run_tournament(T.Tournament(TOURNAMENT, rules=rules, deals=deals), f"{d}/t", progress=None)
+        seconds = time.perf_counter() - t0
+        f = r.frame()
+    ci = (lambda m, lo, hi, k=1: f"{m:.{k}f} [{lo:.{k}f}, {hi:.{k}f}]" if lo == lo else f"{m:.{k}f}")
+    rows = []
+    for _, b in f.iterrows():
+        diff = ("reference" if b["d_points"] is None or b["d_points"] != b["d_points"]
+                else ci(b["d_points"], b["d_points_lo"], b["d_points_hi"]))
+        rows.append([b["bot"], int(b["seats"]), ci(b["win_share"], b["win_share_lo"], b["win_share_hi"], 3),
+                     ci(b["points"], b["points_lo"], b["points_hi"]), diff])
+    return rows, {"lineup": list(TOURNAMENT), "deals": deals, "games": int(f["games"].max()),
+                  "seconds": seconds}
 
 
 def measure(games: dict | None = None, reps: int = 3, rules: str = "shanghai", players: int = 4,
-            progress=None) -> dict:
+            tournament_deals: int = 100, progress=None) -> dict:
     say = progress or (lambda s: None)
     games = games or {"random": 20, "greedy": 100}
     rows = []
@@ -32,14 +55,22 @@ def measure(games: dict | None = None, reps: int = 3, rules: str = "shanghai", p
         rows.append({"bot": bot, "games": games[bot], "games_per_s": gps, "decisions_per_s": dps,
                      "decisions_per_game": dps["median"] / gps["median"]})
         say(f"  {bot}: {gps['median']:,.0f} games/s, {dps['median']:,.0f} decisions/s")
+    say(f"  tournament {','.join(TOURNAMENT)}, {tournament_deals} deals")
+    trows, tset = _tournament(tournament_deals, rules)
     return {
         "name": "bots",
         "title": "Bots: games/s and decisions/s of each bot",
-        "settings": {"rules": rules, "players": players, "games": games, "reps": reps},
-        "figures": {"bots": rows},
+        "settings": {"rules": rules, "players": players, "games": games, "reps": reps,
+                     "tournament": tset},
+        "figures": {"bots": rows, "tournament": trows},
         "tables": [table(f"Four seats of one bot, `{rules}`, one thread, median (min-max) of {reps}",
                          ["bot", "games per pass", "games/s", "decisions/s", "decisions per game"],
                          [[r["bot"], r["games"], r["games_per_s"], r["decisions_per_s"],
-                           r["decisions_per_game"]] for r in rows])],
-        "notes": ["The bot tournament does not exist yet (the bot issue): no tournament table."],
+                           r["decisions_per_game"]] for r in rows]),
+                   table(f"Tournament `{','.join(TOURNAMENT)}`, `{rules}`, {tset['deals']:,} deals in every "
+                         f"distinct seating ({tset['games']:,} games, {tset['seconds']:.0f} s); 95% CIs over deals",
+                         ["bot", "seats", "win share per seat", "points per game", "points vs greedy"],
+                         trows)],
+        "notes": ["The tournament is `shanghai-sim tournament` (docs/tournament.md); the stronger "
+                  "`smart` bot of the bot issue does not exist yet."],
     }

@@ -66,8 +66,8 @@ HOW = {
     "bots": (
         "The bots",
         "Four seats of each bot, `shanghai` rules, one thread: games per second and decisions "
-        "per second. The bot tournament does not exist yet; its table will join this section "
-        "when it lands."),
+        "per second; then a tournament of greedy against a greedy that never buys and a random "
+        "bot, every deal in every distinct seating, as `shanghai-sim tournament` reports it."),
 }
 
 
