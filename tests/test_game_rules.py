@@ -9,6 +9,7 @@ import pytest
 
 from shanghai_sim.cards import card_id, parse_cards
 from shanghai_sim.game import Game, GameError, GoDown
+from shanghai_sim.kernels import layout as L
 from shanghai_sim.kernels import play as K
 from shanghai_sim.kernels.records import HF_BLIND, HF_POINTS, HF_STOPPED, HF_WENT_OUT
 from shanghai_sim.rules import preset
@@ -18,7 +19,7 @@ FILL = "2C 3D 4H 5S 6C 7D 9H TS JC QD KH"
 
 def rig(g, hands, upcard=None, stock="", pile="", down=(), play=None):
     G = g.G
-    S, PS, H = G[0], G[1], G[2]
+    S, PS, H = G[L.G_S], G[L.G_PS], G[L.G_HANDS]
     for q, cards in hands.items():
         H[q, :] = 0
         ids = parse_cards(cards)
@@ -29,10 +30,10 @@ def rig(g, hands, upcard=None, stock="", pile="", down=(), play=None):
     for q in down:
         PS[q, K.PS_DOWN] = 1
     st = parse_cards(stock)
-    G[3][:len(st)] = st[::-1]
+    G[L.G_STOCK][:len(st)] = st[::-1]
     S[K.S_STOCK_N] = len(st)
     pl = parse_cards(pile) + ([card_id(upcard)] if upcard else [])
-    G[4][:len(pl)] = pl
+    G[L.G_PILE][:len(pl)] = pl
     S[K.S_PILE_N] = len(pl)
     if upcard:
         S[K.S_UP] = card_id(upcard)

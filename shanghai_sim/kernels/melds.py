@@ -45,14 +45,12 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from .params import MAX_MELDS as MAXM  # melds per contract
+from .layout import (CACHE_BITS, FP, JOKER, LAY_W, MEMO_T, MS_PMASK, MS_RC, MS_RUN_CNT,
+                     MS_FRONT, MS_SUIT_CNT, MS_WIN_L, MS_WIN_LO, MS_WIN_R, MS_WIN_T, MS_WR, NPOS, RUN,
+                     SCRATCH, SET, WT_SIZES, WT_W, new_cache)  # noqa: F401
+from .layout import MAX_MELDS as MAXM  # melds per contract
 
-SET = 0
-RUN = 1
-JOKER = 52
-NPOS = 14
 MAXC = 4 * 66     # run candidates per meld: 4 suits x windows
-LAY_W = 4 + 64    # laydown row: kind, rank/suit, lo, n, then card ids
 INF = 1 << 40
 
 
@@ -971,14 +969,9 @@ def laydown_sat_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out)
 # Anything else (several runs with sets, mixed sizes) uses the general search.
 
 MAXR = 4                 # runs per contract handled by the per-suit fronts
-FP = 8                   # Pareto points stored per (suit content, t)
 PMAX = 48                # Pareto points while combining suits
-CACHE_BITS = 16
 MEMO_MIN = 4096           # smaller memos (deficiency_nb's) skip the memoised fast paths
 RESERVED = 5             # last memo slots: per-suit fronts and a window list when the memo is full
-MEMO_T = 4                # memo planes per slot: t = 1..3 runs (plane 0: window lists)
-WT_SIZES = 10             # window table rows: run sizes 4..13 ...
-WT_W = 16                 # ... x 2**14 suit position masks, 16 int32 (one cache line) each
 
 
 def _partitions(n, maxpart=None):
@@ -1005,24 +998,8 @@ def _partition_table():
 PARTS, PART_START = _partition_table()
 
 
-def new_cache():
-    """Memo and scratch for ``deficiency_ws_nb``; belongs to one RulesArrays
-    (joker_cap, exact, gap) and one thread.
-
-    The fifth array is the window table of the one-run paths (``_wt_row``):
-    10 MB of address space, of which only the rows of suits met are touched.
-    """
-    slots = 1 << CACHE_BITS
-    return (np.zeros(slots, np.int64), np.zeros((slots, MEMO_T, FP, 2), np.int16),
-            np.zeros((slots, MEMO_T), np.int8), np.zeros(SCRATCH, np.int64),
-            np.zeros((WT_SIZES << NPOS, WT_W), np.int32))
-
-
-SCRATCH = 4096
-
-
 @intrinsic
-def _popc(typingctx, x):
+def popcount(typingctx, x):
     """Number of set bits of an integer, as int64: LLVM's ctpop, the CPU's popcnt.
     (A 16384-entry table of counts was 128 KB of cache traffic on the hot paths.)"""
     if not isinstance(x, types.Integer):
@@ -1194,7 +1171,7 @@ def _all_windows(px, x, s, exact, joker_cap, es_min, ms_min, J, cw, ch, ck, cme,
             if L > s and (((px >> lo) & 1) == 0 or ((px >> hi) & 1) == 0):
                 continue
             pm = px & (((1 << L) - 1) << lo)
-            m = L - _popc(pm)
+            m = L - popcount(pm)
             e = m - joker_cap[L]
             if e < 0:
                 e = 0
@@ -1266,7 +1243,7 @@ def _window_fill(px, s, exact, joker_cap, ckeys, cvals, cn, free, key):
             if L > s and (((px >> lo) & 1) == 0 or ((px >> hi) & 1) == 0):
                 continue
             pm = px & (((1 << L) - 1) << lo)
-            m = L - _popc(pm)
+            m = L - popcount(pm)
             held = _fold(pm)
             cap = joker_cap[L]
             e = m - cap if m > cap else 0
@@ -1385,13 +1362,13 @@ def _class_top(LV, maxc, X, ns, dec, out):
     k = 0
     v = maxc
     while k < ns and v >= 1:
-        cnt = _popc(LV[v] & X) - _popc(LV[v + 1] & X)
+        cnt = popcount(LV[v] & X) - popcount(LV[v + 1] & X)
         while cnt > 0 and k < ns:
             out[k] = v - dec
             k += 1
             cnt -= 1
         v -= 1
-    z = _popc(X & ~LV[1] & 0x1FFF)
+    z = popcount(X & ~LV[1] & 0x1FFF)
     while z > 0 and k < ns:
         out[k] = -dec
         k += 1
@@ -1792,7 +1769,7 @@ def _suit_front_small(t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, P1, P
         ri = cand_r[i]
         ti = cand_t[i]
         li = cand_l[i]
-        ci = _popc(ri & P1)
+        ci = popcount(ri & P1)
         if t == 1:
             u = ti if ti < ci else ci
             nf = _pareto_add(fe, fm, nf, ti - u, li - ci, cap_pts)
@@ -1804,8 +1781,8 @@ def _suit_front_small(t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, P1, P
                 continue
             rj = cand_r[j]
             tj = cand_t[j]
-            cj = _popc(rj & P1)
-            cij = _popc((ri | rj) & P1) + _popc(ri & rj & P2)
+            cj = popcount(rj & P1)
+            cij = popcount((ri | rj) & P1) + popcount(ri & rj & P2)
             if t == 2:
                 u = ti + tj
                 if tj + ci < u:
@@ -1823,12 +1800,12 @@ def _suit_front_small(t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, P1, P
                     continue
                 rk = cand_r[k]
                 tk = cand_t[k]
-                ck = _popc(rk & P1)
-                cik = _popc((ri | rk) & P1) + _popc(ri & rk & P2)
-                cjk = _popc((rj | rk) & P1) + _popc(rj & rk & P2)
+                ck = popcount(rk & P1)
+                cik = popcount((ri | rk) & P1) + popcount(ri & rk & P2)
+                cjk = popcount((rj | rk) & P1) + popcount(rj & rk & P2)
                 g2 = (ri & rj) | (ri & rk) | (rj & rk)
-                call = (_popc((ri | rj | rk) & P1) + _popc(g2 & P2)
-                        + _popc(ri & rj & rk & P3))
+                call = (popcount((ri | rj | rk) & P1) + popcount(g2 & P2)
+                        + popcount(ri & rj & rk & P3))
                 tt = ti + tj + tk
                 u = tt
                 if ci + tj + tk < u:
@@ -1920,7 +1897,7 @@ def _suit_front(cntx, t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, sel):
                         g1 |= w
                     else:
                         out += cand_t[sel[i]]
-                cover = _popc(g1 & P1) + _popc(g2 & P2) + _popc(g3 & P3) + _popc(g4 & P4)
+                cover = popcount(g1 & P1) + popcount(g2 & P2) + popcount(g3 & P3) + popcount(g4 & P4)
                 if out + cover < U:
                     U = out + cover
                 if A == (1 << t) - 1:
@@ -1938,28 +1915,6 @@ def _suit_front(cntx, t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, sel):
         for j in range(i + 1, t):
             sel[j] = sel[i]
     return nf
-
-
-@nb.njit(cache=True, _nrt=False)
-def _combine(ae, am, an, fe, fm, fn, tmax, nr, be, bm, bn):
-    """b[t1 + t2] <- Pareto(a[t1] + f[t2]) for t1 + t2 <= nr, t2 <= tmax; then a <- b."""
-    for t in range(nr + 1):
-        bn[t] = 0
-    for t1 in range(nr + 1):
-        for i in range(an[t1]):
-            for t2 in range(0, min(tmax, nr - t1) + 1):
-                for j in range(fn[t2]):
-                    k = _pareto_add(be[t1 + t2], bm[t1 + t2], bn[t1 + t2],
-                                    ae[t1, i] + fe[t2, j], am[t1, i] + fm[t2, j], be.shape[1])
-                    if k < 0:
-                        return False
-                    bn[t1 + t2] = k
-    for t in range(nr + 1):
-        an[t] = bn[t]
-        for i in range(bn[t]):
-            ae[t, i] = be[t, i]
-            am[t, i] = bm[t, i]
-    return True
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -2122,12 +2077,13 @@ def _suit_slot(counts, x, s, tmax, key, joker_cap, exact, gap, ckeys, cvals, cn,
 
 @nb.njit(cache=True, _nrt=False)
 def _suit_setup(counts, x, s, exact, joker_cap, scratch):
-    cntx = scratch[SCRATCH - 112:SCRATCH - 98]
+    cntx = scratch[MS_SUIT_CNT:MS_SUIT_CNT + NPOS]
     for p in range(13):
         cntx[p] = counts[x * 13 + p]
     cntx[13] = cntx[0]
-    nc, has_empty = _suit_windows(cntx, s, exact, joker_cap, scratch[0:66], scratch[66:132],
-                                  scratch[132:198], scratch[198:264])
+    nc, has_empty = _suit_windows(cntx, s, exact, joker_cap, scratch[MS_WIN_LO:MS_WIN_L],
+                                  scratch[MS_WIN_L:MS_WIN_R], scratch[MS_WIN_R:MS_WIN_T],
+                                  scratch[MS_WIN_T:MS_FRONT])
     return nc, has_empty
 
 
@@ -2135,12 +2091,12 @@ def _suit_setup(counts, x, s, exact, joker_cap, scratch):
 def _suit_store(scratch, nc, t, gap, cvals, cn, q, extra_e, extra_m):
     """Front of t runs over the nc windows set up in scratch into cvals[q, t]; False if
     it has more than FP points. extra_e >= 0: a point added to it (the empty window)."""
-    cntx = scratch[SCRATCH - 112:SCRATCH - 98]
-    fe = scratch[264:264 + FP * 4]
-    fm = scratch[264 + FP * 4:264 + FP * 8]
-    sel = scratch[264 + FP * 8:264 + FP * 8 + MAXR]
-    k = _suit_front(cntx, t, gap, nc, scratch[0:66], scratch[66:132], scratch[132:198],
-                    scratch[198:264], fe, fm, sel)
+    cntx = scratch[MS_SUIT_CNT:MS_SUIT_CNT + NPOS]
+    fe = scratch[MS_FRONT:MS_FRONT + FP * 4]
+    fm = scratch[MS_FRONT + FP * 4:MS_FRONT + FP * 8]
+    sel = scratch[MS_FRONT + FP * 8:MS_FRONT + FP * 8 + MAXR]
+    k = _suit_front(cntx, t, gap, nc, scratch[MS_WIN_LO:MS_WIN_L], scratch[MS_WIN_L:MS_WIN_R],
+                    scratch[MS_WIN_R:MS_WIN_T], scratch[MS_WIN_T:MS_FRONT], fe, fm, sel)
     if k >= 0 and extra_e >= 0:
         k = _pareto_add(fe, fm, k, extra_e, extra_m, FP * 4)
     if k < 0 or k > FP:
@@ -2306,7 +2262,7 @@ def _best_split(fe, fm, fn, tm, nr, J):
 
 @nb.njit(cache=True, _nrt=False)
 def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cvals, cn, scratch, wt):
-    """Deficiency with the memo and scratch of ``new_cache()``; exact for every contract."""
+    """Deficiency with the memo and scratch of ``layout.new_cache()``; exact for every contract."""
     ns = 0
     nr = 0
     s_set = 0
@@ -2326,7 +2282,7 @@ def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cva
     J = counts[JOKER]
     if not mixed:
         if nr == 0:
-            rc = scratch[SCRATCH - 16:SCRATCH - 3]
+            rc = scratch[MS_RC:MS_RC + 13]
             for r in range(13):
                 rc[r] = 0
             for t in range(52):
@@ -2336,9 +2292,9 @@ def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cva
             v = _sets_cost(top, ns, s_set, s_set - joker_cap[s_set], 0, 0, J)
             return v if v > 0 else 0
         if nr == 1:
-            rc = scratch[SCRATCH - 16:SCRATCH - 3]
-            pmask = scratch[SCRATCH - 24:SCRATCH - 20]
-            wr = scratch[SCRATCH - 20:SCRATCH - 16]
+            rc = scratch[MS_RC:MS_RC + 13]
+            pmask = scratch[MS_PMASK:MS_PMASK + 4]
+            wr = scratch[MS_WR:MS_WR + 4]
             # a small memo (deficiency_nb's) would refill on every call: no fast path
             fast = ns > 0 and ckeys.shape[0] >= MEMO_MIN
             for x in range(4):
@@ -2378,7 +2334,7 @@ def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cva
                 if v != -INF:
                     return v if v > 0 else 0
         if ns == 0 and nr <= MAXR:
-            cnt = scratch[SCRATCH - 80:SCRATCH - 24].reshape((4, NPOS))
+            cnt = scratch[MS_RUN_CNT:MS_RUN_CNT + 4 * NPOS].reshape((4, NPOS))
             _suit_counts(counts, cnt)
             v = _runs_only(cnt, J, s_run, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
             if v >= 0:
@@ -2391,7 +2347,7 @@ def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cva
 def deficiency_nb(counts, kinds, sizes, nm, joker_cap, exact, gap):
     """docs/rules.md §6 deficiency of ``counts`` for the contract (kinds, sizes, nm).
 
-    Allocates a small memo per call; hot loops use ``deficiency_ws_nb`` with ``new_cache()``.
+    Allocates a small memo per call; hot loops use ``deficiency_ws_nb`` with ``layout.new_cache()``.
     """
     ckeys = np.zeros(8, np.int64)
     cvals = np.zeros((8, MEMO_T, FP, 2), np.int16)
