@@ -313,6 +313,42 @@ class Game:
             GD[i, L.M_KIND], GD[i, L.M_KEY], GD[i, L.M_LO], GD[i, L.M_N] = kind, key, lo, len(ids)
             GD[i, L.M_CARDS:L.M_CARDS + len(ids)] = ids
 
+    def set_position(self, hands: "dict[int, str]", upcard: str | None = None, stock: str = "",
+                     pile: str = "", down: "tuple[int, ...] | list[int]" = (),
+                     play: int | None = None) -> None:
+        """Put a scripted position on the table, for rule tests and puzzles.
+
+        ``hands``: seat -> its cards (``"5C 6C 7C JK"``), replacing what it was dealt;
+        ``stock``: the stock, top card first; ``pile``: the discard pile under the
+        upcard, bottom first; ``upcard``: the card on top of the pile, on offer;
+        ``down``: seats marked as down already; ``play``: the seat that has drawn and now
+        plays (phase "play"). Card conservation is the caller's business (a game built
+        with ``check=True`` would refuse a position that breaks it).
+        """
+        S, PS, H = self.S, self.G[L.G_PS], self.G[L.G_HANDS]
+        for q, cards in hands.items():
+            H[q, :] = 0
+            ids = parse_cards(cards)
+            for c in ids:
+                H[q, c] += 1
+            PS[q, K.PS_N] = len(ids)
+            PS[q, K.PS_DEFOK] = 0
+        for q in down:
+            PS[q, K.PS_DOWN] = 1
+        st = parse_cards(stock)
+        self.G[L.G_STOCK][:len(st)] = st[::-1]
+        S[K.S_STOCK_N] = len(st)
+        pl = parse_cards(pile) + ([card_id(upcard)] if upcard else [])
+        self.G[L.G_PILE][:len(pl)] = pl
+        S[K.S_PILE_N] = len(pl)
+        if upcard:
+            S[K.S_UP] = card_id(upcard)
+            S[K.S_UP_ON_PILE] = 1
+        if play is not None:
+            S[K.S_PHASE] = K.PH_PLAY
+            S[K.S_CUR] = S[K.S_ACTOR] = play
+        S[K.S_CGD_AT] = -1        # the cached "can go down" answer no longer holds
+
     def bot_action(self) -> Action:
         """What the seat's built-in bot would do now."""
         seat = self.to_act
