@@ -41,7 +41,13 @@ class GameError(ValueError):
 _ERRORS = {
     K.E_PHASE: "this kind of action is not possible now",
     K.E_CARD: "that card is not in the hand",
-    K.E_ILLEGAL: "not allowed by the rules here",
+    K.E_NOT_NOW: "not allowed on this turn (lay-off: only once down, not on an exact "
+                 "going-down turn; swap: joker_swap; discard: go down first after a swap)",
+    K.E_NO_MELD: "there is no such meld on the table",
+    K.E_NO_FIT: "the card does not fit that meld there (docs/rules.md §4, joker_limit)",
+    K.E_FINISH: "the turn could not be finished afterwards (go_out)",
+    K.E_SWAP_DEF: "a player not down may swap a joker only when going down follows",
+    K.E_GD_NONE: "the hand has no legal lay-down of the contract now",
     K.E_GD_DOWN: "the player is already down",
     K.E_GD_COUNT: "the melds do not match the contract",
     K.E_GD_SIZE: "a meld size does not match the contract (initial_meld)",

@@ -16,7 +16,7 @@ import numba as nb
 import numpy as np
 
 from .layout import (G_BUF, G_GD, G_HANDS, G_MKEYS, G_MN, G_MSCR, G_MVALS, G_PS, G_RNG, G_S,
-                     G_SCR, G_TABLE, G_TCARDS, G_WT, GO_DISCARD_REQUIRED, GO_NO_DISCARD, JOKER,
+                     G_SCR, G_TABLE, G_TCARDS, G_WT, JOKER,
                      M_CARDS, M_N, P_GO_OUT, P_INITIAL_EXACT, P_JOKER_SWAP, P_SAME_SUIT_GAP,
                      P_SET_JOKER_CARD, PS_BUYS, PS_DEF, PS_DEFOK, PS_DOWN, PS_N, R_JOKER_CAP,
                      R_MELD_KIND, R_MELD_SIZE, R_N_MELDS, R_PARAMS, R_POINTS, RNG_BOT0, RUN,
@@ -25,6 +25,7 @@ from .layout import (G_BUF, G_GD, G_HANDS, G_MKEYS, G_MN, G_MSCR, G_MVALS, G_PS,
 from .melds import deficiency_ws_nb, popcount
 from .play import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_PASS, A_SWAP, A_TAKE, PH_BUY, PH_DRAW,
                    PH_FIRST, PH_PLAY, action_nb, card_layable_nb, def_of_nb, discard_now_nb,
+                   finishable_nb, must_lay_off_last_nb,
                    do_swap_nb, go_down_available_nb, hand_def_nb, layable_nb,
                    layoff_allowed_now_nb, layoff_list_nb, legal_list_nb, place_proposal_nb,
                    swap_legal_nb, undo_swap_nb, unplace_nb)
@@ -124,11 +125,9 @@ def _blind_possible(R, G, p):
             if tmp[c] > 0 and card_layable_nb(R, G, c):
                 left -= tmp[c]
         unplace_nb(G, base)
-    if left == 0:
-        return go != GO_DISCARD_REQUIRED or r > 0
-    if left == 1:
-        return go != GO_NO_DISCARD
-    return False
+    if left == 0 and r > 0:        # lay all off but one and discard it, or lay off all
+        return True
+    return left <= 1 and finishable_nb(left, go)
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -270,7 +269,7 @@ def _greedy_swap(R, G, p, down):
 @nb.njit(cache=True, _nrt=False)
 def _lone_card_ok(R, G, p):
     """Seat p (down) holds cards that do not block a lay-off of one more card."""
-    if R[R_PARAMS][P_GO_OUT] != GO_NO_DISCARD or G[G_PS][p, PS_N] != 1:
+    if not must_lay_off_last_nb(G[G_PS][p, PS_N], R[R_PARAMS][P_GO_OUT]):
         return True
     for c in range(53):
         if G[G_HANDS][p, c] > 0:

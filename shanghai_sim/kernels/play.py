@@ -22,6 +22,18 @@ declared suit; swap: the slot (run position or set index); go down: 0 = the
 meld finder's lay-down, 1 = the proposal written into GD by the caller.
 
 Events in LOG: ``[type, n, payload(n)]``; payloads are listed at EV_*.
+
+Refusals: ``apply_action_nb`` leaves the state as it was and returns a reason (E_*):
+E_PHASE (not an action of this phase), E_CARD, E_NOT_NOW, E_NO_MELD, E_NO_FIT,
+E_FINISH (go_out), E_SWAP_DEF, and E_GD_* for going down. Each kind of action has a
+``*_check_nb`` (the reason) and a ``*_legal_nb`` (yes or no) that the legal list uses.
+
+Public helpers for bot kernels (``kernels.bots`` uses only these): ``legal_list_nb``,
+``hand_def_nb``/``def_of_nb`` (deficiency of a hand), ``can_go_down_nb``,
+``go_down_available_nb``, ``card_layable_nb``/``layable_nb``, ``layoff_list_nb``,
+``swap_legal_nb``, ``discard_now_nb``, ``finishable_nb``/``must_lay_off_last_nb`` (the
+go_out rule), and to try a move and take it back: ``place_proposal_nb``/``unplace_nb``,
+``do_swap_nb``/``undo_swap_nb``.
 """
 
 import numba as nb
@@ -97,7 +109,12 @@ EV_GAME_END = 15  # totals(P)
 E_OK = 0
 E_PHASE = 1       # action not of this phase
 E_CARD = 2        # card not in hand
-E_ILLEGAL = 3     # not allowed by the rules here
+E_NOT_NOW = 4     # not on this turn: lay-off when not down (or on the going-down turn under
+                  #   exact), swap under joker_swap = down_only, discard before going down
+E_NO_MELD = 5     # no such table meld
+E_NO_FIT = 6      # the card does not fit that meld there (docs/rules.md §4, joker_limit)
+E_FINISH = 7      # the turn could not be finished afterwards (go_out)
+E_SWAP_DEF = 8    # a swap by a player not down that could not be followed by going down
 E_GD_DOWN = 10    # already down
 E_GD_COUNT = 11   # melds do not match the contract
 E_GD_SIZE = 12    # a meld size does not match (at_least / exact)
@@ -105,6 +122,7 @@ E_GD_MELD = 13    # a meld is not valid
 E_GD_CARDS = 14   # cards not in hand
 E_GD_GAP = 15     # same-suit runs touch (same_suit_runs = gap)
 E_GD_FINISH = 16  # the turn could not be finished afterwards (go_out)
+E_GD_NONE = 18    # going down with the finder's lay-down: the hand has none that is legal now
 E_CHECK_CONS = 20  # card conservation broken
 E_CHECK_MELD = 21  # invalid table meld
 E_CHECK_COUNT = 22  # hand size bookkeeping broken
@@ -466,16 +484,36 @@ def layoff_allowed_now_nb(R, G, p):
     return True
 
 
+# ---------------------------------------------------------------- how a turn ends (go_out)
+# The one rule (docs/rules.md §3 go_out) behind every "can this turn still end legally":
+# finishable_nb answers it from the number of cards alone; must_lay_off_last_nb marks the
+# one case where the cards decide (no_discard, one card left: it must be laid off).
+
+@nb.njit(cache=True, inline="always")
+def finishable_nb(r, go):
+    """May a turn holding r cards end legally whatever they are? r >= 2: discard one;
+    r == 1: discard it and go out, unless no_discard; r == 0: out by melds and lay-offs,
+    unless discard_required."""
+    if r >= 2:
+        return True
+    if r == 1:
+        return go != GO_NO_DISCARD
+    return go != GO_DISCARD_REQUIRED
+
+
+@nb.njit(cache=True, inline="always")
+def must_lay_off_last_nb(r, go):
+    """go_out = no_discard with one card left: the turn ends only if that card is laid off."""
+    return r == 1 and go == GO_NO_DISCARD
+
+
 @nb.njit(cache=True, _nrt=False)
 def can_finish_nb(R, G, p):
     """Can seat p still end this turn legally (docs/rules.md §3 go_out)?"""
     r = G[G_PS][p, PS_N]
     go = R[R_PARAMS][P_GO_OUT]
-    if r == 0:
-        return go != GO_DISCARD_REQUIRED
-    if go != GO_NO_DISCARD or r >= 2:
-        return True
-    # no_discard and one card left: it can only leave by a lay-off this turn.
+    if not must_lay_off_last_nb(r, go):
+        return finishable_nb(r, go)
     if not layoff_allowed_now_nb(R, G, p):
         return False
     for c in range(53):
@@ -486,18 +524,24 @@ def can_finish_nb(R, G, p):
 
 @nb.njit(cache=True, _nrt=False)
 def layoff_legal_nb(R, G, p, c, m, opt):
+    return layoff_check_nb(R, G, p, c, m, opt) == E_OK
+
+
+@nb.njit(cache=True, _nrt=False)
+def layoff_check_nb(R, G, p, c, m, opt):
+    """E_OK if seat p may lay card c off on meld m at opt now, else the reason."""
     if not layoff_allowed_now_nb(R, G, p):
-        return False
-    if c < 0 or c > JOKER or G[G_HANDS][p, c] <= 0 or m < 0 or m >= G[G_S][S_NT]:
-        return False
+        return E_NOT_NOW
+    if c < 0 or c > JOKER or G[G_HANDS][p, c] <= 0:
+        return E_CARD
+    if m < 0 or m >= G[G_S][S_NT]:
+        return E_NO_MELD
     if not layoff_struct_nb(R, G, c, m, opt):
-        return False
+        return E_NO_FIT
     r = G[G_PS][p, PS_N] - 1
     go = R[R_PARAMS][P_GO_OUT]
-    if r == 0:
-        return go != GO_DISCARD_REQUIRED
-    if r >= 2 or go != GO_NO_DISCARD:
-        return True
+    if not must_lay_off_last_nb(r, go):
+        return E_OK if finishable_nb(r, go) else E_FINISH
     PS = G[G_PS]
     d0 = PS[p, PS_DEF]
     k0 = PS[p, PS_DEFOK]
@@ -506,7 +550,7 @@ def layoff_legal_nb(R, G, p, c, m, opt):
     undo_layoff_nb(R, G, p, c, m, opt)
     PS[p, PS_DEF] = d0
     PS[p, PS_DEFOK] = k0
-    return ok
+    return E_OK if ok else E_FINISH
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -521,17 +565,25 @@ def swap_allowed_now_nb(R, G, p):
 
 @nb.njit(cache=True, _nrt=False)
 def swap_legal_nb(R, G, p, c, m, slot):
+    return swap_check_nb(R, G, p, c, m, slot) == E_OK
+
+
+@nb.njit(cache=True, _nrt=False)
+def swap_check_nb(R, G, p, c, m, slot):
+    """E_OK if seat p may put card c in place of the joker at slot of meld m now, else the reason."""
     if not swap_allowed_now_nb(R, G, p):
-        return False
+        return E_NOT_NOW
     if c < 0 or c >= JOKER or G[G_HANDS][p, c] <= 0:
-        return False
+        return E_CARD
+    if m < 0 or m >= G[G_S][S_NT]:
+        return E_NO_MELD
     if not swap_struct_nb(R, G, c, m, slot):
-        return False
+        return E_NO_FIT
     PS = G[G_PS]
     if PS[p, PS_DOWN] == 0 and hand_def_nb(R, G, p) >= 2:
         # going down after the swap needs deficiency 0, and trading a natural for a
         # joker lowers the deficiency by at most one
-        return False
+        return E_SWAP_DEF
     d0 = PS[p, PS_DEF]
     k0 = PS[p, PS_DEFOK]
     ident = do_swap_nb(G, p, c, m, slot)
@@ -543,25 +595,36 @@ def swap_legal_nb(R, G, p, c, m, slot):
     undo_swap_nb(G, p, c, m, slot, ident)
     PS[p, PS_DEF] = d0
     PS[p, PS_DEFOK] = k0
-    return ok
+    if ok:
+        return E_OK
+    return E_FINISH if PS[p, PS_DOWN] != 0 else E_SWAP_DEF
 
 
 @nb.njit(cache=True, _nrt=False)
 def discard_now_nb(R, G, p):
     """May seat p end its turn now by discarding one of its cards?"""
+    return discard_check_nb(R, G, p, -1) == E_OK
+
+
+@nb.njit(cache=True, _nrt=False)
+def discard_check_nb(R, G, p, c):
+    """E_OK if seat p may discard card c now (c = -1: some card), else the reason."""
     S = G[G_S]
     if S[S_PHASE] != PH_PLAY or S[S_CUR] != p or S[S_MUST_DOWN] != 0:
-        return False
-    if R[R_PARAMS][P_GO_OUT] == GO_NO_DISCARD and G[G_PS][p, PS_N] < 2:
-        return False
-    return True
+        return E_NOT_NOW
+    if c >= 0 and (c > JOKER or G[G_HANDS][p, c] <= 0):
+        return E_CARD
+    n = G[G_PS][p, PS_N]
+    if n < 2 and not finishable_nb(n, R[R_PARAMS][P_GO_OUT]):
+        return E_FINISH
+    return E_OK
 
 
 @nb.njit(cache=True, _nrt=False)
 def discard_legal_nb(R, G, p, c):
-    if c < 0 or c > JOKER or G[G_HANDS][p, c] <= 0:
+    if c < 0:
         return False
-    return discard_now_nb(R, G, p)
+    return discard_check_nb(R, G, p, c) == E_OK
 
 
 # ---------------------------------------------------------------- going down
@@ -772,10 +835,10 @@ def check_proposal_nb(R, G, p):
     # The turn must remain finishable (docs/rules.md §3 go_out).
     r = PS[p, PS_N] - used
     go = params[P_GO_OUT]
-    if r == 0:
-        if go == GO_DISCARD_REQUIRED:
+    if not must_lay_off_last_nb(r, go):
+        if not finishable_nb(r, go):
             return E_GD_FINISH
-    elif r == 1 and go == GO_NO_DISCARD:
+    else:
         if exact:
             return E_GD_FINISH
         last = -1
@@ -874,17 +937,6 @@ def can_go_down_nb(R, G, p):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _finishable(r, go):
-    """May a turn that went down leaving r cards end legally, whatever those cards are?
-    (check_proposal_nb's go_out test with its answer known without the cards.)"""
-    if r >= 2:
-        return True
-    if r == 1:
-        return go != GO_NO_DISCARD
-    return go != GO_DISCARD_REQUIRED
-
-
-@nb.njit(cache=True, _nrt=False)
 def go_down_possible_nb(R, G, p):
     """can_go_down_nb's answer for seat p's hand as it is now, which may be a hand with a
     joker swap tried (swap_legal_nb). GD is not kept: S_GD_AT is cleared if it was used.
@@ -910,13 +962,13 @@ def go_down_possible_nb(R, G, p):
     for i in range(nm):
         need += sizes[i]
     if exact:
-        return _finishable(n - need, go)
+        return finishable_nb(n - need, go)
     r_lo = n - max_laid_nb(G[G_HANDS][p], kinds, nm)
     if r_lo < 0:
         r_lo = 0
     ok = True
     for r in range(r_lo, min(n - need, 2) + 1):
-        if not _finishable(r, go):
+        if not finishable_nb(r, go):
             ok = False
     if ok:
         return True
@@ -1250,7 +1302,7 @@ def _apply_go_down(R, G, p, custom):
     if custom == 0:
         # the lay-down search is the dear part: reuse the one made for this action
         if S[S_GD_AT] != S[S_NACT] + 1 and not can_go_down_nb(R, G, p):
-            return E_ILLEGAL
+            return E_GD_NONE
     else:
         code = check_proposal_nb(R, G, p)
         if code != E_OK:
@@ -1386,8 +1438,9 @@ def apply_action_nb(R, G, a):
             c = a_card(a)
             m = a_meld(a)
             opt = a_opt(a)
-            if not layoff_legal_nb(R, G, p, c, m, opt):
-                return E_ILLEGAL
+            code = layoff_check_nb(R, G, p, c, m, opt)
+            if code != E_OK:
+                return code
             do_layoff_nb(R, G, p, c, m, opt)
             if c == JOKER:
                 S[S_JK_PLAYED] += 1
@@ -1406,8 +1459,9 @@ def apply_action_nb(R, G, a):
             c = a_card(a)
             m = a_meld(a)
             slot = a_opt(a)
-            if not swap_legal_nb(R, G, p, c, m, slot):
-                return E_ILLEGAL
+            code = swap_check_nb(R, G, p, c, m, slot)
+            if code != E_OK:
+                return code
             ident = do_swap_nb(G, p, c, m, slot)
             if PS[p, PS_DOWN] == 0:
                 S[S_MUST_DOWN] = 1
@@ -1420,8 +1474,9 @@ def apply_action_nb(R, G, a):
                 G[G_LOG][b + 4] = ident
         elif t == A_DISCARD:
             c = a_card(a)
-            if not discard_legal_nb(R, G, p, c):
-                return E_ILLEGAL
+            code = discard_check_nb(R, G, p, c)
+            if code != E_OK:
+                return code
             rem_card(G, p, c)
             if c == JOKER:
                 S[S_JK_PLAYED] += 1
@@ -1544,7 +1599,7 @@ def layoff_list_nb(R, G, p, out, n, first):
     r = G[G_PS][p, PS_N] - 1
     go = R[R_PARAMS][P_GO_OUT]
     # the hand left after the lay-off can finish the turn without looking further
-    plain = r >= 2 or (r == 1 and go != GO_NO_DISCARD)
+    plain = r >= 1 and not must_lay_off_last_nb(r, go)
     for c in range(53):
         if H[p, c] == 0:
             continue
