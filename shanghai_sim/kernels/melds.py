@@ -110,7 +110,7 @@ def _run_candidates(cnt, s, exact, joker_cap, cx, clo, cl, cm, ce):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _leaf_cost(counts, J, nm, kinds, sizes, joker_cap, shape_a, shape_b, shape_l,
+def _leaf_cost(counts, J, nm, kinds, joker_cap, shape_a, shape_b, shape_l,
                dem, grp_rank, grp_s, grp_t, f, flow_tm, tlist):
     E, M = _leaf_em(counts, nm, kinds, joker_cap, shape_a, shape_b, shape_l,
                     dem, grp_rank, grp_s, grp_t, f, flow_tm, tlist)
@@ -461,7 +461,7 @@ def _search(counts, kinds, sizes, nm, joker_cap, exact, gap):
             d += 1
             choice[d] = -1
             continue
-        cost = _leaf_cost(counts, J, nm, kinds, sizes, joker_cap, shape_a, shape_b, shape_l,
+        cost = _leaf_cost(counts, J, nm, kinds, joker_cap, shape_a, shape_b, shape_l,
                           dem, grp_rank, grp_s, grp_t, f, flow_tm, tlist)
         if cost < 0:
             cost = 0
@@ -2039,7 +2039,7 @@ def _hslot(key, slots):
 
 
 @nb.njit(cache=True, inline="always")
-def _suit_key(counts, x, s, tmax):
+def _suit_key(counts, x, s):
     """Memo key of suit x's counts for runs of size s. The fronts do not change when
     the ranks are read backwards (A, K, Q, ..., 2: runs map to runs, gaps to gaps),
     so a suit and its mirror share one key and one slot."""
@@ -2055,7 +2055,7 @@ def _suit_key(counts, x, s, tmax):
 
 
 @nb.njit(cache=True, inline="always")
-def _suit_slot(counts, x, s, tmax, key, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
+def _suit_slot(counts, x, s, key, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
     """Memo slot holding the Pareto fronts of t = 1..2 runs of size s in suit x (and
     t = 3 once _suit_front3 has run; every natural count <= 2; key = _suit_key); -1 if
     a front has more than FP points. A full memo is never evicted: the fronts then go
@@ -2158,19 +2158,19 @@ def _pair_min(cvals, cn, qx, qy, E0, M0, J, best):
 def _runs_fast(counts, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
     """2 or 3 runs of size s, every natural count <= 2: the per-suit fronts straight from
     the memo, every split of the runs over the suits; -INF to fall back to _runs_only."""
-    q0 = _suit_slot(counts, 0, s, nr, _suit_key(counts, 0, s, nr), joker_cap, exact, gap,
+    q0 = _suit_slot(counts, 0, s, _suit_key(counts, 0, s), joker_cap, exact, gap,
                     ckeys, cvals, cn, scratch)
     if q0 < 0:
         return -INF
-    q1 = _suit_slot(counts, 1, s, nr, _suit_key(counts, 1, s, nr), joker_cap, exact, gap,
+    q1 = _suit_slot(counts, 1, s, _suit_key(counts, 1, s), joker_cap, exact, gap,
                     ckeys, cvals, cn, scratch)
     if q1 < 0:
         return -INF
-    q2 = _suit_slot(counts, 2, s, nr, _suit_key(counts, 2, s, nr), joker_cap, exact, gap,
+    q2 = _suit_slot(counts, 2, s, _suit_key(counts, 2, s), joker_cap, exact, gap,
                     ckeys, cvals, cn, scratch)
     if q2 < 0:
         return -INF
-    q3 = _suit_slot(counts, 3, s, nr, _suit_key(counts, 3, s, nr), joker_cap, exact, gap,
+    q3 = _suit_slot(counts, 3, s, _suit_key(counts, 3, s), joker_cap, exact, gap,
                     ckeys, cvals, cn, scratch)
     if q3 < 0:
         return -INF
