@@ -138,3 +138,22 @@ def test_random_bot_is_uniform(go_down):
     sd = (mean * (1 - 1 / len(legal))) ** 0.5
     for a, c in counts.items():
         assert abs(c - mean) < 5 * sd, (a, c, mean, sorted(counts.values()))
+
+
+def test_a_new_bot_is_one_registry_entry(monkeypatch):
+    """docs/DEVELOPING.md 'A new bot': parsing, canonical specs, errors and the listing
+    follow from the entry alone."""
+    from shanghai_sim import bots as B
+    entry = B.BotInfo("cautious", BOT_GREEDY, "greedy, but never buys after hand N", (
+        B.BotParam("stop", "int", NBP - 1, 0, "last hand in which it buys", lo=1, hi=10),))
+    monkeypatch.setitem(B.BOTS, "cautious", entry)
+    b = parse_bot("cautious:stop=4")
+    assert b.name == "cautious:stop=4" and b.kind == BOT_GREEDY and b.params[NBP - 1] == 4
+    assert parse_bot("cautious").name == "cautious"
+    with pytest.raises(BotError, match="integer 1..10"):
+        parse_bot("cautious:stop=11")
+    with pytest.raises(BotError, match="valid: stop="):
+        parse_bot("cautious:go=1")
+    assert "stop=integer 1..10" in B.bots_help()
+    k, _ = parse_bots("cautious:stop=2,random", 2)
+    assert k.tolist() == [BOT_GREEDY, BOT_RANDOM]
