@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from shanghai_sim.bots import parse_bots
+from shanghai_sim.kernels import layout as L
 from shanghai_sim.kernels import play as K
 from shanghai_sim.kernels.bots import bot_action_nb
 from shanghai_sim.kernels.engine import play_games_nb
@@ -36,7 +37,7 @@ from _common import rates, ratio, table  # noqa: E402
 def _count_actions_nb(R, G, bot_kind, bot_params, seeds):
     """Play games with bots and count the decisions taken (the same loop as play_game_nb)."""
     n = 0
-    S = G[0]
+    S = G[L.G_S]
     for i in range(seeds.shape[0]):
         K.init_game_nb(R, G, seeds[i], 0, 0)
         while S[K.S_PHASE] != K.PH_OVER:

@@ -1,9 +1,15 @@
-"""Bot specs: ``random``, ``greedy:buy=never:maxbuys=1`` -> kernel arrays.
+"""The bot registry, and bot specs: ``random``, ``greedy:buy=never:maxbuys=1`` -> kernel arrays.
 
-A spec is a bot name, then ``:key=value`` parameters. Several seats are
-given as a comma-separated list (or a Python list), one spec per seat, or
-one spec for every seat. The kernels (``kernels.bots``) read a bot as an
-integer kind and a float64 parameter vector (layout ``BP_*`` there).
+A bot is a kernel (``kernels.bots``, dispatched on its integer kind) plus one entry of
+``BOTS`` here: its name, kind, help, and its parameters (key, type, range, default, help,
+and the slot of the float64 parameter vector its kernel reads). Spec parsing, canonical
+spec strings, ``shanghai-sim bots`` and every error message are read from the registry,
+so a new bot touches its kernel and its entry only (docs/DEVELOPING.md, "A new bot").
+
+A spec is a bot name, then ``:key=value`` parameters, each key at most once. Several
+seats are given as a comma-separated list (or a Python list), one spec per seat, or one
+spec for every seat: ``split_specs`` and ``seat_specs`` are the one splitter and the one
+seat filler that the game, the runner and the CLI use.
 """
 
 from __future__ import annotations
@@ -20,42 +26,108 @@ class BotError(ValueError):
     """An unknown bot, parameter or value, or a wrong number of specs."""
 
 
+_BOOL_IN = {"true": 1, "false": 0, "yes": 1, "no": 0, "1": 1, "0": 0}
+
+
 @dataclass(frozen=True)
 class BotParam:
+    """One parameter of a bot.
+
+    kind: "choice" (``choices`` maps each word to the value stored), "int" (``lo``..``hi``,
+    ``hi`` None: no upper bound) or "bool". ``default`` is the value stored when the key
+    is not given (it may lie outside the range, as a "not set" marker: ``default_text``
+    says what it means). ``per_hand``: the key is written ``keyN`` for hand N (1-based, up
+    to the rules' hands and MAX_HAND_PARAMS) and hand N's value sits at ``slot + N - 1``.
+    """
     key: str
-    values: str
-    default: str
+    kind: str
+    slot: int
+    default: float
     help: str
+    choices: tuple[tuple[str, int], ...] = ()
+    lo: int = 0
+    hi: int | None = None
+    default_text: str | None = None
+    per_hand: bool = False
+
+    @property
+    def name(self) -> str:
+        """The key as written in help: ``buyN`` for a per-hand parameter."""
+        return self.key + "N" if self.per_hand else self.key
+
+    @property
+    def values(self) -> str:
+        """The values it takes, as shown by ``shanghai-sim bots``."""
+        if self.kind == "choice":
+            return "|".join(w for w, _ in self.choices)
+        if self.kind == "bool":
+            return "true|false"
+        return f"integer >= {self.lo}" if self.hi is None else f"integer {self.lo}..{self.hi}"
+
+    def _valid(self) -> str:
+        return self.values.replace("|", ", ") if self.kind != "int" else "an " + self.values
+
+    def parse(self, key: str, value: str, spec: str) -> float:
+        """The stored value of ``value``; BotError naming the valid values if it is not one."""
+        if self.kind == "choice":
+            d = dict(self.choices)
+            if value in d:
+                return float(d[value])
+        elif self.kind == "bool":
+            if value in _BOOL_IN:
+                return float(_BOOL_IN[value])
+        elif value.isdigit() and int(value) >= self.lo and (self.hi is None or int(value) <= self.hi):
+            return float(int(value))
+        raise BotError(f"bad value {value!r} for {key} in {spec!r} (valid: {self._valid()})")
+
+    def text(self, v: float) -> str:
+        """The canonical spelling of a stored value."""
+        if self.kind == "choice":
+            return next(w for w, x in self.choices if x == int(v))
+        if self.kind == "bool":
+            return "true" if v else "false"
+        return str(int(v))
 
 
 @dataclass(frozen=True)
 class BotInfo:
     name: str
-    kind: int
+    kind: int                       # the kernel's BOT_* dispatch value
     help: str
-    params: tuple[BotParam, ...]
+    params: tuple[BotParam, ...] = ()
+
+    def defaults(self) -> np.ndarray:
+        """The parameter vector of the bot with no key given."""
+        bp = np.zeros(NBP, dtype=np.float64)
+        for p in self.params:
+            if p.per_hand:
+                bp[p.slot:p.slot + MAX_HAND_PARAMS] = p.default
+            else:
+                bp[p.slot] = p.default
+        return bp
 
 
-_BUY = {"never": BUY_NEVER, "useful": BUY_USEFUL, "always": BUY_ALWAYS}
-_BOOL = {"true": 1, "false": 0, "yes": 1, "no": 0, "1": 1, "0": 0}
+_BUY = (("never", BUY_NEVER), ("useful", BUY_USEFUL), ("always", BUY_ALWAYS))
 
-BOTS: dict[str, BotInfo] = {
-    "random": BotInfo("random", BOT_RANDOM,
-                      "uniformly random among the legal actions (fuzzing, and a floor)", ()),
-    "greedy": BotInfo("greedy", BOT_GREEDY,
-                      "lowest deficiency: takes/buys the upcard when it lowers the deficiency, "
-                      "discards to keep it lowest (ties: more outs, then higher points), goes down "
-                      "at once, lays off all it can, swaps jokers when that helps", (
-                          BotParam("buy", "never|useful|always", "useful",
-                                   "buy policy: never, when the upcard lowers the deficiency, or always"),
-                          BotParam("buyN", "never|useful|always", "buy",
-                                   "buy policy in hand N (1-based), e.g. buy8=never"),
-                          BotParam("maxbuys", "integer >= 0", "the rules' limit",
-                                   "most buys per hand"),
-                          BotParam("wait_blind", "true|false", "false",
-                                   "go down only when it can go out the same turn (blind)"),
-                      )),
-}
+# The registry: one entry per bot. The order of ``params`` is the order of canonical specs.
+BOTS: dict[str, BotInfo] = {b.name: b for b in (
+    BotInfo("random", BOT_RANDOM, "uniformly random among the legal actions (fuzzing, and a floor)"),
+    BotInfo("greedy", BOT_GREEDY,
+            "lowest deficiency: takes/buys the upcard when it lowers the deficiency, "
+            "discards to keep it lowest (ties: more outs, then higher points), goes down "
+            "at once, lays off all it can, swaps jokers when that helps", (
+                BotParam("buy", "choice", BP_BUY, BUY_USEFUL,
+                         "buy policy: never, when the upcard lowers the deficiency, or always",
+                         choices=_BUY),
+                BotParam("buy", "choice", BP_HAND0, -1,
+                         "buy policy in hand N (1-based), e.g. buy8=never",
+                         choices=_BUY, default_text="buy", per_hand=True),
+                BotParam("maxbuys", "int", BP_MAXBUYS, -1, "most buys per hand",
+                         lo=0, default_text="the rules' limit"),
+                BotParam("wait_blind", "bool", BP_WAIT_BLIND, 0,
+                         "go down only when it can go out the same turn (blind)"),
+            )),
+)}
 
 
 @dataclass(frozen=True)
@@ -75,7 +147,23 @@ def _valid_bots() -> str:
 def _valid_params(info: BotInfo) -> str:
     if not info.params:
         return "none"
-    return ", ".join(f"{p.key}={p.values}" for p in info.params)
+    return ", ".join(f"{p.name}={p.values}" for p in info.params)
+
+
+def _find_param(info: BotInfo, key: str, spec: str, hands: int | None) -> tuple[BotParam, int]:
+    """The parameter a key names, and its slot."""
+    for p in info.params:
+        if not p.per_hand and key == p.key:
+            return p, p.slot
+    for p in info.params:
+        if p.per_hand and key.startswith(p.key) and key[len(p.key):].isdigit():
+            h = int(key[len(p.key):])
+            top = MAX_HAND_PARAMS if hands is None else min(hands, MAX_HAND_PARAMS)
+            if not 1 <= h <= top:
+                raise BotError(f"bad parameter {key!r} in {spec!r}: hand numbers are 1..{top}"
+                               + (f" (the rules have {hands} hands)" if hands is not None else ""))
+            return p, p.slot + h - 1
+    raise BotError(f"unknown parameter {key!r} for bot {info.name!r} (valid: {_valid_params(info)})")
 
 
 def parse_bot(spec: str, hands: int | None = None) -> BotSpec:
@@ -91,11 +179,7 @@ def parse_bot(spec: str, hands: int | None = None) -> BotSpec:
     if name not in BOTS:
         raise BotError(f"unknown bot {parts[0]!r} (valid bots: {_valid_bots()})")
     info = BOTS[name]
-    bp = np.zeros(NBP, dtype=np.float64)
-    bp[BP_BUY] = BUY_USEFUL
-    bp[BP_MAXBUYS] = -1
-    bp[BP_WAIT_BLIND] = 0
-    bp[BP_HAND0:] = -1
+    bp = info.defaults()
     given: dict[str, str] = {}
     for part in parts[1:]:
         if "=" not in part:
@@ -107,46 +191,23 @@ def parse_bot(spec: str, hands: int | None = None) -> BotSpec:
         if key in given:
             raise BotError(f"parameter {key!r} given twice in bot spec {spec!r} "
                            f"({key}={given[key]} and {key}={value})")
-        if key == "buy":
-            if value not in _BUY:
-                raise BotError(f"bad value {value!r} for {key} in {spec!r} (valid: never, useful, always)")
-            bp[BP_BUY] = _BUY[value]
-        elif key.startswith("buy") and key[3:].isdigit():
-            h = int(key[3:])
-            top = MAX_HAND_PARAMS if hands is None else min(hands, MAX_HAND_PARAMS)
-            if not 1 <= h <= top:
-                raise BotError(f"bad parameter {key!r} in {spec!r}: hand numbers are 1..{top}"
-                               + (f" (the rules have {hands} hands)" if hands is not None else ""))
-            if value not in _BUY:
-                raise BotError(f"bad value {value!r} for {key} in {spec!r} (valid: never, useful, always)")
-            bp[BP_HAND0 + h - 1] = _BUY[value]
-        elif key == "maxbuys":
-            if not value.isdigit():
-                raise BotError(f"bad value {value!r} for maxbuys in {spec!r} (valid: an integer >= 0)")
-            bp[BP_MAXBUYS] = int(value)
-        elif key == "wait_blind":
-            if value not in _BOOL:
-                raise BotError(f"bad value {value!r} for wait_blind in {spec!r} (valid: true, false)")
-            bp[BP_WAIT_BLIND] = _BOOL[value]
-        else:
-            raise BotError(f"unknown parameter {key!r} for bot {name!r} (valid: {_valid_params(info)})")
+        p, slot = _find_param(info, key, spec, hands)
+        bp[slot] = p.parse(key, value, spec)
         given[key] = value
-    return BotSpec(_canonical(name, bp), info.kind, tuple(float(x) for x in bp))
+    return BotSpec(canonical(info, bp), info.kind, tuple(float(x) for x in bp))
 
 
-def _canonical(name: str, bp: np.ndarray) -> str:
-    inv = {v: k for k, v in _BUY.items()}
-    out = [name]
-    if name == "greedy":
-        if bp[BP_BUY] != BUY_USEFUL:
-            out.append(f"buy={inv[int(bp[BP_BUY])]}")
-        for h in range(MAX_HAND_PARAMS):
-            if bp[BP_HAND0 + h] >= 0:
-                out.append(f"buy{h + 1}={inv[int(bp[BP_HAND0 + h])]}")
-        if bp[BP_MAXBUYS] >= 0:
-            out.append(f"maxbuys={int(bp[BP_MAXBUYS])}")
-        if bp[BP_WAIT_BLIND]:
-            out.append("wait_blind=true")
+def canonical(info: BotInfo, bp: np.ndarray) -> str:
+    """The canonical spec of a parameter vector: the name, then every parameter that
+    differs from its default, in registry order."""
+    out = [info.name]
+    for p in info.params:
+        if p.per_hand:
+            for h in range(MAX_HAND_PARAMS):
+                if bp[p.slot + h] != p.default:
+                    out.append(f"{p.key}{h + 1}={p.text(bp[p.slot + h])}")
+        elif bp[p.slot] != p.default:
+            out.append(f"{p.key}={p.text(bp[p.slot])}")
     return ":".join(out)
 
 
@@ -193,14 +254,15 @@ def bots_help() -> str:
     """The text of ``shanghai-sim bots``: one line per bot and per parameter."""
     import textwrap
     lines = []
-    kw = max([len(f"{p.key}={p.values}") for info in BOTS.values() for p in info.params] + [8])
+    kw = max([len(f"{p.name}={p.values}") for info in BOTS.values() for p in info.params] + [8])
     for info in BOTS.values():
         wrapped = textwrap.wrap(info.help, 96 - 10)
         lines.append(f"{info.name:<8}  {wrapped[0]}")
         lines += [f"{'':<8}  {w}" for w in wrapped[1:]]
         for p in info.params:
-            text = textwrap.wrap(f"{p.help} (default: {p.default})", max(40, 96 - kw - 4))
-            lines.append(f"  {p.key + '=' + p.values:<{kw}}  {text[0]}")
+            default = p.default_text if p.default_text is not None else p.text(p.default)
+            text = textwrap.wrap(f"{p.help} (default: {default})", max(40, 96 - kw - 4))
+            lines.append(f"  {p.name + '=' + p.values:<{kw}}  {text[0]}")
             lines += [f"  {'':<{kw}}  {t}" for t in text[1:]]
         lines.append("")
     lines.append("spec: NAME[:key=value[:key=value...]], each key at most once")

@@ -23,6 +23,7 @@ import numpy as np
 
 from .bots import BotError, parse_bot, seat_specs, split_specs
 from .cards import RANKS, SUITS, card_id, card_str, parse_cards
+from .kernels import layout as L
 from .kernels import play as K
 from .kernels.bots import bot_action_nb
 from .kernels.engine import play_game_nb
@@ -40,7 +41,13 @@ class GameError(ValueError):
 _ERRORS = {
     K.E_PHASE: "this kind of action is not possible now",
     K.E_CARD: "that card is not in the hand",
-    K.E_ILLEGAL: "not allowed by the rules here",
+    K.E_NOT_NOW: "not allowed on this turn (lay-off: only once down, not on an exact "
+                 "going-down turn; swap: joker_swap; discard: go down first after a swap)",
+    K.E_NO_MELD: "there is no such meld on the table",
+    K.E_NO_FIT: "the card does not fit that meld there (docs/rules.md §4, joker_limit)",
+    K.E_FINISH: "the turn could not be finished afterwards (go_out)",
+    K.E_SWAP_DEF: "a player not down may swap a joker only when going down follows",
+    K.E_GD_NONE: "the hand has no legal lay-down of the contract now",
     K.E_GD_DOWN: "the player is already down",
     K.E_GD_COUNT: "the melds do not match the contract",
     K.E_GD_SIZE: "a meld size does not match the contract (initial_meld)",
@@ -145,13 +152,13 @@ class Game:
             self.params[q] = spec.array()
         self._log_size = int(log_size)
         self._check = bool(check)
-        self.G = K.new_state(self.R, self._log_size)
+        self.G = L.new_state(self.R, self._log_size)
         K.init_game_nb(self.R, self.G, np.uint64(self.seed), 1, int(check))
 
     # ------------------------------------------------------------ state
     @property
     def S(self) -> np.ndarray:
-        return self.G[0]
+        return self.G[L.G_S]
 
     @property
     def over(self) -> bool:
@@ -173,22 +180,22 @@ class Game:
                 K.PH_PLAY: "play", K.PH_OVER: "over"}.get(int(self.S[K.S_PHASE]), "?")
 
     def totals(self) -> list[int]:
-        return [int(x) for x in self.G[1][:self.players, K.PS_TOTAL]]
+        return [int(x) for x in self.G[L.G_PS][:self.players, K.PS_TOTAL]]
 
     def ranking(self) -> list[int]:
         return ranking(self.totals())
 
     def records(self) -> np.ndarray:
         """int32[hands, players, NHF] (kernels.records) for the hands played so far."""
-        return self.G[12][:, :self.players].copy()
+        return self.G[L.G_REC][:, :self.players].copy()
 
     def hand_cards(self, seat: int) -> list[str]:
-        row = self.G[2][seat]
+        row = self.G[L.G_HANDS][seat]
         return [card_str(c) for c in range(53) for _ in range(int(row[c]))]
 
     def table(self) -> list[dict[str, Any]]:
         """The melds on the table, with what each joker stands for."""
-        S, TM, TC, TJ = self.S, self.G[5], self.G[6], self.G[7]
+        S, TM, TC, TJ = self.S, self.G[L.G_TABLE], self.G[L.G_TCARDS], self.G[L.G_TJOKERS]
         out = []
         for m in range(int(S[K.S_NT])):
             kind, key = int(TM[m, K.TM_KIND]), int(TM[m, K.TM_KEY])
@@ -216,7 +223,7 @@ class Game:
         """What ``seat`` may see (default: the seat to act): its own cards, and public facts."""
         if seat is None:
             seat = self.to_act if self.to_act is not None else 0
-        S, PS = self.S, self.G[1]
+        S, PS = self.S, self.G[L.G_PS]
         h = int(S[K.S_HAND])
         up = None
         if S[K.S_UP_ON_PILE] and S[K.S_PILE_N] > 0:
@@ -229,7 +236,7 @@ class Game:
             "stock_passes": int(S[K.S_PASSES]),
             "hand_sizes": [int(PS[q, K.PS_N]) for q in range(self.players)],
             "down": [bool(PS[q, K.PS_DOWN]) for q in range(self.players)],
-            "buys_left": [int(self.R[7][h] - PS[q, K.PS_BUYS]) for q in range(self.players)],
+            "buys_left": [int(self.R[L.R_BUYS][h] - PS[q, K.PS_BUYS]) for q in range(self.players)],
             "table": self.table(), "totals": self.totals(),
         }
 
@@ -237,7 +244,7 @@ class Game:
     def _describe(self, code: int) -> Action:
         t, c, m, opt = code & 15, (code >> 4) & 63, (code >> 10) & 127, code >> 17
         seat = self.to_act if self.to_act is not None else -1
-        S, TM = self.S, self.G[5]
+        S, TM = self.S, self.G[L.G_TABLE]
         up = card_str(int(S[K.S_UP]))
         if t == K.A_DRAW:
             return Action(code, "draw", seat, text="draw from the stock")
@@ -247,15 +254,15 @@ class Game:
             what = "refuse the upcard" if int(S[K.S_PHASE]) == K.PH_FIRST else "do not buy"
             return Action(code, "pass", seat, up, text=f"pass ({what} {up})")
         if t == K.A_BUY:
-            pen = int(self.R[0][3])
+            pen = int(self.R[L.R_PARAMS][L.P_BUY_PENALTY])
             return Action(code, "buy", seat, up,
                           text=f"buy {up} (+{pen} penalty card{'' if pen == 1 else 's'})")
         if t == K.A_GO_DOWN:
             melds = None
             if K.can_go_down_nb(self.R, self.G, seat):
-                GD = self.G[8]
-                nm = int(self.R[5][int(S[K.S_HAND])])
-                melds = tuple(tuple(card_str(int(GD[i, 4 + k])) for k in range(int(GD[i, 3])))
+                GD = self.G[L.G_GD]
+                nm = int(self.R[L.R_N_MELDS][int(S[K.S_HAND])])
+                melds = tuple(tuple(card_str(int(GD[i, L.M_CARDS + k])) for k in range(int(GD[i, L.M_N])))
                               for i in range(nm))
             txt = "go down: " + " | ".join(" ".join(x) for x in melds) if melds else "go down"
             return Action(code, "go_down", seat, melds=melds, text=txt)
@@ -266,7 +273,7 @@ class Game:
                 end = "low" if opt == 0 else "high"
                 txt = f"lay off {cs} on meld {m} ({end} end)"
             else:
-                if c == K.JOKER and self.R[0][10]:
+                if c == K.JOKER and self.R[L.R_PARAMS][L.P_SET_JOKER_CARD]:
                     suit = SUITS[opt]
                     txt = f"lay off {cs} as {RANKS[int(TM[m, K.TM_KEY])]}{suit} on meld {m}"
                 else:
@@ -282,7 +289,7 @@ class Game:
         any other valid lay-down can be applied with ``GoDown(melds)``)."""
         if self.over:
             return []
-        buf = self.G[15]
+        buf = self.G[L.G_BUF]
         n = K.legal_actions_nb(self.R, self.G, buf)
         return [self._describe(int(x)) for x in buf[:n]]
 
@@ -299,19 +306,55 @@ class Game:
             raise GameError(f"seat {self.to_act}: {action}: {msg}")
 
     def _write_proposal(self, melds: tuple[tuple[str, ...], ...]) -> None:
-        nm = int(self.R[5][int(self.S[K.S_HAND])])
+        nm = int(self.R[L.R_N_MELDS][int(self.S[K.S_HAND])])
         if len(melds) != nm:
             raise GameError(f"the contract {self.rules.contracts[int(self.S[K.S_HAND])]} "
                             f"needs {nm} melds, got {len(melds)}")
-        GD, GDJ = self.G[8], self.G[9]
+        GD, GDJ = self.G[L.G_GD], self.G[L.G_GDJ]
         self.S[K.S_GD_AT] = 0     # GD no longer holds the finder's lay-down
         GD[:] = 0
         GDJ[:] = -1
         for i, (kind, key, lo, ids) in enumerate(_proposal_rows(melds)):
             if len(ids) > K.TW:
                 raise GameError("meld too long")
-            GD[i, 0], GD[i, 1], GD[i, 2], GD[i, 3] = kind, key, lo, len(ids)
-            GD[i, 4:4 + len(ids)] = ids
+            GD[i, L.M_KIND], GD[i, L.M_KEY], GD[i, L.M_LO], GD[i, L.M_N] = kind, key, lo, len(ids)
+            GD[i, L.M_CARDS:L.M_CARDS + len(ids)] = ids
+
+    def set_position(self, hands: "dict[int, str]", upcard: str | None = None, stock: str = "",
+                     pile: str = "", down: "tuple[int, ...] | list[int]" = (),
+                     play: int | None = None) -> None:
+        """Put a scripted position on the table, for rule tests and puzzles.
+
+        ``hands``: seat -> its cards (``"5C 6C 7C JK"``), replacing what it was dealt;
+        ``stock``: the stock, top card first; ``pile``: the discard pile under the
+        upcard, bottom first; ``upcard``: the card on top of the pile, on offer;
+        ``down``: seats marked as down already; ``play``: the seat that has drawn and now
+        plays (phase "play"). Card conservation is the caller's business (a game built
+        with ``check=True`` would refuse a position that breaks it).
+        """
+        S, PS, H = self.S, self.G[L.G_PS], self.G[L.G_HANDS]
+        for q, cards in hands.items():
+            H[q, :] = 0
+            ids = parse_cards(cards)
+            for c in ids:
+                H[q, c] += 1
+            PS[q, K.PS_N] = len(ids)
+            PS[q, K.PS_DEFOK] = 0
+        for q in down:
+            PS[q, K.PS_DOWN] = 1
+        st = parse_cards(stock)
+        self.G[L.G_STOCK][:len(st)] = st[::-1]
+        S[K.S_STOCK_N] = len(st)
+        pl = parse_cards(pile) + ([card_id(upcard)] if upcard else [])
+        self.G[L.G_PILE][:len(pl)] = pl
+        S[K.S_PILE_N] = len(pl)
+        if upcard:
+            S[K.S_UP] = card_id(upcard)
+            S[K.S_UP_ON_PILE] = 1
+        if play is not None:
+            S[K.S_PHASE] = K.PH_PLAY
+            S[K.S_CUR] = S[K.S_ACTOR] = play
+        S[K.S_CGD_AT] = -1        # the cached "can go down" answer no longer holds
 
     def bot_action(self, spec: str | None = None) -> Action:
         """What the seat's built-in bot would do now, or the bot of ``spec`` (a bot spec
@@ -322,11 +365,11 @@ class Game:
             code = int(bot_action_nb(self.R, self.G, np.int64(self.kinds[seat]), self.params[seat]))
             return self._describe(code)
         b = parse_bot(spec)
-        rng = self.G[10][1 + seat].copy()
+        rng = self.G[L.G_RNG][L.RNG_BOT0 + seat].copy()
         try:
             code = int(bot_action_nb(self.R, self.G, np.int64(b.kind), b.array()))
         finally:
-            self.G[10][1 + seat] = rng
+            self.G[L.G_RNG][L.RNG_BOT0 + seat] = rng
         return self._describe(code)
 
     def step(self) -> Action:
@@ -362,7 +405,7 @@ class Game:
     def events(self) -> list[dict[str, Any]]:
         """The event log so far, decoded (docs/replay.md)."""
         n = int(self.S[K.S_LOG_N])
-        return decode(self.G[11][:n], self.players, [str(c) for c in self.rules.contracts])
+        return decode(self.G[L.G_LOG][:n], self.players, [str(c) for c in self.rules.contracts])
 
 
 def game_events(rules: "str | Rules | None" = "shanghai", players: int | None = None,
@@ -381,7 +424,7 @@ def game_events(rules: "str | Rules | None" = "shanghai", players: int | None = 
     kinds, params = parse_bots(bots, p, r.hands)
     size = int(log_size)
     while True:
-        G = K.new_state(R, size)
+        G = L.new_state(R, size)
         try:
             err = play_game_nb(R, G, kinds, params, np.uint64(int(seed)), 1, int(check))
         except ValueError as e:
@@ -392,5 +435,5 @@ def game_events(rules: "str | Rules | None" = "shanghai", players: int | None = 
         break
     if err != K.E_OK:
         raise GameError(f"seed {seed}: {_ERRORS.get(int(err), f'error {err}')}")
-    n = int(G[0][K.S_LOG_N])
-    return decode(G[11][:n], p, [str(c) for c in r.contracts]), G[12][:, :p].copy()
+    n = int(G[L.G_S][K.S_LOG_N])
+    return decode(G[L.G_LOG][:n], p, [str(c) for c in r.contracts]), G[L.G_REC][:, :p].copy()

@@ -27,6 +27,7 @@ from .bots import BotError, parse_bot, split_specs
 from .cards import CardError, card_id, card_str
 from .game import Action, Game, GameError, GoDown
 from .hand import analyze_hand
+from .kernels import layout as L
 from .kernels import play as K
 from .log import SCHEMA_VERSION, decode, format_event
 from .rules import GoOut, load_rules
@@ -74,8 +75,8 @@ class _Feed:
 
     def events(self) -> list[dict[str, Any]]:
         G = self.g.G
-        n = int(G[0][K.S_LOG_N])
-        log = G[11]
+        n = int(G[L.G_S][K.S_LOG_N])
+        log = G[L.G_LOG]
         i = last = self.start
         while i < n:
             if int(log[i]) == K.EV_HAND:
@@ -228,7 +229,7 @@ class HumanGame:
         return self.game.hand_cards(self.seat)
 
     def _down(self) -> bool:
-        return bool(self.game.G[1][self.seat, K.PS_DOWN])
+        return bool(self.game.G[L.G_PS][self.seat, K.PS_DOWN])
 
     def _deficiency(self, cards: list[str]) -> int:
         return analyze_hand(cards, self.game.hand, self.rules).deficiency
@@ -247,7 +248,7 @@ class HumanGame:
         if g.phase in ("first_refusal", "buy", "draw"):
             up = f"upcard: {card_str(int(g.S[K.S_UP]))}   "
         elif v["pile"] > 0:
-            up = f"pile top: {card_str(int(g.G[4][v['pile'] - 1]))}   "
+            up = f"pile top: {card_str(int(g.G[L.G_PILE][v['pile'] - 1]))}   "
         lines.append(f"{up}stock {v['stock']}, pile {v['pile']}")
         for q in range(self.players):
             who = "you" if q == self.seat else self.seats[q]
@@ -313,7 +314,7 @@ class HumanGame:
         return out
 
     def _points(self, cards: list[str]) -> int:
-        pts = self.game.R[1]
+        pts = self.game.R[L.R_POINTS]
         return sum(int(pts[card_id(c)]) for c in cards)
 
     def _left(self, melds) -> list[str]:

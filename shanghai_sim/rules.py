@@ -27,7 +27,8 @@ import numpy as np
 
 from .cards import NCARDS, JOKER, NRANKS, RANKS
 
-from .kernels.params import (MAX_MELD_SIZE, MAX_MELDS, MAX_PLAYERS, MIN_PLAYERS, NPARAMS,  # noqa: F401
+from .kernels import layout as L
+from .kernels.layout import (MAX_MELD_SIZE, MAX_MELDS, MAX_PLAYERS, MIN_PLAYERS, NPARAMS,  # noqa: F401
                              P_BLIND_JOKER, P_BLIND_NO_JOKER, P_BUY_PENALTY, P_BUY_PRIORITY,
                              P_DECKS, P_DOWN_MAY_BUY, P_GO_OUT, P_INITIAL_EXACT, P_JOKER_LIMIT,
                              P_JOKER_SWAP, P_JOKERS, P_MAX_HAND_TURNS, P_MAX_STOCK_PASSES,
@@ -39,44 +40,44 @@ class RulesError(ValueError):
 
 
 class BuyPriority(enum.IntEnum):
-    DEALER_LEFT = 0
-    TURN_ORDER = 1
+    DEALER_LEFT = L.BUY_DEALER_LEFT
+    TURN_ORDER = L.BUY_TURN_ORDER
 
 
 class JokerLimit(enum.IntEnum):
-    NATURALS = 0
-    TABLE = 1
+    NATURALS = L.JL_NATURALS
+    TABLE = L.JL_TABLE
 
 
 class InitialMeld(enum.IntEnum):
-    AT_LEAST = 0
-    EXACT = 1
+    AT_LEAST = L.IM_AT_LEAST
+    EXACT = L.IM_EXACT
 
 
 class SameSuitRuns(enum.IntEnum):
-    DISTINCT = 0
-    GAP = 1
+    DISTINCT = L.SSR_DISTINCT
+    GAP = L.SSR_GAP
 
 
 class GoOut(enum.IntEnum):
-    NO_DISCARD = 0
-    DISCARD_REQUIRED = 1
-    EITHER = 2
+    NO_DISCARD = L.GO_NO_DISCARD
+    DISCARD_REQUIRED = L.GO_DISCARD_REQUIRED
+    EITHER = L.GO_EITHER
 
 
 class JokerSwap(enum.IntEnum):
-    ANYONE = 0
-    DOWN_ONLY = 1
+    ANYONE = L.SWAP_ANYONE
+    DOWN_ONLY = L.SWAP_DOWN_ONLY
 
 
 class SetJokerIdentity(enum.IntEnum):
-    RANK = 0
-    CARD = 1
+    RANK = L.SJI_RANK
+    CARD = L.SJI_CARD
 
 
 class MeldKind(enum.IntEnum):
-    SET = 0
-    RUN = 1
+    SET = L.SET
+    RUN = L.RUN
 
 
 MIN_SIZE = {MeldKind.SET: 3, MeldKind.RUN: 4}
@@ -557,7 +558,7 @@ def load_rules(spec: "str | Path | Rules | None" = None) -> Rules:
 
 # ---------------------------------------------------------------- kernel arrays
 
-# The indices into RulesArrays.params (P_*) live in kernels/params.py.
+# The layout of these arrays (R_*, and P_* into params) lives in kernels/layout.py.
 
 
 class RulesArrays(NamedTuple):

@@ -3,6 +3,7 @@ import pytest
 from click.testing import CliRunner
 
 from shanghai_sim.bots import BOTS, BotError, parse_bot, parse_bots
+from shanghai_sim.kernels import layout as L
 from shanghai_sim.kernels.bots import BOT_GREEDY, BOT_RANDOM, BP_BUY, BP_HAND0, BP_MAXBUYS, NBP
 
 
@@ -76,20 +77,20 @@ def test_greedy_discard_is_the_plain_rule(rules, seed):
     R, G = g.R, g.G
     checked = 0
     while not g.over:
-        S = G[0]
+        S = G[L.G_S]
         p = int(S[K.S_ACTOR])
         a = g.bot_action()
-        if a.kind == "discard" and G[1][p, K.PS_DOWN] == 0:
+        if a.kind == "discard" and G[L.G_PS][p, K.PS_DOWN] == 0:
             h = int(S[K.S_HAND])
-            H = G[2][p].copy()
+            H = G[L.G_HANDS][p].copy()
             best = None
             for c in range(53):
                 if H[c] == 0:
                     continue
                 H[c] -= 1
-                d = deficiency_nb(H, R[3][h], R[4][h], R[5][h], R[2], R[0][P_INITIAL_EXACT],
-                                  R[0][P_SAME_SUIT_GAP])
-                key = (-d, outs(H), int(R[1][c]), -c)
+                d = deficiency_nb(H, R[L.R_MELD_KIND][h], R[L.R_MELD_SIZE][h], R[L.R_N_MELDS][h], R[L.R_JOKER_CAP], R[L.R_PARAMS][P_INITIAL_EXACT],
+                                  R[L.R_PARAMS][P_SAME_SUIT_GAP])
+                key = (-d, outs(H), int(R[L.R_POINTS][c]), -c)
                 H[c] += 1
                 if best is None or key > best[0]:
                     best = (key, c)
@@ -124,7 +125,7 @@ def test_random_bot_is_uniform(go_down):
     g = Game(rules="shanghai", players=4, seed=3, bots="random")
     while True:
         p = int(g.S[K.S_ACTOR])
-        if g.S[K.S_PHASE] == K.PH_PLAY and g.G[1][p, K.PS_DOWN] == 0:
+        if g.S[K.S_PHASE] == K.PH_PLAY and g.G[L.G_PS][p, K.PS_DOWN] == 0:
             if bool(K.go_down_available_nb(g.R, g.G, p)) == go_down:
                 break
         g.step()
@@ -137,3 +138,22 @@ def test_random_bot_is_uniform(go_down):
     sd = (mean * (1 - 1 / len(legal))) ** 0.5
     for a, c in counts.items():
         assert abs(c - mean) < 5 * sd, (a, c, mean, sorted(counts.values()))
+
+
+def test_a_new_bot_is_one_registry_entry(monkeypatch):
+    """docs/DEVELOPING.md 'A new bot': parsing, canonical specs, errors and the listing
+    follow from the entry alone."""
+    from shanghai_sim import bots as B
+    entry = B.BotInfo("cautious", BOT_GREEDY, "greedy, but never buys after hand N", (
+        B.BotParam("stop", "int", NBP - 1, 0, "last hand in which it buys", lo=1, hi=10),))
+    monkeypatch.setitem(B.BOTS, "cautious", entry)
+    b = parse_bot("cautious:stop=4")
+    assert b.name == "cautious:stop=4" and b.kind == BOT_GREEDY and b.params[NBP - 1] == 4
+    assert parse_bot("cautious").name == "cautious"
+    with pytest.raises(BotError, match="integer 1..10"):
+        parse_bot("cautious:stop=11")
+    with pytest.raises(BotError, match="valid: stop="):
+        parse_bot("cautious:go=1")
+    assert "stop=integer 1..10" in B.bots_help()
+    k, _ = parse_bots("cautious:stop=2,random", 2)
+    assert k.tolist() == [BOT_GREEDY, BOT_RANDOM]

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from shanghai_sim.bots import parse_bots
+from shanghai_sim.kernels import layout as L
 from shanghai_sim.kernels import play as K
 from shanghai_sim.kernels.engine import play_game_nb, play_games_nb
 from shanghai_sim.kernels.records import (HF_CARDS_LEFT, HF_POINTS, HF_STOPPED, HF_WENT_OUT, NHF)
@@ -25,8 +26,8 @@ def _fuzz(name, players, bots, seeds):
     for seed in seeds:
         err = play_game_nb(R, G, kinds, params, np.uint64(seed), 0, 1)
         assert err == K.E_OK, f"{name} {players}p {bots} seed {seed}: error {err}"
-        assert G[0][K.S_PHASE] == K.PH_OVER          # every game ends
-        rec = G[12][:, :players]
+        assert G[L.G_S][K.S_PHASE] == K.PH_OVER          # every game ends
+        rec = G[L.G_REC][:, :players]
         for h in range(r.hands):
             out = rec[h, :, HF_WENT_OUT]
             assert out.sum() <= 1
@@ -88,10 +89,10 @@ def test_batch_matches_logged_game():
 
 def _swap_tries(R, G, p):
     """(card, meld, slot) of every joker on the table that a natural of seat p may replace."""
-    TM, H = G[5], G[2]
-    for m in range(int(G[0][K.S_NT])):
+    TM, H = G[L.G_TABLE], G[L.G_HANDS]
+    for m in range(int(G[L.G_S][K.S_NT])):
         for slot in range(K.TW):
-            if G[6][m, slot] != K.JOKER:
+            if G[L.G_TCARDS][m, slot] != K.JOKER:
                 continue
             key = int(TM[m, K.TM_KEY])
             cands = ([key * 13 + slot % 13] if TM[m, K.TM_KIND] == K.RUN
@@ -112,9 +113,9 @@ def test_go_down_possible_matches_the_search(name, players):
     for seed in range(4):
         g = Game(rules=name, players=players, seed=seed, bots="random")
         R, G = g.R, g.G
-        PS = G[1]
+        PS = G[L.G_PS]
         while not g.over:
-            S = G[0]
+            S = G[L.G_S]
             p = int(S[K.S_ACTOR])
             if S[K.S_PHASE] == K.PH_PLAY and PS[p, K.PS_DOWN] == 0 and K.hand_def_nb(R, G, p) <= 1:
                 tries = [None] + list(_swap_tries(R, G, p))

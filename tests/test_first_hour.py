@@ -308,8 +308,8 @@ def test_bots_listing_is_aligned(main):
     cols = set()
     for info in BOTS.values():
         for p in info.params:
-            line = next(ln for ln in text.splitlines() if ln.startswith(f"  {p.key}={p.values} "))
-            cols.add(line.index(p.help.split()[0], len(f"  {p.key}={p.values}")))
+            line = next(ln for ln in text.splitlines() if ln.startswith(f"  {p.name}={p.values} "))
+            cols.add(line.index(p.help.split()[0], len(f"  {p.name}={p.values}")))
     assert len(cols) == 1, cols
 
 

@@ -1,13 +1,13 @@
 """Scripted positions, one rule of docs/rules.md §3-§5 each, with exact outcomes.
 
-Each test builds a game with every seat played by hand, then writes the
-position it needs into the state (hands, stock top first, the upcard), and
-plays the actions of the rule through the step API.
+Each test builds a game with every seat played by hand, puts the position it
+needs on the table with ``Game.set_position`` (hands, stock top first, the
+upcard), and plays the actions of the rule through the step API.
 """
 
 import pytest
 
-from shanghai_sim.cards import card_id, parse_cards
+from shanghai_sim.cards import card_id
 from shanghai_sim.game import Game, GameError, GoDown
 from shanghai_sim.kernels import play as K
 from shanghai_sim.kernels.records import HF_BLIND, HF_POINTS, HF_STOPPED, HF_WENT_OUT
@@ -17,30 +17,7 @@ FILL = "2C 3D 4H 5S 6C 7D 9H TS JC QD KH"
 
 
 def rig(g, hands, upcard=None, stock="", pile="", down=(), play=None):
-    G = g.G
-    S, PS, H = G[0], G[1], G[2]
-    for q, cards in hands.items():
-        H[q, :] = 0
-        ids = parse_cards(cards)
-        for c in ids:
-            H[q, c] += 1
-        PS[q, K.PS_N] = len(ids)
-        PS[q, K.PS_DEFOK] = 0
-    for q in down:
-        PS[q, K.PS_DOWN] = 1
-    st = parse_cards(stock)
-    G[3][:len(st)] = st[::-1]
-    S[K.S_STOCK_N] = len(st)
-    pl = parse_cards(pile) + ([card_id(upcard)] if upcard else [])
-    G[4][:len(pl)] = pl
-    S[K.S_PILE_N] = len(pl)
-    if upcard:
-        S[K.S_UP] = card_id(upcard)
-        S[K.S_UP_ON_PILE] = 1
-    if play is not None:       # seat `play` has drawn and now plays
-        S[K.S_PHASE] = K.PH_PLAY
-        S[K.S_CUR] = S[K.S_ACTOR] = play
-    S[K.S_CGD_AT] = -1
+    g.set_position(hands, upcard=upcard, stock=stock, pile=pile, down=down, play=play)
 
 
 def act(g, kind, card=None):

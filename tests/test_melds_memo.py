@@ -157,9 +157,9 @@ def test_a_suit_and_its_mirror_share_a_memo_slot():
     hand = to_counts("AH 2H 2H 3H 5H 9H TC JC QC 4S 4D 8D")
     mirror = to_counts("AH KH KH QH TH 6H 5C 4C 3C 4S 4D 8D")   # hearts and clubs mirrored
     for x in (1, 2):                                            # diamonds, hearts
-        assert K._suit_key(hand, x, 4, 2) == K._suit_key(mirror, x, 4, 2)
-    assert K._suit_key(hand, 0, 4, 2) == K._suit_key(mirror, 0, 4, 2)   # clubs T-Q and 3-5
-    assert K._suit_key(hand, 2, 4, 2) != K._suit_key(hand, 0, 4, 2)
+        assert K._suit_key(hand, x, 4) == K._suit_key(mirror, x, 4)
+    assert K._suit_key(hand, 0, 4) == K._suit_key(mirror, 0, 4)   # clubs T-Q and 3-5
+    assert K._suit_key(hand, 2, 4) != K._suit_key(hand, 0, 4)
     for rules in (SH, CO):
         cache = K.new_cache()
         for hand_no in range(1, rules.hands + 1):

@@ -9,22 +9,26 @@ Bot kinds (``BOT_*``) and their parameter vector ``bp`` float64[NBP]
   BP_HAND0 + h  buy policy for hand h (0-based), -1 = BP_BUY; hands beyond MAX_HAND_PARAMS
                 use BP_BUY
 
-Randomness comes only from the seat's own stream G[10][1 + seat].
+Randomness comes only from the seat's own stream G[G_RNG][RNG_BOT0 + seat].
 """
 
 import numba as nb
 import numpy as np
 
-from .params import P_GO_OUT, P_INITIAL_EXACT, P_JOKER_SWAP, P_SAME_SUIT_GAP, P_SET_JOKER_CARD
-from .play import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_PASS, A_SWAP, A_TAKE,
-                   GO_DISCARD_REQUIRED, GO_NO_DISCARD, JOKER, PH_BUY, PH_DRAW, PH_FIRST,
-                   PH_PLAY, PS_BUYS, PS_DOWN, PS_N, RUN, SET, S_ACTOR, S_HAND, S_MUST_DOWN,
-                   S_NT, S_PHASE, S_UP, SWAP_ANYONE, TM_HI, TM_KEY, TM_KIND, TM_LO, TM_N,
-                   TM_NJ, action_nb, card_layable_nb, def_of_nb,
-                   discard_now_nb, do_swap_nb, go_down_available_nb, hand_def_nb, layable_nb,
-                   layoff_allowed_now_nb, layoff_list_nb, legal_list_nb, swap_legal_nb,
-                   undo_swap_nb, _place_proposal, _unplace, PS_DEF, PS_DEFOK)
-from .melds import _popc, deficiency_ws_nb
+from .layout import (G_BUF, G_GD, G_HANDS, G_MKEYS, G_MN, G_MSCR, G_MVALS, G_PS, G_RNG, G_S,
+                     G_SCR, G_TABLE, G_TCARDS, G_WT, JOKER,
+                     M_CARDS, M_N, P_GO_OUT, P_INITIAL_EXACT, P_JOKER_SWAP, P_SAME_SUIT_GAP,
+                     P_SET_JOKER_CARD, PS_BUYS, PS_DEF, PS_DEFOK, PS_DOWN, PS_N, R_JOKER_CAP,
+                     R_MELD_KIND, R_MELD_SIZE, R_N_MELDS, R_PARAMS, R_POINTS, RNG_BOT0, RUN,
+                     S_ACTOR, S_HAND, S_MUST_DOWN, S_NT, S_PHASE, S_UP, SCR_CAND, SCR_TMP,
+                     SWAP_ANYONE, TM_HI, TM_KEY, TM_KIND, TM_LO, TM_N, TM_NJ)
+from .melds import deficiency_ws_nb, popcount
+from .play import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_PASS, A_SWAP, A_TAKE, PH_BUY, PH_DRAW,
+                   PH_FIRST, PH_PLAY, action_nb, card_layable_nb, def_of_nb, discard_now_nb,
+                   finishable_nb, must_lay_off_last_nb,
+                   do_swap_nb, go_down_available_nb, hand_def_nb, layable_nb,
+                   layoff_allowed_now_nb, layoff_list_nb, legal_list_nb, place_proposal_nb,
+                   swap_legal_nb, undo_swap_nb, unplace_nb)
 from .rng import randint_nb
 
 BOT_RANDOM = 0
@@ -52,11 +56,11 @@ def random_action_nb(R, G, p):
     it draws again among the n. Each legal action still has the same chance:
     1/(n+1) when going down is legal, else 1/(n+1) + 1/(n+1) * 1/n = 1/n.
     """
-    BUF = G[15]
-    S = G[0]
-    rng = G[10][1 + p]
+    BUF = G[G_BUF]
+    S = G[G_S]
+    rng = G[G_RNG][RNG_BOT0 + p]
     n = legal_list_nb(R, G, BUF, False)
-    if S[S_PHASE] != PH_PLAY or G[1][p, PS_DOWN] != 0:
+    if S[S_PHASE] != PH_PLAY or G[G_PS][p, PS_DOWN] != 0:
         return BUF[randint_nb(rng, n)]
     k = randint_nb(rng, n + 1)
     if k < n:
@@ -68,7 +72,7 @@ def random_action_nb(R, G, p):
 
 @nb.njit(cache=True, _nrt=False)
 def _def_with(R, G, p, c, delta):
-    H = G[2]
+    H = G[G_HANDS]
     H[p, c] += delta
     d = def_of_nb(R, G, H[p])
     H[p, c] -= delta
@@ -99,47 +103,45 @@ NEAR = _near_masks()
 @nb.njit(cache=True, _nrt=False)
 def _blind_possible(R, G, p):
     """After the finder's lay-down (in GD), could seat p go out this same turn?"""
-    S = G[0]
-    params = R[0]
-    GD = G[8]
-    SCR = G[13]
+    S = G[G_S]
+    params = R[R_PARAMS]
+    GD = G[G_GD]
+    SCR = G[G_SCR]
     h = S[S_HAND]
-    nm = R[5][h]
-    tmp = SCR[6]
+    nm = R[R_N_MELDS][h]
+    tmp = SCR[SCR_TMP]
     for c in range(53):
-        tmp[c] = G[2][p, c]
-    r = G[1][p, PS_N]
+        tmp[c] = G[G_HANDS][p, c]
+    r = G[G_PS][p, PS_N]
     for i in range(nm):
-        for k in range(GD[i, 3]):
-            tmp[GD[i, 4 + k]] -= 1
+        for k in range(GD[i, M_N]):
+            tmp[GD[i, M_CARDS + k]] -= 1
             r -= 1
     go = params[P_GO_OUT]
     left = r
     if params[P_INITIAL_EXACT] == 0 and r > 0:
-        base = _place_proposal(R, G, p, nm)
+        base = place_proposal_nb(R, G, p, nm)
         for c in range(53):
             if tmp[c] > 0 and card_layable_nb(R, G, c):
                 left -= tmp[c]
-        _unplace(G, base)
-    if left == 0:
-        return go != GO_DISCARD_REQUIRED or r > 0
-    if left == 1:
-        return go != GO_NO_DISCARD
-    return False
+        unplace_nb(G, base)
+    if left == 0 and r > 0:        # lay all off but one and discard it, or lay off all
+        return True
+    return left <= 1 and finishable_nb(left, go)
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
 def _greedy_discard(R, G, p):
-    H = G[2]
-    pts = R[1]
+    H = G[G_HANDS]
+    pts = R[R_POINTS]
     ok = discard_now_nb(R, G, p)
-    if G[1][p, PS_DOWN] != 0:
+    if G[G_PS][p, PS_DOWN] != 0:
         # Down: shed the most points among the cards that do not fit the table (keep
         # those that do for a later turn), a joker last (it would help the next player).
-        TM = G[5]
-        nt = G[0][S_NT]
-        cap = R[2]
-        sjc = R[0][P_SET_JOKER_CARD]
+        TM = G[G_TABLE]
+        nt = G[G_S][S_NT]
+        cap = R[R_JOKER_CAP]
+        sjc = R[R_PARAMS][P_SET_JOKER_CARD]
         best = -1
         bv = -1
         for c in range(52):
@@ -159,31 +161,31 @@ def _greedy_discard(R, G, p):
     # few deficiency evaluations instead of one per distinct card.
     if not ok:
         return action_nb(A_DISCARD, -1, 0, 0)
-    h = G[0][S_HAND]
-    kinds = R[3][h]
-    sizes = R[4][h]
-    nm = R[5][h]
-    jcap = R[2]
-    ex = R[0][P_INITIAL_EXACT]
-    gp = R[0][P_SAME_SUIT_GAP]
-    M0 = G[16]
-    M1 = G[17]
-    M2 = G[18]
-    M3 = G[19]
-    M4 = G[20]
+    h = G[G_S][S_HAND]
+    kinds = R[R_MELD_KIND][h]
+    sizes = R[R_MELD_SIZE][h]
+    nm = R[R_N_MELDS][h]
+    jcap = R[R_JOKER_CAP]
+    ex = R[R_PARAMS][P_INITIAL_EXACT]
+    gp = R[R_PARAMS][P_SAME_SUIT_GAP]
+    M0 = G[G_MKEYS]
+    M1 = G[G_MVALS]
+    M2 = G[G_MN]
+    M3 = G[G_MSCR]
+    M4 = G[G_WT]
     Hp = H[p]
-    cand = G[13][7]
+    cand = G[G_SCR][SCR_CAND]
     # Useful outs of the hand less card c: the distinct natural cards that share a rank
     # with a card left or stand within two run positions of one in its suit (the union
     # of NEAR over the cards left). Only a single copy of a natural changes the union:
     # it is then the union over the cards before c and after c (suffix unions in suf).
-    suf = G[13][6]
+    suf = G[G_SCR][SCR_TMP]
     acc = np.int64(0)
     for c in range(51, -1, -1):
         suf[c] = acc
         if Hp[c] > 0:
             acc |= np.int64(NEAR[c])
-    full = _popc(acc)
+    full = popcount(acc)
     pre = np.int64(0)
     n = 0
     for c in range(53):
@@ -192,7 +194,7 @@ def _greedy_discard(R, G, p):
         outs = full
         if c < JOKER:
             if Hp[c] == 1:
-                outs = _popc(pre | suf[c])
+                outs = popcount(pre | suf[c])
             pre |= np.int64(NEAR[c])
         key = (outs << 48) | (pts[c] << 8) | (255 - c)
         k = n            # insertion, highest key first
@@ -215,7 +217,7 @@ def _greedy_discard(R, G, p):
 @nb.njit(cache=True, _nrt=False)
 def _greedy_layoff(R, G, p):
     """The first legal lay-off (cards, then melds, then ends), or -1."""
-    BUF = G[15]
+    BUF = G[G_BUF]
     if layoff_list_nb(R, G, p, BUF, 0, True) > 0:
         return BUF[0]
     return -1
@@ -225,10 +227,10 @@ def _greedy_layoff(R, G, p):
 def _greedy_swap(R, G, p, down):
     """A joker swap that helps: when down, one whose joker can be laid off afterwards;
     when not down (joker_swap = anyone), one after which the bot can go down."""
-    H = G[2]
-    TM = G[5]
-    S = G[0]
-    PS = G[1]
+    H = G[G_HANDS]
+    TM = G[G_TABLE]
+    S = G[G_S]
+    PS = G[G_PS]
     for m in range(S[S_NT]):
         if TM[m, TM_NJ] == 0:
             continue
@@ -239,7 +241,7 @@ def _greedy_swap(R, G, p, down):
             lo = 0
             hi = TM[m, TM_N] - 1
         for k in range(lo, hi + 1):
-            if G[6][m, k] != JOKER:
+            if G[G_TCARDS][m, k] != JOKER:
                 continue
             for s in range(4):
                 if TM[m, TM_KIND] == RUN:
@@ -267,10 +269,10 @@ def _greedy_swap(R, G, p, down):
 @nb.njit(cache=True, _nrt=False)
 def _lone_card_ok(R, G, p):
     """Seat p (down) holds cards that do not block a lay-off of one more card."""
-    if R[0][P_GO_OUT] != GO_NO_DISCARD or G[1][p, PS_N] != 1:
+    if not must_lay_off_last_nb(G[G_PS][p, PS_N], R[R_PARAMS][P_GO_OUT]):
         return True
     for c in range(53):
-        if G[2][p, c] > 0:
+        if G[G_HANDS][p, c] > 0:
             return card_layable_nb(R, G, c)
     return True
 
@@ -284,8 +286,8 @@ def _buy_policy(bp, h):
 
 @nb.njit(cache=True, _nrt=False, inline="always")
 def greedy_action_nb(R, G, p, bp):
-    S = G[0]
-    PS = G[1]
+    S = G[G_S]
+    PS = G[G_PS]
     ph = S[S_PHASE]
     down = PS[p, PS_DOWN] != 0
     if ph == PH_FIRST:
@@ -320,7 +322,7 @@ def greedy_action_nb(R, G, p, bp):
         if go_down_available_nb(R, G, p):
             if bp[BP_WAIT_BLIND] == 0 or _blind_possible(R, G, p):
                 return action_nb(A_GO_DOWN, 0, 0, 0)
-        elif R[0][P_JOKER_SWAP] == SWAP_ANYONE and S[S_NT] > 0 and bp[BP_WAIT_BLIND] == 0:
+        elif R[R_PARAMS][P_JOKER_SWAP] == SWAP_ANYONE and S[S_NT] > 0 and bp[BP_WAIT_BLIND] == 0:
             a = _greedy_swap(R, G, p, False)
             if a >= 0:
                 return a
@@ -338,7 +340,7 @@ def greedy_action_nb(R, G, p, bp):
 @nb.njit(cache=True, _nrt=False, inline="always")
 def bot_action_nb(R, G, kind, bp):
     """The action of the bot of this kind for the seat to act."""
-    p = G[0][S_ACTOR]
+    p = G[G_S][S_ACTOR]
     if kind == BOT_GREEDY:
         return greedy_action_nb(R, G, p, bp)
     return random_action_nb(R, G, p)

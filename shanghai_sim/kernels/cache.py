@@ -16,8 +16,8 @@ So every kernel of this package is cached in a per-user folder instead:
 below ``numba-<version>-py<major><minor>/<source hash>/``, where the source
 hash covers every module whose code or constants the kernels compile in:
 ``kernels/*.py`` but this file and ``__init__.py`` (no kernels there); the
-kernels import nothing from the rest of the package (the rules arrays'
-layout is ``kernels/params.py``). The same source therefore
+kernels import nothing from the rest of the package (the state and rules
+arrays' layout is ``kernels/layout.py``). The same source therefore
 shares one cache wherever it is installed (a wheel, an editable checkout, a
 second checkout), and any change to a kernel module gives a fresh cache for
 all kernels at once. (numba alone checks only a function's own file, while a

@@ -11,7 +11,7 @@ deals, same choices, same scores as the batch path.
 
 import numba as nb
 
-from .params import P_PLAYERS
+from .layout import G_REC, G_S, P_PLAYERS
 from .bots import bot_action_nb
 from .play import (E_OK, PH_OVER, S_ACTOR, S_ERR, S_PHASE, apply_action_nb, init_game_nb,
                    new_state_nb)
@@ -21,7 +21,7 @@ from .play import (E_OK, PH_OVER, S_ACTOR, S_ERR, S_PHASE, apply_action_nb, init
 def play_game_nb(R, G, bot_kind, bot_params, seed, log_on, check):
     """Play one game with bots; returns E_OK or the error code of a broken action/check."""
     init_game_nb(R, G, seed, log_on, check)
-    S = G[0]
+    S = G[G_S]
     while S[S_PHASE] != PH_OVER:
         p = S[S_ACTOR]
         a = bot_action_nb(R, G, bot_kind[p], bot_params[p])
@@ -39,7 +39,7 @@ def play_games_nb(params, points, joker_cap, meld_kind, meld_size, n_melds, deal
     R = (params, points, joker_cap, meld_kind, meld_size, n_melds, deal, buys)
     G = new_state_nb(params, 0)
     P = params[P_PLAYERS]
-    REC = G[12]
+    REC = G[G_REC]
     for i in range(seeds.shape[0]):
         err = play_game_nb(R, G, bot_kind, bot_params, seeds[i], 0, 0)
         if err != E_OK:

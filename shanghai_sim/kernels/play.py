@@ -7,31 +7,10 @@ Python code choosing the actions.
 
 Conventions
 -----------
-Rules come in as the tuple ``R = (params, points, joker_cap, meld_kind,
-meld_size, n_melds, deal, buys)`` of ``RulesArrays``. The state is the tuple
-``G`` made by ``new_state`` (indices fixed, see G_* below):
-
-  G[0]  S    int64[NS]            scalars, indexed by S_*
-  G[1]  PS   int64[8, NPS]        per seat, indexed by PS_*
-  G[2]  H    int64[8, 53]         hands as count arrays (``cards`` layout)
-  G[3]  STK  int64[shoe]          stock; the top card is STK[S_STOCK_N - 1]
-  G[4]  PILE int64[shoe]          discard pile; the top is PILE[S_PILE_N - 1]
-  G[5]  TM   int64[MAXT, NTM]     table melds, indexed by TM_*
-  G[6]  TC   int64[MAXT, TW]      table meld cards: runs by position (0..13,
-                                  -1 = empty), sets in order of arrival
-  G[7]  TJ   int64[MAXT, TW]      for set jokers under set_joker_identity = card:
-                                  the declared suit; else -1
-  G[8]  GD   int64[MAX_MELDS, PW] a going-down proposal: kind, rank/suit, lo, n,
-                                  then n cards (run card k stands at lo + k)
-  G[9]  GDJ  int64[MAX_MELDS, TW] declared suit of each set joker of GD (-1: engine picks)
-  G[10] RNG  uint64[10, 4]        row 0 deal stream (reseeded each hand), rows 1..8
-                                  one bot stream per seat, row 9 col 0 = game seed
-  G[11] LOG  int64[log_size]      event log (see EV_*), written only if S_LOG_ON
-  G[12] REC  int32[hands, 8, NHF] per hand x seat records (kernels.records)
-  G[13] SCR  int64[8, 64]         scratch
-  G[14] LD   int64[MAX_MELDS, LAY_W]  laydown_nb output
-  G[15] BUF  int64[MAXLEGAL]      legal action buffer
-  G[16..20]                       the meld finder's memo, scratch and window table (melds.new_cache)
+Rules come in as the tuple ``R`` of ``RulesArrays`` and the state as the tuple
+``G`` of ``layout.new_state``; both are indexed only by the names of
+``kernels.layout`` (``R[R_PARAMS][P_GO_OUT]``, ``G[G_TABLE][m, TM_KIND]``), where
+every array, its shape and its meaning are listed once (``layout.STATE_SPEC``).
 
 Run positions follow ``kernels.melds``: position p is rank p % 13, 0 = ace
 low, 13 = ace high. Card ids follow ``shanghai_sim.cards`` (52 = joker).
@@ -43,38 +22,48 @@ declared suit; swap: the slot (run position or set index); go down: 0 = the
 meld finder's lay-down, 1 = the proposal written into GD by the caller.
 
 Events in LOG: ``[type, n, payload(n)]``; payloads are listed at EV_*.
+
+Refusals: ``apply_action_nb`` leaves the state as it was and returns a reason (E_*):
+E_PHASE (not an action of this phase), E_CARD, E_NOT_NOW, E_NO_MELD, E_NO_FIT,
+E_FINISH (go_out), E_SWAP_DEF, and E_GD_* for going down. Each kind of action has a
+``*_check_nb`` (the reason) and a ``*_legal_nb`` (yes or no) that the legal list uses.
+
+Public helpers for bot kernels (``kernels.bots`` uses only these): ``legal_list_nb``,
+``hand_def_nb``/``def_of_nb`` (deficiency of a hand), ``can_go_down_nb``,
+``go_down_available_nb``, ``card_layable_nb``/``layable_nb``, ``layoff_list_nb``,
+``swap_legal_nb``, ``discard_now_nb``, ``finishable_nb``/``must_lay_off_last_nb`` (the
+go_out rule), and to try a move and take it back: ``place_proposal_nb``/``unplace_nb``,
+``do_swap_nb``/``undo_swap_nb``.
 """
 
 import numba as nb
 import numpy as np
 
-from .melds import new_cache as melds_cache
-
-from .params import (MAX_MELDS, P_BUY_PENALTY, P_BUY_PRIORITY, P_DECKS, P_DOWN_MAY_BUY,
-                     P_GO_OUT, P_INITIAL_EXACT, P_JOKERS, P_JOKER_SWAP, P_MAX_HAND_TURNS, P_MAX_STOCK_PASSES,
-                     P_NHANDS, P_PLAYERS, P_SAME_SUIT_GAP, P_SET_JOKER_CARD,
-                     P_BLIND_JOKER, P_BLIND_NO_JOKER)
-from .melds import (CACHE_BITS, FP, LAY_W, MEMO_T, NPOS, SCRATCH, WT_SIZES, WT_W, deficiency_ws_nb,
-                    laydown_sat_nb, max_laid_nb, memo_trim_nb)
+from .layout import (G_BUF, G_GD, G_GDJ, G_HANDS, G_LD, G_LOG, G_MKEYS, G_MN, G_MSCR, G_MVALS,
+                     G_PILE, G_PS, G_REC, G_RNG, G_S, G_SCR, G_STOCK, G_TABLE, G_TCARDS,
+                     G_TJOKERS, G_WT, GO_DISCARD_REQUIRED, GO_EITHER, GO_NO_DISCARD, JOKER,
+                     LAY_W, M_CARDS, M_KEY, M_KIND, M_LO, M_N, MAX_MELDS, MAXLEGAL, MAXP, MAXT,
+                     NCARDS, NPS, NRNG, NS, NSCR, NTM, P_BLIND_JOKER, P_BLIND_NO_JOKER,
+                     P_BUY_PENALTY, P_BUY_PRIORITY, P_DECKS, P_DOWN_MAY_BUY, P_GO_OUT,
+                     P_INITIAL_EXACT, P_JOKER_SWAP, P_JOKERS, P_MAX_HAND_TURNS,
+                     P_MAX_STOCK_PASSES, P_NHANDS, P_PLAYERS, P_SAME_SUIT_GAP, P_SET_JOKER_CARD,
+                     PS_BLIND, PS_BUYCARDS, PS_BUYS, PS_DEF, PS_DEFOK, PS_DOWN, PS_DOWNTURN,
+                     PS_N, PS_POINTS, PS_TOTAL, PS_TURNS, PS_WENTOUT, PW, R_BUYS, R_DEAL,
+                     R_JOKER_CAP, R_MELD_KIND, R_MELD_SIZE, R_N_MELDS, R_PARAMS, R_POINTS,
+                     RNG_BOT0, RNG_DEAL, RNG_SEED, RUN, S_ACTOR, S_BO0, S_BO_N, S_BOUGHT, S_CAND,
+                     S_CGD, S_CGD_AT, S_CHECK, S_CUR, S_DEALER, S_DOWN_NOW, S_END_REASON, S_ERR,
+                     S_FIRST_DEALER, S_GD_AT, S_HAND, S_HANDS_DONE, S_JK_PLAYED, S_LOG_N,
+                     S_LOG_ON, S_MUST_DOWN, S_NACT, S_NEXT, S_NP, S_NT, S_PASSES, S_PHASE,
+                     S_PILE_N, S_SHOE, S_STOCK_N, S_TURNS, S_UP, S_UP_FROM, S_UP_ON_PILE, S_WINNER,
+                     SCR_COUNTS, SCR_PROP_HAND, SCR_PROP_RUNS, SCR_PROP_SETS, SCR_W,
+                     SCR_WANT_RUNS, SCR_WANT_SETS, SET, SWAP_ANYONE, SWAP_DOWN_ONLY, TM_HI,
+                     TM_KEY, TM_KIND, TM_LO, TM_N, TM_NJ, TM_OWNER, TW, new_state)  # noqa: F401
+from .layout import CACHE_BITS, FP, MEMO_T, NPOS, SCRATCH, WT_SIZES, WT_W
+from .melds import deficiency_ws_nb, laydown_sat_nb, max_laid_nb, memo_trim_nb
 from .records import (HF_BLIND, HF_BUY_CARDS, HF_BUYS, HF_CARDS_LEFT, HF_DEALER, HF_DOWN_TURN,
                       HF_JOKERS_LEFT, HF_POINTS, HF_STOCK_PASSES, HF_TURNS, HF_WENT_OUT,
                       HF_STOPPED, NHF)
 from .rng import game_seed_nb, randint_nb, seed_state_nb, shuffle_nb
-
-JOKER = 52
-SET = 0
-RUN = 1
-MAXP = 8
-MAXT = MAXP * MAX_MELDS      # table melds
-TW = 64                      # cards in one table meld
-PW = 4 + TW                  # proposal row width
-MAXLEGAL = 8192
-# go_out, joker_swap values (rules.GoOut / JokerSwap)
-GO_NO_DISCARD = 0
-GO_DISCARD_REQUIRED = 1
-GO_EITHER = 2
-SWAP_ANYONE = 0
-SWAP_DOWN_ONLY = 1
 
 # ---------------------------------------------------------------- phases
 PH_FIRST = 0      # decision: the next player (not down) takes the upcard or passes
@@ -87,26 +76,6 @@ PH_OFFER = 6
 PH_OPENBUY = 7
 PH_AFTERWIN = 8
 PH_ENDHAND = 9
-
-# ---------------------------------------------------------------- scalars
-(S_PHASE, S_HAND, S_DEALER, S_FIRST_DEALER, S_CUR, S_ACTOR, S_NEXT, S_UP, S_UP_ON_PILE,
- S_UP_FROM, S_BO_N, S_CAND, S_STOCK_N, S_PILE_N, S_PASSES, S_NT, S_TURNS, S_DOWN_NOW,
- S_MUST_DOWN, S_JK_PLAYED, S_LOG_ON, S_LOG_N, S_CHECK, S_ERR, S_BOUGHT, S_NACT, S_SHOE,
- S_NP, S_WINNER, S_END_REASON, S_CGD_AT, S_CGD, S_HANDS_DONE) = range(33)
-S_GD_AT = 33      # GD holds the finder's checked lay-down for action S_NACT + 1 (else not).
-# Not the same as S_CGD: swap_legal_nb runs can_go_down_nb on a hand with a swap tried
-# and undone, which rewrites GD but must not change the cached answer for the real hand.
-S_BO0 = 40        # buy order, MAXP entries
-NS = 48
-
-# per seat
-(PS_N, PS_DOWN, PS_BUYS, PS_BUYCARDS, PS_TURNS, PS_DOWNTURN, PS_WENTOUT, PS_BLIND,
- PS_POINTS, PS_TOTAL, PS_DEF, PS_DEFOK) = range(12)
-NPS = 12
-
-# table meld fields
-TM_OWNER, TM_KIND, TM_KEY, TM_LO, TM_HI, TM_N, TM_NJ = range(7)
-NTM = 7
 
 # ---------------------------------------------------------------- actions
 A_DRAW = 0        # draw from the stock
@@ -140,7 +109,12 @@ EV_GAME_END = 15  # totals(P)
 E_OK = 0
 E_PHASE = 1       # action not of this phase
 E_CARD = 2        # card not in hand
-E_ILLEGAL = 3     # not allowed by the rules here
+E_NOT_NOW = 4     # not on this turn: lay-off when not down (or on the going-down turn under
+                  #   exact), swap under joker_swap = down_only, discard before going down
+E_NO_MELD = 5     # no such table meld
+E_NO_FIT = 6      # the card does not fit that meld there (docs/rules.md §4, joker_limit)
+E_FINISH = 7      # the turn could not be finished afterwards (go_out)
+E_SWAP_DEF = 8    # a swap by a player not down that could not be followed by going down
 E_GD_DOWN = 10    # already down
 E_GD_COUNT = 11   # melds do not match the contract
 E_GD_SIZE = 12    # a meld size does not match (at_least / exact)
@@ -148,7 +122,7 @@ E_GD_MELD = 13    # a meld is not valid
 E_GD_CARDS = 14   # cards not in hand
 E_GD_GAP = 15     # same-suit runs touch (same_suit_runs = gap)
 E_GD_FINISH = 16  # the turn could not be finished afterwards (go_out)
-E_GD_MUST = 17    # swapped a joker without going down (joker_swap)
+E_GD_NONE = 18    # going down with the finder's lay-down: the hand has none that is legal now
 E_CHECK_CONS = 20  # card conservation broken
 E_CHECK_MELD = 21  # invalid table meld
 E_CHECK_COUNT = 22  # hand size bookkeeping broken
@@ -181,27 +155,10 @@ def a_opt(a):
 
 # ---------------------------------------------------------------- state
 
-def new_state(R, log_size=0):
-    """Allocate a state tuple for these rules (Python side; not jitted)."""
-    params = R[0]
-    shoe = 52 * int(params[P_DECKS]) + int(params[P_JOKERS])
-    hands = int(params[P_NHANDS])
-    S = np.zeros(NS, np.int64)
-    S[S_SHOE] = shoe
-    S[S_NP] = params[P_PLAYERS]
-    return (S, np.zeros((MAXP, NPS), np.int64), np.zeros((MAXP, 53), np.int64),
-            np.zeros(shoe, np.int64), np.zeros(shoe, np.int64),
-            np.zeros((MAXT, NTM), np.int64), np.full((MAXT, TW), -1, np.int64),
-            np.full((MAXT, TW), -1, np.int64), np.zeros((MAX_MELDS, PW), np.int64),
-            np.full((MAX_MELDS, TW), -1, np.int64), np.zeros((10, 4), np.uint64),
-            np.zeros(max(int(log_size), 1), np.int64), np.zeros((hands, MAXP, NHF), np.int32),
-            np.zeros((8, 64), np.int64), np.zeros((MAX_MELDS, LAY_W), np.int64),
-            np.zeros(MAXLEGAL, np.int64), *melds_cache())
-
-
 @nb.njit(cache=True, _nrt=True)
 def new_state_nb(params, log_size):
-    """The same as ``new_state`` inside numba (for the batch kernel)."""
+    """``layout.new_state`` inside numba (for the batch kernel): layout.STATE_SPEC written
+    out in its order (tests/test_layout.py checks it against the spec)."""
     shoe = 52 * params[P_DECKS] + params[P_JOKERS]
     hands = params[P_NHANDS]
     S = np.zeros(NS, np.int64)
@@ -210,12 +167,12 @@ def new_state_nb(params, log_size):
     TC = np.full((MAXT, TW), -1, np.int64)
     TJ = np.full((MAXT, TW), -1, np.int64)
     GDJ = np.full((MAX_MELDS, TW), -1, np.int64)
-    return (S, np.zeros((MAXP, NPS), np.int64), np.zeros((MAXP, 53), np.int64),
+    return (S, np.zeros((MAXP, NPS), np.int64), np.zeros((MAXP, NCARDS), np.int64),
             np.zeros(shoe, np.int64), np.zeros(shoe, np.int64),
             np.zeros((MAXT, NTM), np.int64), TC, TJ, np.zeros((MAX_MELDS, PW), np.int64),
-            GDJ, np.zeros((10, 4), np.uint64),
+            GDJ, np.zeros((NRNG, 4), np.uint64),
             np.zeros(max(log_size, 1), np.int64), np.zeros((hands, MAXP, NHF), np.int32),
-            np.zeros((8, 64), np.int64), np.zeros((MAX_MELDS, LAY_W), np.int64),
+            np.zeros((NSCR, SCR_W), np.int64), np.zeros((MAX_MELDS, LAY_W), np.int64),
             np.zeros(MAXLEGAL, np.int64), np.zeros(1 << CACHE_BITS, np.int64),
             np.zeros((1 << CACHE_BITS, MEMO_T, FP, 2), np.int16),
             np.zeros((1 << CACHE_BITS, MEMO_T), np.int8), np.zeros(SCRATCH, np.int64),
@@ -225,8 +182,8 @@ def new_state_nb(params, log_size):
 @nb.njit(cache=True, _nrt=False)
 def ev_nb(G, t, n):
     """Open an event of type t with n payload ints; returns where to write, or -1 if not logging."""
-    S = G[0]
-    LOG = G[11]
+    S = G[G_S]
+    LOG = G[G_LOG]
     if S[S_LOG_ON] == 0:
         return -1
     k = S[S_LOG_N]
@@ -240,28 +197,28 @@ def ev_nb(G, t, n):
 
 @nb.njit(cache=True, inline="always")
 def add_card(G, p, c):
-    G[2][p, c] += 1
-    G[1][p, PS_N] += 1
-    G[1][p, PS_DEFOK] = 0
+    G[G_HANDS][p, c] += 1
+    G[G_PS][p, PS_N] += 1
+    G[G_PS][p, PS_DEFOK] = 0
 
 
 @nb.njit(cache=True, inline="always")
 def rem_card(G, p, c):
-    G[2][p, c] -= 1
-    G[1][p, PS_N] -= 1
-    G[1][p, PS_DEFOK] = 0
+    G[G_HANDS][p, c] -= 1
+    G[G_PS][p, PS_N] -= 1
+    G[G_PS][p, PS_DEFOK] = 0
 
 
 @nb.njit(cache=True, _nrt=False)
 def hand_def_nb(R, G, p):
     """docs/rules.md §6 deficiency of seat p's hand for this hand's contract (cached)."""
-    PS = G[1]
+    PS = G[G_PS]
     if PS[p, PS_DEFOK] != 0:
         return PS[p, PS_DEF]
-    params = R[0]
-    h = G[0][S_HAND]
-    d = deficiency_ws_nb(G[2][p], R[3][h], R[4][h], R[5][h], R[2],
-                         params[P_INITIAL_EXACT], params[P_SAME_SUIT_GAP], G[16], G[17], G[18], G[19], G[20])
+    params = R[R_PARAMS]
+    h = G[G_S][S_HAND]
+    d = deficiency_ws_nb(G[G_HANDS][p], R[R_MELD_KIND][h], R[R_MELD_SIZE][h], R[R_N_MELDS][h], R[R_JOKER_CAP],
+                         params[P_INITIAL_EXACT], params[P_SAME_SUIT_GAP], G[G_MKEYS], G[G_MVALS], G[G_MN], G[G_MSCR], G[G_WT])
     PS[p, PS_DEF] = d
     PS[p, PS_DEFOK] = 1
     return d
@@ -269,10 +226,10 @@ def hand_def_nb(R, G, p):
 
 @nb.njit(cache=True, _nrt=False)
 def def_of_nb(R, G, counts):
-    params = R[0]
-    h = G[0][S_HAND]
-    return deficiency_ws_nb(counts, R[3][h], R[4][h], R[5][h], R[2],
-                            params[P_INITIAL_EXACT], params[P_SAME_SUIT_GAP], G[16], G[17], G[18], G[19], G[20])
+    params = R[R_PARAMS]
+    h = G[G_S][S_HAND]
+    return deficiency_ws_nb(counts, R[R_MELD_KIND][h], R[R_MELD_SIZE][h], R[R_N_MELDS][h], R[R_JOKER_CAP],
+                            params[P_INITIAL_EXACT], params[P_SAME_SUIT_GAP], G[G_MKEYS], G[G_MVALS], G[G_MN], G[G_MSCR], G[G_WT])
 
 
 # ---------------------------------------------------------------- stock
@@ -280,10 +237,10 @@ def def_of_nb(R, G, counts):
 @nb.njit(cache=True, _nrt=False)
 def reshuffle_nb(R, G):
     """docs/rules.md §5.5: the pile less the upcard lying on it becomes the new stock."""
-    S = G[0]
-    STK = G[3]
-    PILE = G[4]
-    if S[S_PASSES] >= R[0][P_MAX_STOCK_PASSES]:
+    S = G[G_S]
+    STK = G[G_STOCK]
+    PILE = G[G_PILE]
+    if S[S_PASSES] >= R[R_PARAMS][P_MAX_STOCK_PASSES]:
         return False
     keep = 1 if S[S_UP_ON_PILE] != 0 else 0
     m = S[S_PILE_N] - keep
@@ -297,26 +254,26 @@ def reshuffle_nb(R, G):
         PILE[0] = kept
     S[S_PILE_N] = keep
     S[S_STOCK_N] = m
-    shuffle_nb(G[10][0], STK, m)
+    shuffle_nb(G[G_RNG][RNG_DEAL], STK, m)
     S[S_PASSES] += 1
     b = ev_nb(G, EV_RESHUFFLE, 3)
     if b >= 0:
-        G[11][b] = S[S_PASSES]
-        G[11][b + 1] = m
-        G[11][b + 2] = kept
+        G[G_LOG][b] = S[S_PASSES]
+        G[G_LOG][b + 1] = m
+        G[G_LOG][b + 2] = kept
     return True
 
 
 @nb.njit(cache=True, _nrt=False)
 def draw_stock_nb(R, G):
     """The top card of the stock, reshuffling if needed; -1 if the hand must stop."""
-    S = G[0]
+    S = G[G_S]
     if S[S_STOCK_N] == 0:
         if not reshuffle_nb(R, G):
             return -1
     n = S[S_STOCK_N] - 1
     S[S_STOCK_N] = n
-    return G[3][n]
+    return G[G_STOCK][n]
 
 
 # ---------------------------------------------------------------- table melds
@@ -324,10 +281,10 @@ def draw_stock_nb(R, G):
 @nb.njit(cache=True, _nrt=False)
 def meld_valid_nb(R, G, m):
     """Is table meld m valid under the rules (docs/rules.md §4, joker_limit)?"""
-    TM = G[5]
-    TC = G[6]
-    TJ = G[7]
-    cap = R[2]
+    TM = G[G_TABLE]
+    TC = G[G_TCARDS]
+    TJ = G[G_TJOKERS]
+    cap = R[R_JOKER_CAP]
     n = TM[m, TM_N]
     key = TM[m, TM_KEY]
     nj = 0
@@ -339,7 +296,7 @@ def meld_valid_nb(R, G, m):
             c = TC[m, k]
             if c == JOKER:
                 nj += 1
-                if R[0][P_SET_JOKER_CARD] != 0 and (TJ[m, k] < 0 or TJ[m, k] > 3):
+                if R[R_PARAMS][P_SET_JOKER_CARD] != 0 and (TJ[m, k] < 0 or TJ[m, k] > 3):
                     return False
             elif c < 0 or c % 13 != key:
                 return False
@@ -367,15 +324,6 @@ def meld_valid_nb(R, G, m):
     if nj != TM[m, TM_NJ] or nat < 1 or nj > cap[n]:
         return False
     return True
-
-
-@nb.njit(cache=True, inline="always")
-def layoff_opts_nb(R, G, c, m):
-    """How many ways card c could go on meld m: a run's two ends; a set once, or under
-    set_joker_identity = card a joker once per declared suit."""
-    if G[5][m, TM_KIND] == SET:
-        return 4 if (c == JOKER and R[0][P_SET_JOKER_CARD] != 0) else 1
-    return 2
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -429,24 +377,24 @@ def layable_nb(TM, nt, cap, set_joker_card, c):
 @nb.njit(cache=True, _nrt=False)
 def layoff_struct_nb(R, G, c, m, opt):
     """fits_nb from the state tuples."""
-    return fits_nb(G[5], R[2], R[0][P_SET_JOKER_CARD], c, m, opt)
+    return fits_nb(G[G_TABLE], R[R_JOKER_CAP], R[R_PARAMS][P_SET_JOKER_CARD], c, m, opt)
 
 
 @nb.njit(cache=True, _nrt=False)
 def card_layable_nb(R, G, c):
-    return layable_nb(G[5], G[0][S_NT], R[2], R[0][P_SET_JOKER_CARD], c)
+    return layable_nb(G[G_TABLE], G[G_S][S_NT], R[R_JOKER_CAP], R[R_PARAMS][P_SET_JOKER_CARD], c)
 
 
 @nb.njit(cache=True, _nrt=False)
 def do_layoff_nb(R, G, p, c, m, opt):
-    TM = G[5]
-    TC = G[6]
-    TJ = G[7]
+    TM = G[G_TABLE]
+    TC = G[G_TCARDS]
+    TJ = G[G_TJOKERS]
     rem_card(G, p, c)
     if TM[m, TM_KIND] == SET:
         k = TM[m, TM_N]
         TC[m, k] = c
-        TJ[m, k] = opt if (c == JOKER and R[0][P_SET_JOKER_CARD] != 0) else -1
+        TJ[m, k] = opt if (c == JOKER and R[R_PARAMS][P_SET_JOKER_CARD] != 0) else -1
     else:
         if opt == 0:
             TM[m, TM_LO] -= 1
@@ -461,9 +409,9 @@ def do_layoff_nb(R, G, p, c, m, opt):
 
 @nb.njit(cache=True, _nrt=False)
 def undo_layoff_nb(R, G, p, c, m, opt):
-    TM = G[5]
-    TC = G[6]
-    TJ = G[7]
+    TM = G[G_TABLE]
+    TC = G[G_TCARDS]
+    TJ = G[G_TJOKERS]
     TM[m, TM_N] -= 1
     if c == JOKER:
         TM[m, TM_NJ] -= 1
@@ -484,29 +432,29 @@ def undo_layoff_nb(R, G, p, c, m, opt):
 @nb.njit(cache=True, _nrt=False)
 def swap_struct_nb(R, G, c, m, slot):
     """May natural card c replace the joker at slot of meld m (docs/rules.md §3 joker_swap, set_joker_identity)?"""
-    TM = G[5]
-    if c < 0 or c >= JOKER or m < 0 or m >= G[0][S_NT] or slot < 0 or slot >= TW:
+    TM = G[G_TABLE]
+    if c < 0 or c >= JOKER or m < 0 or m >= G[G_S][S_NT] or slot < 0 or slot >= TW:
         return False
-    if G[6][m, slot] != JOKER:
+    if G[G_TCARDS][m, slot] != JOKER:
         return False
     key = TM[m, TM_KEY]
     if TM[m, TM_KIND] == RUN:
         return c == key * 13 + slot % 13
     if c % 13 != key:
         return False
-    if R[0][P_SET_JOKER_CARD] != 0:
-        return G[7][m, slot] == c // 13
+    if R[R_PARAMS][P_SET_JOKER_CARD] != 0:
+        return G[G_TJOKERS][m, slot] == c // 13
     return True
 
 
 @nb.njit(cache=True, _nrt=False)
 def do_swap_nb(G, p, c, m, slot):
     """Returns what the joker stood for (run: position; set: declared suit or -1)."""
-    TM = G[5]
-    ident = slot if TM[m, TM_KIND] == RUN else G[7][m, slot]
+    TM = G[G_TABLE]
+    ident = slot if TM[m, TM_KIND] == RUN else G[G_TJOKERS][m, slot]
     rem_card(G, p, c)
-    G[6][m, slot] = c
-    G[7][m, slot] = -1
+    G[G_TCARDS][m, slot] = c
+    G[G_TJOKERS][m, slot] = -1
     TM[m, TM_NJ] -= 1
     add_card(G, p, JOKER)
     return ident
@@ -514,11 +462,11 @@ def do_swap_nb(G, p, c, m, slot):
 
 @nb.njit(cache=True, _nrt=False)
 def undo_swap_nb(G, p, c, m, slot, ident):
-    TM = G[5]
+    TM = G[G_TABLE]
     rem_card(G, p, JOKER)
-    G[6][m, slot] = JOKER
+    G[G_TCARDS][m, slot] = JOKER
     if TM[m, TM_KIND] == SET:
-        G[7][m, slot] = ident
+        G[G_TJOKERS][m, slot] = ident
     TM[m, TM_NJ] += 1
     add_card(G, p, c)
 
@@ -528,47 +476,73 @@ def undo_swap_nb(G, p, c, m, slot, ident):
 @nb.njit(cache=True, _nrt=False)
 def layoff_allowed_now_nb(R, G, p):
     """docs/rules.md §4: only a player who is down, on their own turn; not on the going-down turn under exact."""
-    S = G[0]
-    if S[S_PHASE] != PH_PLAY or S[S_CUR] != p or G[1][p, PS_DOWN] == 0:
+    S = G[G_S]
+    if S[S_PHASE] != PH_PLAY or S[S_CUR] != p or G[G_PS][p, PS_DOWN] == 0:
         return False
-    if R[0][P_INITIAL_EXACT] != 0 and S[S_DOWN_NOW] != 0:
+    if R[R_PARAMS][P_INITIAL_EXACT] != 0 and S[S_DOWN_NOW] != 0:
         return False
     return True
+
+
+# ---------------------------------------------------------------- how a turn ends (go_out)
+# The one rule (docs/rules.md §3 go_out) behind every "can this turn still end legally":
+# finishable_nb answers it from the number of cards alone; must_lay_off_last_nb marks the
+# one case where the cards decide (no_discard, one card left: it must be laid off).
+
+@nb.njit(cache=True, inline="always")
+def finishable_nb(r, go):
+    """May a turn holding r cards end legally whatever they are? r >= 2: discard one;
+    r == 1: discard it and go out, unless no_discard; r == 0: out by melds and lay-offs,
+    unless discard_required."""
+    if r >= 2:
+        return True
+    if r == 1:
+        return go != GO_NO_DISCARD
+    return go != GO_DISCARD_REQUIRED
+
+
+@nb.njit(cache=True, inline="always")
+def must_lay_off_last_nb(r, go):
+    """go_out = no_discard with one card left: the turn ends only if that card is laid off."""
+    return r == 1 and go == GO_NO_DISCARD
 
 
 @nb.njit(cache=True, _nrt=False)
 def can_finish_nb(R, G, p):
     """Can seat p still end this turn legally (docs/rules.md §3 go_out)?"""
-    r = G[1][p, PS_N]
-    go = R[0][P_GO_OUT]
-    if r == 0:
-        return go != GO_DISCARD_REQUIRED
-    if go != GO_NO_DISCARD or r >= 2:
-        return True
-    # no_discard and one card left: it can only leave by a lay-off this turn.
+    r = G[G_PS][p, PS_N]
+    go = R[R_PARAMS][P_GO_OUT]
+    if not must_lay_off_last_nb(r, go):
+        return finishable_nb(r, go)
     if not layoff_allowed_now_nb(R, G, p):
         return False
     for c in range(53):
-        if G[2][p, c] > 0:
+        if G[G_HANDS][p, c] > 0:
             return card_layable_nb(R, G, c)
     return False
 
 
 @nb.njit(cache=True, _nrt=False)
 def layoff_legal_nb(R, G, p, c, m, opt):
+    return layoff_check_nb(R, G, p, c, m, opt) == E_OK
+
+
+@nb.njit(cache=True, _nrt=False)
+def layoff_check_nb(R, G, p, c, m, opt):
+    """E_OK if seat p may lay card c off on meld m at opt now, else the reason."""
     if not layoff_allowed_now_nb(R, G, p):
-        return False
-    if c < 0 or c > JOKER or G[2][p, c] <= 0 or m < 0 or m >= G[0][S_NT]:
-        return False
+        return E_NOT_NOW
+    if c < 0 or c > JOKER or G[G_HANDS][p, c] <= 0:
+        return E_CARD
+    if m < 0 or m >= G[G_S][S_NT]:
+        return E_NO_MELD
     if not layoff_struct_nb(R, G, c, m, opt):
-        return False
-    r = G[1][p, PS_N] - 1
-    go = R[0][P_GO_OUT]
-    if r == 0:
-        return go != GO_DISCARD_REQUIRED
-    if r >= 2 or go != GO_NO_DISCARD:
-        return True
-    PS = G[1]
+        return E_NO_FIT
+    r = G[G_PS][p, PS_N] - 1
+    go = R[R_PARAMS][P_GO_OUT]
+    if not must_lay_off_last_nb(r, go):
+        return E_OK if finishable_nb(r, go) else E_FINISH
+    PS = G[G_PS]
     d0 = PS[p, PS_DEF]
     k0 = PS[p, PS_DEFOK]
     do_layoff_nb(R, G, p, c, m, opt)
@@ -576,32 +550,40 @@ def layoff_legal_nb(R, G, p, c, m, opt):
     undo_layoff_nb(R, G, p, c, m, opt)
     PS[p, PS_DEF] = d0
     PS[p, PS_DEFOK] = k0
-    return ok
+    return E_OK if ok else E_FINISH
 
 
 @nb.njit(cache=True, _nrt=False)
 def swap_allowed_now_nb(R, G, p):
-    S = G[0]
+    S = G[G_S]
     if S[S_PHASE] != PH_PLAY or S[S_CUR] != p:
         return False
-    if R[0][P_JOKER_SWAP] == SWAP_DOWN_ONLY:
-        return G[1][p, PS_DOWN] != 0 and S[S_DOWN_NOW] == 0
+    if R[R_PARAMS][P_JOKER_SWAP] == SWAP_DOWN_ONLY:
+        return G[G_PS][p, PS_DOWN] != 0 and S[S_DOWN_NOW] == 0
     return True
 
 
 @nb.njit(cache=True, _nrt=False)
 def swap_legal_nb(R, G, p, c, m, slot):
+    return swap_check_nb(R, G, p, c, m, slot) == E_OK
+
+
+@nb.njit(cache=True, _nrt=False)
+def swap_check_nb(R, G, p, c, m, slot):
+    """E_OK if seat p may put card c in place of the joker at slot of meld m now, else the reason."""
     if not swap_allowed_now_nb(R, G, p):
-        return False
-    if c < 0 or c >= JOKER or G[2][p, c] <= 0:
-        return False
+        return E_NOT_NOW
+    if c < 0 or c >= JOKER or G[G_HANDS][p, c] <= 0:
+        return E_CARD
+    if m < 0 or m >= G[G_S][S_NT]:
+        return E_NO_MELD
     if not swap_struct_nb(R, G, c, m, slot):
-        return False
-    PS = G[1]
+        return E_NO_FIT
+    PS = G[G_PS]
     if PS[p, PS_DOWN] == 0 and hand_def_nb(R, G, p) >= 2:
         # going down after the swap needs deficiency 0, and trading a natural for a
         # joker lowers the deficiency by at most one
-        return False
+        return E_SWAP_DEF
     d0 = PS[p, PS_DEF]
     k0 = PS[p, PS_DEFOK]
     ident = do_swap_nb(G, p, c, m, slot)
@@ -613,25 +595,36 @@ def swap_legal_nb(R, G, p, c, m, slot):
     undo_swap_nb(G, p, c, m, slot, ident)
     PS[p, PS_DEF] = d0
     PS[p, PS_DEFOK] = k0
-    return ok
+    if ok:
+        return E_OK
+    return E_FINISH if PS[p, PS_DOWN] != 0 else E_SWAP_DEF
 
 
 @nb.njit(cache=True, _nrt=False)
 def discard_now_nb(R, G, p):
     """May seat p end its turn now by discarding one of its cards?"""
-    S = G[0]
+    return discard_check_nb(R, G, p, -1) == E_OK
+
+
+@nb.njit(cache=True, _nrt=False)
+def discard_check_nb(R, G, p, c):
+    """E_OK if seat p may discard card c now (c = -1: some card), else the reason."""
+    S = G[G_S]
     if S[S_PHASE] != PH_PLAY or S[S_CUR] != p or S[S_MUST_DOWN] != 0:
-        return False
-    if R[0][P_GO_OUT] == GO_NO_DISCARD and G[1][p, PS_N] < 2:
-        return False
-    return True
+        return E_NOT_NOW
+    if c >= 0 and (c > JOKER or G[G_HANDS][p, c] <= 0):
+        return E_CARD
+    n = G[G_PS][p, PS_N]
+    if n < 2 and not finishable_nb(n, R[R_PARAMS][P_GO_OUT]):
+        return E_FINISH
+    return E_OK
 
 
 @nb.njit(cache=True, _nrt=False)
 def discard_legal_nb(R, G, p, c):
-    if c < 0 or c > JOKER or G[2][p, c] <= 0:
+    if c < 0:
         return False
-    return discard_now_nb(R, G, p)
+    return discard_check_nb(R, G, p, c) == E_OK
 
 
 # ---------------------------------------------------------------- going down
@@ -650,11 +643,11 @@ def _sort_small(a, n):
 @nb.njit(cache=True, _nrt=False)
 def _proposal_meld_ok(R, GD, i):
     """Is proposal row i a valid meld (docs/rules.md §4 and joker_limit)?"""
-    cap = R[2]
-    kind = GD[i, 0]
-    key = GD[i, 1]
-    lo = GD[i, 2]
-    n = GD[i, 3]
+    cap = R[R_JOKER_CAP]
+    kind = GD[i, M_KIND]
+    key = GD[i, M_KEY]
+    lo = GD[i, M_LO]
+    n = GD[i, M_N]
     if n < 1 or n > TW or n >= cap.shape[0]:
         return False
     nj = 0
@@ -663,7 +656,7 @@ def _proposal_meld_ok(R, GD, i):
         if n < 3 or key < 0 or key > 12:
             return False
         for k in range(n):
-            c = GD[i, 4 + k]
+            c = GD[i, M_CARDS + k]
             if c == JOKER:
                 nj += 1
             elif c < 0 or c > JOKER or c % 13 != key:
@@ -674,7 +667,7 @@ def _proposal_meld_ok(R, GD, i):
         if key < 0 or key > 3 or n < 4 or n > 13 or lo < 0 or lo + n - 1 > 13:
             return False
         for k in range(n):
-            c = GD[i, 4 + k]
+            c = GD[i, M_CARDS + k]
             if c == JOKER:
                 nj += 1
             elif c != key * 13 + (lo + k) % 13:
@@ -687,31 +680,31 @@ def _proposal_meld_ok(R, GD, i):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _place_proposal(R, G, p, nm):
+def place_proposal_nb(R, G, p, nm):
     """Append the proposal's melds to the table (hand untouched); returns the first index."""
-    S = G[0]
-    TM = G[5]
-    TC = G[6]
-    TJ = G[7]
-    GD = G[8]
-    GDJ = G[9]
-    card_id = R[0][P_SET_JOKER_CARD] != 0
+    S = G[G_S]
+    TM = G[G_TABLE]
+    TC = G[G_TCARDS]
+    TJ = G[G_TJOKERS]
+    GD = G[G_GD]
+    GDJ = G[G_GDJ]
+    card_id = R[R_PARAMS][P_SET_JOKER_CARD] != 0
     base = S[S_NT]
     for i in range(nm):
         m = base + i
-        kind = GD[i, 0]
-        n = GD[i, 3]
+        kind = GD[i, M_KIND]
+        n = GD[i, M_N]
         TM[m, TM_OWNER] = p
         TM[m, TM_KIND] = kind
-        TM[m, TM_KEY] = GD[i, 1]
+        TM[m, TM_KEY] = GD[i, M_KEY]
         TM[m, TM_N] = n
         nj = 0
         if kind == RUN:
-            TM[m, TM_LO] = GD[i, 2]
-            TM[m, TM_HI] = GD[i, 2] + n - 1
+            TM[m, TM_LO] = GD[i, M_LO]
+            TM[m, TM_HI] = GD[i, M_LO] + n - 1
             for k in range(n):
-                TC[m, GD[i, 2] + k] = GD[i, 4 + k]
-                if GD[i, 4 + k] == JOKER:
+                TC[m, GD[i, M_LO] + k] = GD[i, M_CARDS + k]
+                if GD[i, M_CARDS + k] == JOKER:
                     nj += 1
         else:
             TM[m, TM_LO] = 0
@@ -720,11 +713,11 @@ def _place_proposal(R, G, p, nm):
             # suits missing among the naturals first, in C D H S order.
             present = 0
             for k in range(n):
-                if GD[i, 4 + k] != JOKER:
-                    present |= 1 << (GD[i, 4 + k] // 13)
+                if GD[i, M_CARDS + k] != JOKER:
+                    present |= 1 << (GD[i, M_CARDS + k] // 13)
             nxt = 0
             for k in range(n):
-                c = GD[i, 4 + k]
+                c = GD[i, M_CARDS + k]
                 TC[m, k] = c
                 TJ[m, k] = -1
                 if c == JOKER:
@@ -749,43 +742,43 @@ def _place_proposal(R, G, p, nm):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _unplace(G, base):
-    S = G[0]
+def unplace_nb(G, base):
+    S = G[G_S]
     for m in range(base, S[S_NT]):
         for k in range(TW):
-            G[6][m, k] = -1
-            G[7][m, k] = -1
+            G[G_TCARDS][m, k] = -1
+            G[G_TJOKERS][m, k] = -1
         for f in range(NTM):
-            G[5][m, f] = 0
+            G[G_TABLE][m, f] = 0
     S[S_NT] = base
 
 
 @nb.njit(cache=True, _nrt=False)
 def check_proposal_nb(R, G, p):
     """Is the proposal in GD a legal going down for seat p now? Returns E_OK or an E_GD_* code."""
-    S = G[0]
-    PS = G[1]
-    GD = G[8]
-    SCR = G[13]
-    params = R[0]
+    S = G[G_S]
+    PS = G[G_PS]
+    GD = G[G_GD]
+    SCR = G[G_SCR]
+    params = R[R_PARAMS]
     if S[S_PHASE] != PH_PLAY or S[S_CUR] != p:
         return E_PHASE
     if PS[p, PS_DOWN] != 0:
         return E_GD_DOWN
     h = S[S_HAND]
-    nm = R[5][h]
-    kinds = R[3][h]
-    sizes = R[4][h]
+    nm = R[R_N_MELDS][h]
+    kinds = R[R_MELD_KIND][h]
+    sizes = R[R_MELD_SIZE][h]
     exact = params[P_INITIAL_EXACT] != 0
     # docs/rules.md §4: exactly the contract's melds, each at least (or exactly) its size.
     ns = 0
     nr = 0
     for i in range(nm):
-        if GD[i, 0] == SET:
-            SCR[0, ns] = GD[i, 3]
+        if GD[i, M_KIND] == SET:
+            SCR[SCR_PROP_SETS, ns] = GD[i, M_N]
             ns += 1
-        elif GD[i, 0] == RUN:
-            SCR[1, nr] = GD[i, 3]
+        elif GD[i, M_KIND] == RUN:
+            SCR[SCR_PROP_RUNS, nr] = GD[i, M_N]
             nr += 1
         else:
             return E_GD_COUNT
@@ -793,34 +786,34 @@ def check_proposal_nb(R, G, p):
     cr = 0
     for i in range(nm):
         if kinds[i] == SET:
-            SCR[2, cs] = sizes[i]
+            SCR[SCR_WANT_SETS, cs] = sizes[i]
             cs += 1
         else:
-            SCR[3, cr] = sizes[i]
+            SCR[SCR_WANT_RUNS, cr] = sizes[i]
             cr += 1
     if cs != ns or cr != nr:
         return E_GD_COUNT
-    _sort_small(SCR[0], ns)
-    _sort_small(SCR[1], nr)
-    _sort_small(SCR[2], cs)
-    _sort_small(SCR[3], cr)
+    _sort_small(SCR[SCR_PROP_SETS], ns)
+    _sort_small(SCR[SCR_PROP_RUNS], nr)
+    _sort_small(SCR[SCR_WANT_SETS], cs)
+    _sort_small(SCR[SCR_WANT_RUNS], cr)
     for i in range(ns):
-        if SCR[0, i] < SCR[2, i] or (exact and SCR[0, i] != SCR[2, i]):
+        if SCR[SCR_PROP_SETS, i] < SCR[SCR_WANT_SETS, i] or (exact and SCR[SCR_PROP_SETS, i] != SCR[SCR_WANT_SETS, i]):
             return E_GD_SIZE
     for i in range(nr):
-        if SCR[1, i] < SCR[3, i] or (exact and SCR[1, i] != SCR[3, i]):
+        if SCR[SCR_PROP_RUNS, i] < SCR[SCR_WANT_RUNS, i] or (exact and SCR[SCR_PROP_RUNS, i] != SCR[SCR_WANT_RUNS, i]):
             return E_GD_SIZE
     for i in range(nm):
         if not _proposal_meld_ok(R, GD, i):
             return E_GD_MELD
     # Distinct physical cards from the hand.
-    tmp = SCR[4]
+    tmp = SCR[SCR_PROP_HAND]
     for c in range(53):
-        tmp[c] = G[2][p, c]
+        tmp[c] = G[G_HANDS][p, c]
     used = 0
     for i in range(nm):
-        for k in range(GD[i, 3]):
-            c = GD[i, 4 + k]
+        for k in range(GD[i, M_N]):
+            c = GD[i, M_CARDS + k]
             tmp[c] -= 1
             used += 1
             if tmp[c] < 0:
@@ -828,33 +821,33 @@ def check_proposal_nb(R, G, p):
     # docs/rules.md §3 same_suit_runs = gap: two runs of one suit must not touch.
     if params[P_SAME_SUIT_GAP] != 0:
         for i in range(nm):
-            if GD[i, 0] != RUN:
+            if GD[i, M_KIND] != RUN:
                 continue
             for j in range(i + 1, nm):
-                if GD[j, 0] != RUN or GD[j, 1] != GD[i, 1]:
+                if GD[j, M_KIND] != RUN or GD[j, M_KEY] != GD[i, M_KEY]:
                     continue
-                ilo = GD[i, 2]
-                ihi = ilo + GD[i, 3] - 1
-                jlo = GD[j, 2]
-                jhi = jlo + GD[j, 3] - 1
+                ilo = GD[i, M_LO]
+                ihi = ilo + GD[i, M_N] - 1
+                jlo = GD[j, M_LO]
+                jhi = jlo + GD[j, M_N] - 1
                 if not (jlo > ihi + 1 or jhi < ilo - 1):
                     return E_GD_GAP
     # The turn must remain finishable (docs/rules.md §3 go_out).
     r = PS[p, PS_N] - used
     go = params[P_GO_OUT]
-    if r == 0:
-        if go == GO_DISCARD_REQUIRED:
+    if not must_lay_off_last_nb(r, go):
+        if not finishable_nb(r, go):
             return E_GD_FINISH
-    elif r == 1 and go == GO_NO_DISCARD:
+    else:
         if exact:
             return E_GD_FINISH
         last = -1
         for c in range(53):
             if tmp[c] > 0:
                 last = c
-        base = _place_proposal(R, G, p, nm)
+        base = place_proposal_nb(R, G, p, nm)
         ok = card_layable_nb(R, G, last)
-        _unplace(G, base)
+        unplace_nb(G, base)
         if not ok:
             return E_GD_FINISH
     return E_OK
@@ -863,53 +856,53 @@ def check_proposal_nb(R, G, p):
 @nb.njit(cache=True, _nrt=False)
 def _try_shrink(R, G, p, nm):
     """The finder's lay-down leaves the turn unfinishable: drop one card from a longer meld."""
-    GD = G[8]
+    GD = G[G_GD]
     for i in range(nm):
-        n = GD[i, 3]
-        if GD[i, 0] == RUN:
+        n = GD[i, M_N]
+        if GD[i, M_KIND] == RUN:
             # drop the high end, then the low end
-            last = GD[i, 4 + n - 1]
-            GD[i, 3] = n - 1
+            last = GD[i, M_CARDS + n - 1]
+            GD[i, M_N] = n - 1
             if check_proposal_nb(R, G, p) == E_OK:
                 return True
-            first = GD[i, 4]
+            first = GD[i, M_CARDS]
             for k in range(n - 1):
-                GD[i, 4 + k] = GD[i, 5 + k]
-            GD[i, 4 + n - 1] = last
-            GD[i, 2] += 1
+                GD[i, M_CARDS + k] = GD[i, 5 + k]
+            GD[i, M_CARDS + n - 1] = last
+            GD[i, M_LO] += 1
             if check_proposal_nb(R, G, p) == E_OK:
                 return True
             for k in range(n - 1, 0, -1):
-                GD[i, 4 + k] = GD[i, 3 + k]
-            GD[i, 4] = first
-            GD[i, 2] -= 1
-            GD[i, 3] = n
+                GD[i, M_CARDS + k] = GD[i, 3 + k]
+            GD[i, M_CARDS] = first
+            GD[i, M_LO] -= 1
+            GD[i, M_N] = n
         else:
             # drop a natural or a joker (moved to the end first)
             for want_joker in range(2):
                 k = -1
                 for t in range(n):
-                    if (GD[i, 4 + t] == JOKER) == (want_joker == 1):
+                    if (GD[i, M_CARDS + t] == JOKER) == (want_joker == 1):
                         k = t
                 if k < 0:
                     continue
-                c = GD[i, 4 + k]
-                GD[i, 4 + k] = GD[i, 4 + n - 1]
-                GD[i, 4 + n - 1] = c
-                GD[i, 3] = n - 1
+                c = GD[i, M_CARDS + k]
+                GD[i, M_CARDS + k] = GD[i, M_CARDS + n - 1]
+                GD[i, M_CARDS + n - 1] = c
+                GD[i, M_N] = n - 1
                 if check_proposal_nb(R, G, p) == E_OK:
                     return True
-                GD[i, 3] = n
-                GD[i, 4 + n - 1] = GD[i, 4 + k]
-                GD[i, 4 + k] = c
+                GD[i, M_N] = n
+                GD[i, M_CARDS + n - 1] = GD[i, M_CARDS + k]
+                GD[i, M_CARDS + k] = c
     return False
 
 
 @nb.njit(cache=True, _nrt=False)
 def _may_go_down(R, G, p):
     """Seat p is in turn, not down, and its hand meets the contract (deficiency 0)."""
-    S = G[0]
-    if G[1][p, PS_DOWN] != 0 or S[S_PHASE] != PH_PLAY or S[S_CUR] != p:
+    S = G[G_S]
+    if G[G_PS][p, PS_DOWN] != 0 or S[S_PHASE] != PH_PLAY or S[S_CUR] != p:
         return False
     return hand_def_nb(R, G, p) == 0
 
@@ -917,41 +910,30 @@ def _may_go_down(R, G, p):
 @nb.njit(cache=True, _nrt=False)
 def can_go_down_nb(R, G, p):
     """Write the meld finder's least-deadwood lay-down into GD; True if it is legal now."""
-    S = G[0]
+    S = G[G_S]
     S[S_GD_AT] = 0
     if not _may_go_down(R, G, p):
         return False
-    params = R[0]
+    params = R[R_PARAMS]
     h = S[S_HAND]
-    nm = R[5][h]
-    LD = G[14]
-    GD = G[8]
-    rc = laydown_sat_nb(G[2][p], R[3][h], R[4][h], nm, R[2], params[P_INITIAL_EXACT],
-                        params[P_SAME_SUIT_GAP], R[1], LD)
+    nm = R[R_N_MELDS][h]
+    LD = G[G_LD]
+    GD = G[G_GD]
+    rc = laydown_sat_nb(G[G_HANDS][p], R[R_MELD_KIND][h], R[R_MELD_SIZE][h], nm, R[R_JOKER_CAP], params[P_INITIAL_EXACT],
+                        params[P_SAME_SUIT_GAP], R[R_POINTS], LD)
     if rc < 0:
         return False
     for i in range(nm):
-        n = LD[i, 3]
+        n = LD[i, M_N]
         for k in range(4 + n):
             GD[i, k] = LD[i, k]
         for k in range(TW):
-            G[9][i, k] = -1
+            G[G_GDJ][i, k] = -1
     code = check_proposal_nb(R, G, p)
     ok = code == E_OK or (code == E_GD_FINISH and _try_shrink(R, G, p, nm))
     if ok:
         S[S_GD_AT] = S[S_NACT] + 1
     return ok
-
-
-@nb.njit(cache=True, _nrt=False)
-def _finishable(r, go):
-    """May a turn that went down leaving r cards end legally, whatever those cards are?
-    (check_proposal_nb's go_out test with its answer known without the cards.)"""
-    if r >= 2:
-        return True
-    if r == 1:
-        return go != GO_NO_DISCARD
-    return go != GO_DISCARD_REQUIRED
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -965,28 +947,28 @@ def go_down_possible_nb(R, G, p):
     the hand less max_laid_nb and the hand less the contract's cards, and when every
     r in that range ends the turn whatever the cards, the search is not needed.
     """
-    S = G[0]
+    S = G[G_S]
     if not _may_go_down(R, G, p):
         return False
-    params = R[0]
+    params = R[R_PARAMS]
     h = S[S_HAND]
-    nm = R[5][h]
-    kinds = R[3][h]
-    sizes = R[4][h]
+    nm = R[R_N_MELDS][h]
+    kinds = R[R_MELD_KIND][h]
+    sizes = R[R_MELD_SIZE][h]
     go = params[P_GO_OUT]
     exact = params[P_INITIAL_EXACT] != 0
-    n = G[1][p, PS_N]
+    n = G[G_PS][p, PS_N]
     need = 0
     for i in range(nm):
         need += sizes[i]
     if exact:
-        return _finishable(n - need, go)
-    r_lo = n - max_laid_nb(G[2][p], kinds, nm)
+        return finishable_nb(n - need, go)
+    r_lo = n - max_laid_nb(G[G_HANDS][p], kinds, nm)
     if r_lo < 0:
         r_lo = 0
     ok = True
     for r in range(r_lo, min(n - need, 2) + 1):
-        if not _finishable(r, go):
+        if not finishable_nb(r, go):
             ok = False
     if ok:
         return True
@@ -998,7 +980,7 @@ def go_down_possible_nb(R, G, p):
 @nb.njit(cache=True, _nrt=False)
 def go_down_available_nb(R, G, p):
     """can_go_down_nb, cached per action (the state does not change between actions)."""
-    S = G[0]
+    S = G[G_S]
     if S[S_CGD_AT] == S[S_NACT] + 1:
         return S[S_CGD] != 0
     ok = can_go_down_nb(R, G, p)
@@ -1012,24 +994,24 @@ def go_down_available_nb(R, G, p):
 @nb.njit(cache=True, _nrt=False)
 def _begin_turn(R, G, p):
     """Start seat p's turn; False when the turn cap (rules max_hand_turns) stops the hand."""
-    S = G[0]
+    S = G[G_S]
     S[S_CUR] = p
     S[S_DOWN_NOW] = 0
     S[S_MUST_DOWN] = 0
     S[S_JK_PLAYED] = 0
-    if S[S_TURNS] >= R[0][P_MAX_HAND_TURNS]:    # the cap's turns are played: no further turn
+    if S[S_TURNS] >= R[R_PARAMS][P_MAX_HAND_TURNS]:    # the cap's turns are played: no further turn
         S[S_WINNER] = -1
         S[S_END_REASON] = 2
         S[S_PHASE] = PH_ENDHAND
         return False
     S[S_TURNS] += 1
-    G[1][p, PS_TURNS] += 1
+    G[G_PS][p, PS_TURNS] += 1
     return True
 
 
 @nb.njit(cache=True, _nrt=False)
 def _stop_hand(G):
-    S = G[0]
+    S = G[G_S]
     S[S_WINNER] = -1
     S[S_END_REASON] = 1
     S[S_PHASE] = PH_ENDHAND
@@ -1037,11 +1019,11 @@ def _stop_hand(G):
 
 @nb.njit(cache=True, _nrt=False)
 def _start_hand(R, G):
-    S = G[0]
-    PS = G[1]
-    H = G[2]
-    STK = G[3]
-    params = R[0]
+    S = G[G_S]
+    PS = G[G_PS]
+    H = G[G_HANDS]
+    STK = G[G_STOCK]
+    params = R[R_PARAMS]
     P = S[S_NP]
     h = S[S_HAND]
     dealer = (S[S_FIRST_DEALER] + h) % P
@@ -1053,9 +1035,9 @@ def _start_hand(R, G):
         PS[q, PS_DOWNTURN] = -1
         for c in range(53):
             H[q, c] = 0
-    _unplace(G, 0)
+    unplace_nb(G, 0)
     # docs/rules.md §5.1: the shoe, shuffled from a stream of (game seed, hand).
-    seed_state_nb(game_seed_nb(G[10][9, 0], h + 1), G[10][0])
+    seed_state_nb(game_seed_nb(G[G_RNG][RNG_SEED, 0], h + 1), G[G_RNG][RNG_DEAL])
     k = 0
     for d in range(params[P_DECKS]):
         for c in range(52):
@@ -1064,7 +1046,7 @@ def _start_hand(R, G):
     for j in range(params[P_JOKERS]):
         STK[k] = JOKER
         k += 1
-    shuffle_nb(G[10][0], STK, k)
+    shuffle_nb(G[G_RNG][RNG_DEAL], STK, k)
     S[S_PILE_N] = 0
     S[S_PASSES] = 0
     S[S_TURNS] = 0
@@ -1073,11 +1055,11 @@ def _start_hand(R, G):
     S[S_END_REASON] = 0
     b = ev_nb(G, EV_HAND, 3)
     if b >= 0:
-        G[11][b] = h
-        G[11][b + 1] = dealer
-        G[11][b + 2] = (dealer + 1) % P
+        G[G_LOG][b] = h
+        G[G_LOG][b + 1] = dealer
+        G[G_LOG][b + 2] = (dealer + 1) % P
     # One card at a time, clockwise from the dealer's left; the top of the stock is the end.
-    nd = R[6][h]
+    nd = R[R_DEAL][h]
     for r in range(nd):
         for i in range(1, P + 1):
             k -= 1
@@ -1086,24 +1068,24 @@ def _start_hand(R, G):
         q = (dealer + i) % P
         b = ev_nb(G, EV_DEAL, 2 + nd)
         if b >= 0:
-            G[11][b] = q
-            G[11][b + 1] = nd
+            G[G_LOG][b] = q
+            G[G_LOG][b + 1] = nd
             t = b + 2
             for c in range(53):
                 for _ in range(H[q, c]):
-                    G[11][t] = c
+                    G[G_LOG][t] = c
                     t += 1
     k -= 1
     up = STK[k]
     S[S_STOCK_N] = k
-    G[4][0] = up
+    G[G_PILE][0] = up
     S[S_PILE_N] = 1
     S[S_UP] = up
     S[S_UP_ON_PILE] = 1
     S[S_UP_FROM] = -1
     b = ev_nb(G, EV_UPCARD, 1)
     if b >= 0:
-        G[11][b] = up
+        G[G_LOG][b] = up
     S[S_CUR] = dealer
     S[S_NEXT] = (dealer + 1) % P
     S[S_PHASE] = PH_OFFER
@@ -1112,16 +1094,16 @@ def _start_hand(R, G):
 @nb.njit(cache=True, _nrt=False)
 def _open_buy(R, G):
     """docs/rules.md §5.4: the claimants in buy_priority order."""
-    S = G[0]
-    PS = G[1]
-    params = R[0]
+    S = G[G_S]
+    PS = G[G_PS]
+    params = R[R_PARAMS]
     P = S[S_NP]
     nxt = S[S_NEXT]
     if params[P_BUY_PRIORITY] == 0:      # dealer_left
         start = S[S_DEALER] + 1
     else:                                # turn_order: clockwise from the player in turn
         start = nxt + 1
-    lim = R[7][S[S_HAND]]
+    lim = R[R_BUYS][S[S_HAND]]
     n = 0
     for i in range(P):
         q = (start + i) % P
@@ -1145,7 +1127,7 @@ def _open_buy(R, G):
 
 @nb.njit(cache=True, _nrt=False)
 def _take_upcard(G, p):
-    S = G[0]
+    S = G[G_S]
     c = S[S_UP]
     S[S_PILE_N] -= 1
     S[S_UP_ON_PILE] = 0
@@ -1157,9 +1139,9 @@ def _take_upcard(G, p):
 def _log_draw(G, p, src, c):
     b = ev_nb(G, EV_DRAW, 3)
     if b >= 0:
-        G[11][b] = p
-        G[11][b + 1] = src
-        G[11][b + 2] = c
+        G[G_LOG][b] = p
+        G[G_LOG][b + 1] = src
+        G[G_LOG][b + 2] = c
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -1170,18 +1152,18 @@ def _stock_draw_turn(R, G, p):
         return
     add_card(G, p, c)
     _log_draw(G, p, 0, c)
-    G[0][S_PHASE] = PH_PLAY
-    G[0][S_ACTOR] = p
+    G[G_S][S_PHASE] = PH_PLAY
+    G[G_S][S_ACTOR] = p
 
 
 @nb.njit(cache=True, _nrt=False)
 def _after_window(R, G):
-    S = G[0]
+    S = G[G_S]
     p = S[S_NEXT]
     if not _begin_turn(R, G, p):
         return
     S[S_ACTOR] = p
-    if S[S_BOUGHT] == 0 and G[1][p, PS_DOWN] != 0 and S[S_UP_ON_PILE] != 0:
+    if S[S_BOUGHT] == 0 and G[G_PS][p, PS_DOWN] != 0 and S[S_UP_ON_PILE] != 0:
         S[S_PHASE] = PH_DRAW       # a down player may take an unbought upcard
     else:
         _stock_draw_turn(R, G, p)  # refused (dead) or bought: the stock
@@ -1189,12 +1171,12 @@ def _after_window(R, G):
 
 @nb.njit(cache=True, _nrt=False)
 def _end_hand(R, G):
-    S = G[0]
-    PS = G[1]
-    H = G[2]
-    REC = G[12]
-    params = R[0]
-    pts = R[1]
+    S = G[G_S]
+    PS = G[G_PS]
+    H = G[G_HANDS]
+    REC = G[G_REC]
+    params = R[R_PARAMS]
+    pts = R[R_POINTS]
     P = S[S_NP]
     h = S[S_HAND]
     w = S[S_WINNER]
@@ -1225,11 +1207,11 @@ def _end_hand(R, G):
         REC[h, q, HF_STOPPED] = S[S_END_REASON]
     b = ev_nb(G, EV_HAND_END, 2 + 2 * P)
     if b >= 0:
-        G[11][b] = w
-        G[11][b + 1] = S[S_END_REASON]
+        G[G_LOG][b] = w
+        G[G_LOG][b + 1] = S[S_END_REASON]
         for q in range(P):
-            G[11][b + 2 + q] = PS[q, PS_POINTS]
-            G[11][b + 2 + P + q] = PS[q, PS_TOTAL]
+            G[G_LOG][b + 2 + q] = PS[q, PS_POINTS]
+            G[G_LOG][b + 2 + P + q] = PS[q, PS_TOTAL]
     S[S_HANDS_DONE] = h + 1
     if h + 1 < params[P_NHANDS]:
         S[S_HAND] = h + 1
@@ -1240,20 +1222,20 @@ def _end_hand(R, G):
         b = ev_nb(G, EV_GAME_END, P)
         if b >= 0:
             for q in range(P):
-                G[11][b + q] = PS[q, PS_TOTAL]
+                G[G_LOG][b + q] = PS[q, PS_TOTAL]
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
 def advance_nb(R, G):
     """Run the automatic phases until a decision (or the end of the game)."""
-    S = G[0]
+    S = G[G_S]
     while True:
         ph = S[S_PHASE]
         if ph == PH_NEWHAND:
             _start_hand(R, G)
         elif ph == PH_OFFER:
             nxt = S[S_NEXT]
-            if G[1][nxt, PS_DOWN] == 0:
+            if G[G_PS][nxt, PS_DOWN] == 0:
                 S[S_PHASE] = PH_FIRST     # first refusal (docs/rules.md §5.4)
                 S[S_ACTOR] = nxt
             else:
@@ -1269,29 +1251,29 @@ def advance_nb(R, G):
 @nb.njit(cache=True, _nrt=False)
 def init_game_nb(R, G, seed, log_on, check):
     """Reset G to the start of a game seeded ``seed`` and advance to the first decision."""
-    S = G[0]
-    PS = G[1]
+    S = G[G_S]
+    PS = G[G_PS]
     # Clear the table of a game played before on this state (while S_NT still counts it).
-    _unplace(G, 0)
+    unplace_nb(G, 0)
     for i in range(NS):
         if i != S_SHOE and i != S_NP:
             S[i] = 0
     for q in range(MAXP):
         for f in range(NPS):
             PS[q, f] = 0
-    G[12][:, :, :] = 0
-    memo_trim_nb(G[16])
+    G[G_REC][:, :, :] = 0
+    memo_trim_nb(G[G_MKEYS])
     S[S_LOG_ON] = log_on
     S[S_CHECK] = check
     S[S_CGD_AT] = -1
     S[S_GD_AT] = 0
-    G[10][9, 0] = np.uint64(seed)
+    G[G_RNG][RNG_SEED, 0] = np.uint64(seed)
     P = S[S_NP]
     for q in range(MAXP):
-        seed_state_nb(game_seed_nb(np.uint64(seed), np.uint64(1000 + q)), G[10][1 + q])
+        seed_state_nb(game_seed_nb(np.uint64(seed), np.uint64(1000 + q)), G[G_RNG][RNG_BOT0 + q])
     # docs/rules.md §5.1: the first dealer is chosen from the game seed.
-    seed_state_nb(game_seed_nb(np.uint64(seed), np.uint64(0)), G[10][0])
-    S[S_FIRST_DEALER] = randint_nb(G[10][0], P)
+    seed_state_nb(game_seed_nb(np.uint64(seed), np.uint64(0)), G[G_RNG][RNG_DEAL])
+    S[S_FIRST_DEALER] = randint_nb(G[G_RNG][RNG_DEAL], P)
     S[S_HAND] = 0
     S[S_PHASE] = PH_NEWHAND
     advance_nb(R, G)
@@ -1299,16 +1281,16 @@ def init_game_nb(R, G, seed, log_on, check):
 
 @nb.njit(cache=True, _nrt=False)
 def _go_out(R, G, p, how):
-    S = G[0]
-    G[1][p, PS_WENTOUT] = 1
+    S = G[G_S]
+    G[G_PS][p, PS_WENTOUT] = 1
     blind = 1 if S[S_DOWN_NOW] != 0 else 0
-    G[1][p, PS_BLIND] = blind
+    G[G_PS][p, PS_BLIND] = blind
     b = ev_nb(G, EV_OUT, 4)
     if b >= 0:
-        G[11][b] = p
-        G[11][b + 1] = how
-        G[11][b + 2] = blind
-        G[11][b + 3] = S[S_JK_PLAYED]
+        G[G_LOG][b] = p
+        G[G_LOG][b + 1] = how
+        G[G_LOG][b + 2] = blind
+        G[G_LOG][b + 3] = S[S_JK_PLAYED]
     S[S_WINNER] = p
     S[S_END_REASON] = 0
     S[S_PHASE] = PH_ENDHAND
@@ -1316,26 +1298,26 @@ def _go_out(R, G, p, how):
 
 @nb.njit(cache=True, _nrt=False)
 def _apply_go_down(R, G, p, custom):
-    S = G[0]
+    S = G[G_S]
     if custom == 0:
         # the lay-down search is the dear part: reuse the one made for this action
         if S[S_GD_AT] != S[S_NACT] + 1 and not can_go_down_nb(R, G, p):
-            return E_ILLEGAL
+            return E_GD_NONE
     else:
         code = check_proposal_nb(R, G, p)
         if code != E_OK:
             return code
     h = S[S_HAND]
-    nm = R[5][h]
-    GD = G[8]
-    base = _place_proposal(R, G, p, nm)
+    nm = R[R_N_MELDS][h]
+    GD = G[G_GD]
+    base = place_proposal_nb(R, G, p, nm)
     for i in range(nm):
-        for k in range(GD[i, 3]):
-            c = GD[i, 4 + k]
+        for k in range(GD[i, M_N]):
+            c = GD[i, M_CARDS + k]
             rem_card(G, p, c)
             if c == JOKER:
                 S[S_JK_PLAYED] += 1
-    PS = G[1]
+    PS = G[G_PS]
     PS[p, PS_DOWN] = 1
     PS[p, PS_DOWNTURN] = PS[p, PS_TURNS]
     S[S_DOWN_NOW] = 1
@@ -1343,28 +1325,28 @@ def _apply_go_down(R, G, p, custom):
     if S[S_LOG_ON] != 0:
         n = 2
         for i in range(nm):
-            n += 5 + 2 * GD[i, 3]
+            n += 5 + 2 * GD[i, M_N]
         b = ev_nb(G, EV_GO_DOWN, n)
-        LOG = G[11]
+        LOG = G[G_LOG]
         LOG[b] = p
         LOG[b + 1] = nm
         t = b + 2
         for i in range(nm):
             m = base + i
-            nn = GD[i, 3]
+            nn = GD[i, M_N]
             LOG[t] = m
-            LOG[t + 1] = G[5][m, TM_KIND]
-            LOG[t + 2] = G[5][m, TM_KEY]
-            LOG[t + 3] = G[5][m, TM_LO]
+            LOG[t + 1] = G[G_TABLE][m, TM_KIND]
+            LOG[t + 2] = G[G_TABLE][m, TM_KEY]
+            LOG[t + 3] = G[G_TABLE][m, TM_LO]
             LOG[t + 4] = nn
             t += 5
             for k in range(nn):
-                if G[5][m, TM_KIND] == RUN:
-                    LOG[t + k] = G[6][m, G[5][m, TM_LO] + k]
-                    LOG[t + nn + k] = G[5][m, TM_LO] + k
+                if G[G_TABLE][m, TM_KIND] == RUN:
+                    LOG[t + k] = G[G_TCARDS][m, G[G_TABLE][m, TM_LO] + k]
+                    LOG[t + nn + k] = G[G_TABLE][m, TM_LO] + k
                 else:
-                    LOG[t + k] = G[6][m, k]
-                    LOG[t + nn + k] = G[7][m, k]
+                    LOG[t + k] = G[G_TCARDS][m, k]
+                    LOG[t + nn + k] = G[G_TJOKERS][m, k]
             t += 2 * nn
     if PS[p, PS_N] == 0:
         _go_out(R, G, p, 0)
@@ -1374,8 +1356,8 @@ def _apply_go_down(R, G, p, custom):
 @nb.njit(cache=True, _nrt=False, inline="always")
 def apply_action_nb(R, G, a):
     """Apply action code a for the seat S_ACTOR; returns E_OK or an error code (state unchanged)."""
-    S = G[0]
-    PS = G[1]
+    S = G[G_S]
+    PS = G[G_PS]
     ph = S[S_PHASE]
     p = S[S_ACTOR]
     t = a_type(a)
@@ -1391,9 +1373,9 @@ def apply_action_nb(R, G, a):
         elif t == A_PASS:
             b = ev_nb(G, EV_PASS, 3)
             if b >= 0:
-                G[11][b] = p
-                G[11][b + 1] = S[S_UP]
-                G[11][b + 2] = 0
+                G[G_LOG][b] = p
+                G[G_LOG][b + 1] = S[S_UP]
+                G[G_LOG][b + 2] = 0
             _open_buy(R, G)
         else:
             return E_PHASE
@@ -1403,12 +1385,12 @@ def apply_action_nb(R, G, a):
             PS[p, PS_BUYS] += 1
             PS[p, PS_BUYCARDS] += 1
             S[S_BOUGHT] = 1
-            pen = R[0][P_BUY_PENALTY]
+            pen = R[R_PARAMS][P_BUY_PENALTY]
             b = ev_nb(G, EV_BUY, 3)
             if b >= 0:
-                G[11][b] = p
-                G[11][b + 1] = c
-                G[11][b + 2] = pen
+                G[G_LOG][b] = p
+                G[G_LOG][b + 1] = c
+                G[G_LOG][b + 2] = pen
             stopped = False
             for i in range(pen):
                 d = draw_stock_nb(R, G)
@@ -1419,8 +1401,8 @@ def apply_action_nb(R, G, a):
                 PS[p, PS_BUYCARDS] += 1
                 b = ev_nb(G, EV_PENALTY, 2)
                 if b >= 0:
-                    G[11][b] = p
-                    G[11][b + 1] = d
+                    G[G_LOG][b] = p
+                    G[G_LOG][b + 1] = d
             if stopped:
                 _stop_hand(G)
             else:
@@ -1428,9 +1410,9 @@ def apply_action_nb(R, G, a):
         elif t == A_PASS:
             b = ev_nb(G, EV_PASS, 3)
             if b >= 0:
-                G[11][b] = p
-                G[11][b + 1] = S[S_UP]
-                G[11][b + 2] = 1
+                G[G_LOG][b] = p
+                G[G_LOG][b + 1] = S[S_UP]
+                G[G_LOG][b + 2] = 1
             S[S_CAND] += 1
             if S[S_CAND] >= S[S_BO_N]:
                 S[S_PHASE] = PH_AFTERWIN
@@ -1456,51 +1438,54 @@ def apply_action_nb(R, G, a):
             c = a_card(a)
             m = a_meld(a)
             opt = a_opt(a)
-            if not layoff_legal_nb(R, G, p, c, m, opt):
-                return E_ILLEGAL
+            code = layoff_check_nb(R, G, p, c, m, opt)
+            if code != E_OK:
+                return code
             do_layoff_nb(R, G, p, c, m, opt)
             if c == JOKER:
                 S[S_JK_PLAYED] += 1
             b = ev_nb(G, EV_LAYOFF, 4)
             if b >= 0:
-                G[11][b] = p
-                G[11][b + 1] = c
-                G[11][b + 2] = m
-                if G[5][m, TM_KIND] == RUN:
-                    G[11][b + 3] = G[5][m, TM_LO] if opt == 0 else G[5][m, TM_HI]
+                G[G_LOG][b] = p
+                G[G_LOG][b + 1] = c
+                G[G_LOG][b + 2] = m
+                if G[G_TABLE][m, TM_KIND] == RUN:
+                    G[G_LOG][b + 3] = G[G_TABLE][m, TM_LO] if opt == 0 else G[G_TABLE][m, TM_HI]
                 else:
-                    G[11][b + 3] = G[7][m, G[5][m, TM_N] - 1]
+                    G[G_LOG][b + 3] = G[G_TJOKERS][m, G[G_TABLE][m, TM_N] - 1]
             if PS[p, PS_N] == 0:
                 _go_out(R, G, p, 0)
         elif t == A_SWAP:
             c = a_card(a)
             m = a_meld(a)
             slot = a_opt(a)
-            if not swap_legal_nb(R, G, p, c, m, slot):
-                return E_ILLEGAL
+            code = swap_check_nb(R, G, p, c, m, slot)
+            if code != E_OK:
+                return code
             ident = do_swap_nb(G, p, c, m, slot)
             if PS[p, PS_DOWN] == 0:
                 S[S_MUST_DOWN] = 1
             b = ev_nb(G, EV_SWAP, 5)
             if b >= 0:
-                G[11][b] = p
-                G[11][b + 1] = c
-                G[11][b + 2] = m
-                G[11][b + 3] = slot
-                G[11][b + 4] = ident
+                G[G_LOG][b] = p
+                G[G_LOG][b + 1] = c
+                G[G_LOG][b + 2] = m
+                G[G_LOG][b + 3] = slot
+                G[G_LOG][b + 4] = ident
         elif t == A_DISCARD:
             c = a_card(a)
-            if not discard_legal_nb(R, G, p, c):
-                return E_ILLEGAL
+            code = discard_check_nb(R, G, p, c)
+            if code != E_OK:
+                return code
             rem_card(G, p, c)
             if c == JOKER:
                 S[S_JK_PLAYED] += 1
-            G[4][S[S_PILE_N]] = c
+            G[G_PILE][S[S_PILE_N]] = c
             S[S_PILE_N] += 1
             b = ev_nb(G, EV_DISCARD, 2)
             if b >= 0:
-                G[11][b] = p
-                G[11][b + 1] = c
+                G[G_LOG][b] = p
+                G[G_LOG][b + 1] = c
             if PS[p, PS_N] == 0:
                 _go_out(R, G, p, 1)
             else:
@@ -1539,7 +1524,7 @@ def legal_actions_nb(R, G, out):
 def legal_list_nb(R, G, out, with_go_down):
     """legal_actions_nb; with_go_down=False leaves going down out (it alone may need
     the lay-down search), for callers that decide it only when they need it."""
-    S = G[0]
+    S = G[G_S]
     ph = S[S_PHASE]
     p = S[S_ACTOR]
     n = 0
@@ -1557,9 +1542,9 @@ def legal_list_nb(R, G, out, with_go_down):
         return 2
     if ph != PH_PLAY:
         return 0
-    H = G[2]
-    TM = G[5]
-    down = G[1][p, PS_DOWN] != 0
+    H = G[G_HANDS]
+    TM = G[G_TABLE]
+    down = G[G_PS][p, PS_DOWN] != 0
     if with_go_down and not down and go_down_available_nb(R, G, p):
         out[n] = action_nb(A_GO_DOWN, 0, 0, 0)
         n += 1
@@ -1568,13 +1553,13 @@ def legal_list_nb(R, G, out, with_go_down):
     elif down and layoff_allowed_now_nb(R, G, p):
         n = layoff_list_nb(R, G, p, out, n, False)
     if swap_allowed_now_nb(R, G, p) and H[p, :52].sum() > 0:
-        card_id = R[0][P_SET_JOKER_CARD] != 0
+        card_id = R[R_PARAMS][P_SET_JOKER_CARD] != 0
         for m in range(S[S_NT]):
             if TM[m, TM_NJ] == 0:
                 continue
             if TM[m, TM_KIND] == RUN:
                 for pos in range(TM[m, TM_LO], TM[m, TM_HI] + 1):
-                    if G[6][m, pos] == JOKER:
+                    if G[G_TCARDS][m, pos] == JOKER:
                         c = TM[m, TM_KEY] * 13 + pos % 13
                         if H[p, c] > 0 and swap_legal_nb(R, G, p, c, m, pos) and n < out.shape[0]:
                             out[n] = action_nb(A_SWAP, c, m, pos)
@@ -1582,10 +1567,10 @@ def legal_list_nb(R, G, out, with_go_down):
             else:
                 seen = 0     # jokers standing for the same card are one choice
                 for k in range(TM[m, TM_N]):
-                    if G[6][m, k] != JOKER:
+                    if G[G_TCARDS][m, k] != JOKER:
                         continue
                     for s in range(4):
-                        if card_id and G[7][m, k] != s:
+                        if card_id and G[G_TJOKERS][m, k] != s:
                             continue
                         if (seen >> s) & 1:
                             continue
@@ -1606,15 +1591,15 @@ def legal_list_nb(R, G, out, with_go_down):
 def layoff_list_nb(R, G, p, out, n, first):
     """Append seat p's legal lay-offs (layoff_legal_nb) to out from n; returns the new n.
     The caller has checked layoff_allowed_now_nb. first: stop after one."""
-    H = G[2]
-    TM = G[5]
-    cap = R[2]
-    sjc = R[0][P_SET_JOKER_CARD]
-    nt = G[0][S_NT]
-    r = G[1][p, PS_N] - 1
-    go = R[0][P_GO_OUT]
+    H = G[G_HANDS]
+    TM = G[G_TABLE]
+    cap = R[R_JOKER_CAP]
+    sjc = R[R_PARAMS][P_SET_JOKER_CARD]
+    nt = G[G_S][S_NT]
+    r = G[G_PS][p, PS_N] - 1
+    go = R[R_PARAMS][P_GO_OUT]
     # the hand left after the lay-off can finish the turn without looking further
-    plain = r >= 2 or (r == 1 and go != GO_NO_DISCARD)
+    plain = r >= 1 and not must_lay_off_last_nb(r, go)
     for c in range(53):
         if H[p, c] == 0:
             continue
@@ -1640,32 +1625,32 @@ def layoff_list_nb(R, G, p, out, n, first):
 @nb.njit(cache=True, _nrt=False)
 def check_state_nb(R, G):
     """Card conservation, hand sizes and the validity of every table meld."""
-    S = G[0]
+    S = G[G_S]
     if S[S_PHASE] == PH_OVER:
         return E_OK
-    params = R[0]
-    cnt = G[13][5]
+    params = R[R_PARAMS]
+    cnt = G[G_SCR][SCR_COUNTS]
     for c in range(53):
         cnt[c] = 0
     P = S[S_NP]
     for q in range(P):
         n = 0
         for c in range(53):
-            cnt[c] += G[2][q, c]
-            n += G[2][q, c]
-            if G[2][q, c] < 0:
+            cnt[c] += G[G_HANDS][q, c]
+            n += G[G_HANDS][q, c]
+            if G[G_HANDS][q, c] < 0:
                 return E_CHECK_COUNT
-        if n != G[1][q, PS_N]:
+        if n != G[G_PS][q, PS_N]:
             return E_CHECK_COUNT
     for i in range(S[S_STOCK_N]):
-        cnt[G[3][i]] += 1
+        cnt[G[G_STOCK][i]] += 1
     for i in range(S[S_PILE_N]):
-        cnt[G[4][i]] += 1
+        cnt[G[G_PILE][i]] += 1
     for m in range(S[S_NT]):
         if not meld_valid_nb(R, G, m):
             return E_CHECK_MELD
         for k in range(TW):
-            c = G[6][m, k]
+            c = G[G_TCARDS][m, k]
             if c >= 0:
                 cnt[c] += 1
     for c in range(52):

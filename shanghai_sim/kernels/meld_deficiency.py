@@ -1,0 +1,123 @@
+"""The deficiency dispatcher (docs/rules.md §6): ``deficiency_ws_nb`` picks the fast path
+that fits the contract, or the general search; ``deficiency_nb`` and
+``deficiency_batch_nb`` around it.
+"""
+
+import numba as nb
+import numpy as np
+
+from .layout import FP, JOKER, MEMO_T, MS_PMASK, MS_RC, MS_RUN_CNT, MS_WR, NPOS, SCRATCH, SET, WT_W, new_cache  # noqa: F401
+from .layout import MAX_MELDS as MAXM  # melds per contract
+from .meld_search import INF, _search, _suit_counts
+from .meld_bits import MAXR, MEMO_MIN, _prefetch
+from .meld_sets import _sets_cost, _top
+from .meld_memo import _wt_row, memo_trim_nb
+from .meld_onerun import _one_run, _one_run_one_set, _one_run_sets
+from .meld_runs import _runs_fast, _runs_only
+
+
+@nb.njit(cache=True, _nrt=False)
+def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cvals, cn, scratch, wt):
+    """Deficiency with the memo and scratch of ``layout.new_cache()``; exact for every contract."""
+    ns = 0
+    nr = 0
+    s_set = 0
+    s_run = 0
+    mixed = False
+    for i in range(nm):
+        if kinds[i] == SET:
+            if ns > 0 and sizes[i] != s_set:
+                mixed = True
+            s_set = sizes[i]
+            ns += 1
+        else:
+            if nr > 0 and sizes[i] != s_run:
+                mixed = True
+            s_run = sizes[i]
+            nr += 1
+    J = counts[JOKER]
+    if not mixed:
+        if nr == 0:
+            rc = scratch[MS_RC:MS_RC + 13]
+            for r in range(13):
+                rc[r] = 0
+            for t in range(52):
+                rc[t % 13] += counts[t]
+            top = scratch[0:MAXM]
+            _top(rc, ns, top)
+            v = _sets_cost(top, ns, s_set, s_set - joker_cap[s_set], 0, 0, J)
+            return v if v > 0 else 0
+        if nr == 1:
+            rc = scratch[MS_RC:MS_RC + 13]
+            pmask = scratch[MS_PMASK:MS_PMASK + 4]
+            wr = scratch[MS_WR:MS_WR + 4]
+            # a small memo (deficiency_nb's) would refill on every call: no fast path
+            fast = ns > 0 and ckeys.shape[0] >= MEMO_MIN
+            for x in range(4):
+                pm = 0
+                for p in range(13):
+                    if counts[x * 13 + p] > 0:
+                        pm |= 1 << p
+                pmask[x] = pm | ((pm & 1) << 13)
+                if fast:
+                    _prefetch(wt, ((s_run - 4) << NPOS) | pmask[x])
+            for r in range(13):
+                rc[r] = counts[r] + counts[13 + r] + counts[26 + r] + counts[39 + r]
+            v = -INF
+            if fast:
+                full = True
+                for x in range(4):
+                    r = _wt_row(pmask[x], s_run, exact, joker_cap, wt, ckeys, cvals, cn)
+                    wr[x] = r
+                    if wt[r, 0] < 0:
+                        full = False      # rare: too many undominated windows for a row
+                if full:
+                    if ns == 1:
+                        v = _one_run_one_set(rc, wr, J, s_set, joker_cap, scratch, wt)
+                    else:
+                        v = _one_run_sets(rc, wr, J, ns, s_set, joker_cap, scratch, wt)
+            if v == -INF:
+                v = _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, cvals, cn)
+            return v if v > 0 else 0
+        if ns == 0 and (nr == 2 or nr == 3) and ckeys.shape[0] >= MEMO_MIN:
+            small = True
+            for c in range(52):
+                if counts[c] > 2:
+                    small = False
+                    break
+            if small:
+                v = _runs_fast(counts, J, s_run, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
+                if v != -INF:
+                    return v if v > 0 else 0
+        if ns == 0 and nr <= MAXR:
+            cnt = scratch[MS_RUN_CNT:MS_RUN_CNT + 4 * NPOS].reshape((4, NPOS))
+            _suit_counts(counts, cnt)
+            v = _runs_only(cnt, J, s_run, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
+            if v >= 0:
+                return v if v > 0 else 0
+    v = _search(counts, kinds, sizes, nm, joker_cap, exact, gap)
+    return v if v > 0 else 0
+
+
+@nb.njit(cache=True, _nrt=True)
+def deficiency_nb(counts, kinds, sizes, nm, joker_cap, exact, gap):
+    """docs/rules.md §6 deficiency of ``counts`` for the contract (kinds, sizes, nm).
+
+    Allocates a small memo per call; hot loops use ``deficiency_ws_nb`` with ``layout.new_cache()``.
+    """
+    ckeys = np.zeros(8, np.int64)
+    cvals = np.zeros((8, MEMO_T, FP, 2), np.int16)
+    cn = np.zeros((8, MEMO_T), np.int8)
+    scratch = np.zeros(SCRATCH, np.int64)
+    wt = np.zeros((1, WT_W), np.int32)
+    return deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cvals, cn, scratch, wt)
+
+
+@nb.njit(cache=True, _nrt=False)
+def deficiency_batch_nb(counts2d, kinds, sizes, nm, joker_cap, exact, gap, out,
+                        ckeys, cvals, cn, scratch, wt):
+    for i in range(counts2d.shape[0]):
+        if i & 0xFFFF == 0:
+            memo_trim_nb(ckeys)
+        out[i] = deficiency_ws_nb(counts2d[i], kinds, sizes, nm, joker_cap, exact, gap,
+                                  ckeys, cvals, cn, scratch, wt)

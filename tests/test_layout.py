@@ -1,0 +1,79 @@
+"""kernels/layout.py is the one description of the kernels' arrays: every allocator
+agrees with it, and no module indexes the state or rules tuples by number."""
+
+import pathlib
+import re
+
+import numpy as np
+import pytest
+
+from shanghai_sim import cards, rules
+from shanghai_sim.kernels import layout as L
+from shanghai_sim.kernels import melds
+from shanghai_sim.kernels.play import new_state_nb
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def _check(arrays, spec, dims):
+    assert len(arrays) == len(spec)
+    for a, (name, dtype, shape, fill) in zip(arrays, spec):
+        assert a.dtype == np.dtype(dtype), name
+        assert a.shape == L.spec_shape(shape, **dims), name
+        if name != "S":
+            assert (a == fill).all(), name
+
+
+@pytest.mark.parametrize("preset,players,log_size", [("shanghai", 4, 0), ("contract", 5, 100),
+                                                     ("progressive", 2, 7)])
+def test_every_state_allocator_follows_the_spec(preset, players, log_size):
+    R = tuple(rules.preset(preset).with_players(players).arrays(players))
+    dims = L.state_dims(R[L.R_PARAMS], log_size)
+    for G in (L.new_state(R, log_size), new_state_nb(R[L.R_PARAMS], log_size)):
+        _check(G, L.STATE_SPEC, dims)
+        S = G[L.G_S]
+        assert S[L.S_SHOE] == dims["shoe"] and S[L.S_NP] == players
+        assert (np.delete(S, [L.S_SHOE, L.S_NP]) == 0).all()
+
+
+def test_the_memo_follows_its_spec():
+    _check(L.new_cache(), L.CACHE_SPEC, L.cache_dims())
+    assert melds.new_cache is L.new_cache
+    assert L.NC == len(L.CACHE_SPEC) and L.G_WT - L.G_MKEYS + 1 == L.NC
+
+
+def test_scratch_offsets_do_not_overlap():
+    assert L.MS_FRONT + 8 * L.FP + 4 <= L.MS_HEAD
+    tail = sorted([(L.MS_SUIT_CNT, L.NPOS), (L.MS_RUN_CNT, 4 * L.NPOS), (L.MS_PMASK, 4),
+                   (L.MS_WR, 4), (L.MS_RC, 13)])
+    for (a, n), (b, _) in zip(tail, tail[1:]):
+        assert a + n <= b
+    assert tail[-1][0] + tail[-1][1] <= L.SCRATCH
+
+
+def test_rules_take_their_constants_from_the_kernels():
+    assert rules.RulesArrays._fields.index("params") == L.R_PARAMS
+    for i, f in enumerate(rules.RulesArrays._fields):
+        assert getattr(L, "R_" + f.upper()) == i
+    assert rules.GoOut.EITHER == L.GO_EITHER and rules.JokerSwap.DOWN_ONLY == L.SWAP_DOWN_ONLY
+    assert rules.MeldKind.RUN == L.RUN and rules.MeldKind.SET == L.SET
+    assert cards.JOKER == L.JOKER and cards.NCARDS == L.NCARDS   # cards.py stays free of numba
+
+
+SOURCES = [p for d in ("shanghai_sim", "cli", "tests", "benchmarks")
+           for p in (ROOT / d).rglob("*.py") if p.name != "layout.py"]
+
+
+def test_no_numeric_state_subscripts_outside_the_layout():
+    bad = []
+    for p in SOURCES:
+        for i, line in enumerate(p.read_text().splitlines(), 1):
+            if re.search(r"\b(G|R)\[\d", line):
+                bad.append(f"{p.relative_to(ROOT)}:{i}: {line.strip()}")
+    assert not bad, "\n".join(bad)
+
+
+def test_kernels_import_nothing_from_outside_kernels():
+    for p in (ROOT / "shanghai_sim" / "kernels").glob("*.py"):
+        text = p.read_text()
+        assert not re.search(r"^from \.\.|^from shanghai_sim|^import shanghai_sim", text, re.M), p.name
