@@ -125,7 +125,7 @@ def one_hand_rules(rules, n: int):
 
 def _per_hand_prefixes() -> set[str]:
     from .bots import BOTS
-    return {p.key[:-1] for info in BOTS.values() for p in info.params if p.key.endswith("N")}
+    return {p.key for info in BOTS.values() for p in info.params if p.per_hand}
 
 
 def one_hand_spec(spec: str, n: int) -> tuple[str, list[str]]:
