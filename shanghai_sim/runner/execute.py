@@ -1,0 +1,365 @@
+"""Execution: playing and writing shards, the run on threads or another executor, signals."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, TextIO
+
+import numpy as np
+
+from ..dataset import GAMES, HANDS, MANIFEST, Store, games_table, hands_table
+from ..integrity import JOB_META
+from ..kernels.records import NHF
+from .manifest import OutputLock, Prepared, _now, _prepare, _ranges, new_manifest
+from .planning import Engine, Plan, default_engine
+from .progress import Progress
+
+# Target time of one kernel call. Longer calls are faster (the engine keeps its meld
+# memo for the length of a call); shorter ones give finer progress and a prompter Ctrl-C.
+CHUNK_SECONDS = 5.0
+MAX_CHUNK = 1000
+
+
+class Interrupted(Exception):
+    """Raised inside a shard when the run is being stopped; the shard is not written."""
+
+# ---------------------------------------------------------------- one shard
+
+@dataclass(frozen=True)
+class ShardResult:
+    shard: int
+    games: int
+    seconds: float       # time to play and write it
+    parts: dict = field(default_factory=dict)   # "games/part-00000.parquet" -> manifest record
+
+
+def _codes(names: Iterable[str]) -> tuple[list[str], np.ndarray]:
+    uniq: list[str] = []
+    codes = []
+    for n in names:
+        if n not in uniq:
+            uniq.append(n)
+        codes.append(uniq.index(n))
+    return uniq, np.array(codes, dtype=np.int64)
+
+
+def play_shard(plan: Plan, shard: int, engine: Engine | None = None,
+               stop: threading.Event | None = None,
+               on_games: Callable[[int], None] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Play the games of ``shard``. Returns (games, seeds, player[n, players], hand_out)."""
+    eng = engine or default_engine()
+    ra = plan.rules.arrays()
+    p, h = plan.players, plan.hands
+    kind, params = eng.parse_bots(list(plan.lineup), p)
+    start, end = plan.bounds(shard)
+    n = end - start
+    games = np.arange(start, end, dtype=np.int64)
+    seeds = plan.seeds(start, end)
+    table = plan.seatings()
+    rot = plan.seating_index(games)
+    # player[i, s]: the line-up index sitting in seat s of game i
+    player = table[rot]
+    hand_out = np.zeros((n, h, p, NHF), dtype=np.int32)
+    same_bots = len(set(plan.lineup)) == 1
+    c0, size, t0 = 0, 16, time.perf_counter()
+    while c0 < n:
+        if stop is not None and stop.is_set():
+            raise Interrupted
+        c1 = min(n, c0 + size)
+        if same_bots or len(table) == 1:
+            # Seating does not change who plays what: one call on a contiguous slice.
+            perm = player[c0] if not same_bots else np.arange(p)
+            eng.play_games(*ra, np.ascontiguousarray(kind[perm]), np.ascontiguousarray(params[perm]),
+                           seeds[c0:c1], hand_out[c0:c1])
+        else:
+            for r in np.unique(rot[c0:c1]):
+                idx = c0 + np.flatnonzero(rot[c0:c1] == r)
+                perm = player[idx[0]]
+                buf = np.zeros((len(idx), h, p, NHF), dtype=np.int32)
+                eng.play_games(*ra, np.ascontiguousarray(kind[perm]), np.ascontiguousarray(params[perm]),
+                               np.ascontiguousarray(seeds[idx]), buf)
+                hand_out[idx] = buf
+        if on_games is not None:
+            on_games(c1 - c0)
+        c0 = c1
+        # Calls of about CHUNK_SECONDS whatever the engine's speed. Call sizes never
+        # change what a game is.
+        rate = c0 / max(time.perf_counter() - t0, 1e-6)
+        size = int(min(MAX_CHUNK, max(1, rate * CHUNK_SECONDS)))
+    return games, seeds, player, hand_out
+
+
+def run_shard(plan: Plan, shard: int, engine: Engine | None = None,
+              stop: threading.Event | None = None,
+              on_games: Callable[[int], None] | None = None) -> ShardResult:
+    """Play shard ``shard`` and write its part files atomically (hands first, then games)."""
+    t0 = time.perf_counter()
+    games, seeds, player, hand_out = play_shard(plan, shard, engine, stop, on_games)
+    bot_names, lineup_code = _codes(plan.lineup)
+    bot_code = lineup_code[player]
+    store = Store(plan.location)
+    name = plan.part(shard)
+    meta = plan.job_meta().encode()
+    tables = {}
+    if plan.detail == "hands":
+        contract_names, contract_code = _codes(str(c) for c in plan.rules.contracts)
+        tables[HANDS] = hands_table(hand_out, games, seeds, player, bot_code, bot_names,
+                                    contract_code, contract_names)
+    tables[GAMES] = games_table(hand_out, games, seeds, player, bot_code, bot_names)
+    parts = {}
+    for t, table in tables.items():
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}), JOB_META: meta})
+        parts[f"{t}/{name}"] = store.write_table(table, t, name)
+    return ShardResult(shard, len(games), time.perf_counter() - t0, parts)
+
+
+# ---------------------------------------------------------------- the run
+
+@dataclass
+class Tracker:
+    """Shared state of a run: finished shards, progress, the manifest on disk."""
+    plan: Plan
+    store: Store
+    manifest: dict[str, Any]
+    done: set[int]
+    progress: Progress
+    stop: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    dirty: bool = False
+    last_write: float = 0.0
+    session_games: int = 0
+
+    def add_games(self, n: int) -> None:
+        self.progress.add(n)
+
+    def shard_done(self, res: ShardResult, counted: bool = True) -> None:
+        with self.lock:
+            self.done.add(res.shard)
+            self.manifest.setdefault("parts", {}).update(res.parts)
+            self.session_games += res.games
+            self.dirty = True
+        if not counted:
+            self.progress.add(res.games)
+
+    def tick(self, force: bool = False) -> None:
+        """Called from the main thread: progress line, and the manifest every second."""
+        self.progress.show()
+        now = time.perf_counter()
+        if self.dirty and (force or now - self.last_write >= 1.0):
+            self.write_manifest()
+
+    def write_manifest(self, status: str | None = None) -> None:
+        with self.lock:         # worker threads add shards and part records meanwhile
+            done = sorted(self.done)
+            parts = dict(sorted(self.manifest.get("parts", {}).items()))
+            self.dirty = False
+        m = self.manifest
+        games_done = sum(self.plan.bounds(k)[1] - self.plan.bounds(k)[0] for k in done)
+        m["shards"]["finished"] = _ranges(done)
+        m["shards"]["pending"] = self.plan.n_shards - len(done)
+        m["rows"] = self.plan.rows(games_done)
+        m["games_done"] = games_done
+        sess = m["sessions"][-1]
+        sess["ended"] = _now()
+        sess["games"] = self.session_games
+        sess["seconds"] = round(time.perf_counter() - self.progress.t0, 3)
+        total_s = sum(s.get("seconds", 0.0) for s in m["sessions"])
+        m["timings"] = {"created": m["timings"]["created"], "updated": _now(),
+                        "finished": _now() if len(done) == self.plan.n_shards else None,
+                        "run_seconds": round(total_s, 3),
+                        "games_per_second": round(games_done / total_s, 1) if total_s > 0 else None}
+        if status is not None:
+            m["status"] = sess["outcome"] = status
+        self.store.write_json(dict(m, parts=parts), MANIFEST)
+        self.last_write = time.perf_counter()
+
+
+
+
+class LocalExecutor:
+    """Runs shards on a pool of threads in this process (the kernel releases the GIL)."""
+
+    def __init__(self, threads: int):
+        self.threads = threads
+
+    def __call__(self, plan: Plan, pending: list[int], engine: Engine | None, tracker: Tracker) -> None:
+        queue = iter(pending)
+        qlock = threading.Lock()
+
+        def worker() -> None:
+            while not tracker.stop.is_set():
+                with qlock:
+                    k = next(queue, None)
+                if k is None:
+                    return
+                res = run_shard(plan, k, engine, tracker.stop, tracker.add_games)
+                tracker.shard_done(res)
+
+        n = max(1, min(self.threads, len(pending)))
+        with ThreadPoolExecutor(n, thread_name_prefix="shanghai-shard") as ex:
+            futs = [ex.submit(worker) for _ in range(n)]
+            try:
+                while True:
+                    finished, running = wait(futs, timeout=0.25, return_when=FIRST_EXCEPTION)
+                    tracker.tick()
+                    if any(f.exception() is not None for f in finished) or not running:
+                        break
+            except BaseException:
+                tracker.stop.set()
+                wait(futs)
+                raise
+            tracker.stop.set()
+            wait(futs)
+            for f in futs:
+                exc = f.exception()
+                if exc is not None and not isinstance(exc, Interrupted):
+                    raise exc
+
+
+@dataclass(frozen=True)
+class RunResult:
+    location: str
+    games: int              # games in the dataset
+    played: int             # games played by this call
+    seconds: float
+    status: str             # "complete", or "already complete"
+    manifest: dict[str, Any]
+    repaired: tuple[str, ...] = ()   # parts found missing or damaged and played again
+
+
+def run(plan_: Plan, *, resume: bool = False, overwrite: bool = False,
+        progress: TextIO | None = sys.stderr, engine: Engine | None = None,
+        executor: Callable | None = None, full_check: bool = False) -> RunResult:
+    """Run ``plan_`` into its output location. Ctrl-C / SIGTERM stop after the current
+    chunk and leave only whole shards (KeyboardInterrupt is re-raised).
+
+    With ``resume``, the parts already there are checked (quick checks; every byte
+    with ``full_check``) and every shard whose part is missing or damaged is played
+    again. A second run into the same local folder is refused while this one holds
+    it (``OutputLock``). A write that fails (a full disk) raises ``WriteError``: the
+    part being written is not kept and the manifest never records it.
+    """
+    first = _prepare(plan_, resume, overwrite, full_check, checks=False)   # refuse early, lock-free
+    lock = OutputLock(first.store).acquire()
+    try:
+        prep = _prepare(plan_, resume, overwrite, full_check)     # again, under the lock
+        if prep.old is not None and len(prep.done) == plan_.n_shards and prep.extend_from is None:
+            return RunResult(plan_.location, plan_.games, 0, 0.0, "already complete", prep.old)
+        lock.record_holder()
+        return _run_locked(plan_, prep, progress, engine, executor)
+    finally:
+        lock.release()
+
+
+def _run_locked(plan_: Plan, prep: Prepared, progress: TextIO | None, engine: Engine | None,
+                executor: Callable | None) -> RunResult:
+    store, old, done = prep.store, prep.old, prep.done
+    eng = engine or default_engine()
+    _warm_up(plan_, eng, progress)          # compile errors surface before anything changes
+    if prep.wipe:
+        for part in (HANDS, GAMES, MANIFEST):
+            store.delete(part)
+    for t in plan_.tables:
+        store.sweep_temporaries(t)
+    if progress is not None:
+        _say_repairs(prep, plan_, progress)
+    manifest = old if old is not None else new_manifest(plan_)
+    manifest["parts"] = dict(prep.records)        # parts of shards to play again are forgotten
+    manifest["status"] = "running"
+    session = {"started": _now(), "threads": plan_.threads, "scheduler": plan_.scheduler,
+               "resumed_at_shards": len(done)}
+    if prep.repairs:
+        session["repaired_parts"] = [r.split(":", 1)[0] for r in prep.repairs]
+    if prep.extend_from is not None:
+        session["extended_from_games"] = prep.extend_from
+        manifest["job"] = plan_.identity()
+        manifest["shards"].update(count=plan_.n_shards, digits=plan_.digits)
+    if prep.rebuilt:
+        session["manifest_rebuilt"] = True
+    manifest["sessions"].append(session)
+    already = sum(plan_.bounds(k)[1] - plan_.bounds(k)[0] for k in done)
+    prog = Progress(plan_.games, already, progress)
+    tracker = Tracker(plan_, store, manifest, set(done), prog)
+    for t in plan_.tables:
+        store.makedirs(t)
+    tracker.write_manifest()
+    pending = [k for k in range(plan_.n_shards) if k not in done]
+    execute = executor or LocalExecutor(plan_.threads)
+    restore = _sigterm_as_interrupt()
+    try:
+        execute(plan_, pending, engine, tracker)
+    except KeyboardInterrupt:
+        _last_manifest(tracker, "interrupted")
+        prog.close()
+        raise
+    except BaseException:
+        _last_manifest(tracker, "failed")
+        prog.close()
+        raise
+    finally:
+        restore()
+    if len(tracker.done) != plan_.n_shards:     # an executor that stopped early
+        _last_manifest(tracker, "interrupted")
+        prog.close()
+        raise KeyboardInterrupt
+    tracker.write_manifest("complete")
+    prog.close()
+    return RunResult(plan_.location, plan_.games, tracker.session_games,
+                     time.perf_counter() - prog.t0, "complete", manifest, tuple(prep.repairs))
+
+
+def _last_manifest(tracker: Tracker, status: str) -> None:
+    """Record how the run ended, if the storage still takes it (a full disk may not:
+    then the last manifest written stays, which records only whole, checked parts)."""
+    try:
+        tracker.write_manifest(status)
+    except OSError:
+        pass
+
+
+def _say_repairs(prep: Prepared, plan_: Plan, stream: TextIO) -> None:
+    loc = plan_.location.rstrip("/")
+    if prep.rebuilt:
+        stream.write(f"{loc}/{MANIFEST} was missing or unreadable: rebuilt from the {len(prep.done)} "
+                     f"shard(s) whose parts check out ({plan_.games:,} games, seed {plan_.seed})\n")
+    if prep.extend_from is not None:
+        stream.write(f"extending the job from {prep.extend_from:,} to {plan_.games:,} games "
+                     "(the games already played are kept: game g depends only on the seed and g)\n")
+    for line in prep.repairs[:10]:
+        stream.write(f"playing again: {loc}/{line}\n")
+    if len(prep.repairs) > 10:
+        stream.write(f"... and {len(prep.repairs) - 10} more damaged or missing parts\n")
+    stream.flush()
+
+
+def _warm_up(plan_: Plan, eng: Engine, stream: TextIO | None) -> None:
+    """Compile (or load from the kernel cache) the kernel once, before the threads start.
+
+    A compile says so on stderr with its elapsed time (``kernels.cache``), unless
+    progress is off (``stream`` None, ``run --quiet``)."""
+    from ..kernels.cache import compile_notice_muted
+    with compile_notice_muted(stream is None):
+        ra = plan_.rules.arrays()
+        kind, params = eng.parse_bots(list(plan_.lineup), plan_.players)
+        eng.play_games(*ra, kind, params, np.zeros(0, dtype=np.uint64),
+                       np.zeros((0, plan_.hands, plan_.players, NHF), dtype=np.int32))
+
+
+def _sigterm_as_interrupt() -> Callable[[], None]:
+    """Treat SIGTERM like Ctrl-C while a run is going (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    try:
+        old = signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError):
+        return lambda: None
+    return lambda: signal.signal(signal.SIGTERM, old)

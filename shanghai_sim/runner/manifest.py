@@ -1,0 +1,402 @@
+"""The output folder: manifest writing and reading, resume identity, part checks, the lock."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from .. import __version__
+from ..dataset import GAMES, HANDS, MANIFEST, SCHEMA_VERSION, Store
+from ..integrity import FOREIGN, JOB_META, check_part
+from ..rules import Rules, RulesError, overrides, preset
+from .job import IDENTITY_KEYS, JOB_KEYS, Job, JobError, _is_url, normalise
+from .planning import Plan
+
+def rules_from_dict(d: dict[str, Any]) -> Rules:
+    """Rebuild the rules recorded in a manifest (``Rules.to_dict()``)."""
+    data = {k: v for k, v in d.items() if k not in ("contracts", "blind_bonus")}
+    data["contracts"] = [{"melds": c["melds"], "deal": c["deal"]} for c in d["contracts"]]
+    bb = d.get("blind_bonus", "none")
+    data["blind_bonus"] = bb
+    r = overrides(preset("shanghai"), data, where="manifest rules")
+    if r.to_dict() != d:
+        raise RulesError("manifest rules could not be rebuilt exactly")
+    return r
+
+
+# ---------------------------------------------------------------- output folder
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def read_manifest(store: Store) -> dict[str, Any]:
+    try:
+        m = json.loads(store.read_text(MANIFEST))
+    except (OSError, ValueError, UnicodeDecodeError) as e:
+        raise JobError(f"{store.location}/{MANIFEST} cannot be read as a shanghai-sim manifest ({e}); "
+                       f"`shanghai-sim run --resume --out {store.location}` rebuilds it from the parts") from None
+    if not isinstance(m, dict) or m.get("format") != "shanghai-sim dataset" or "job" not in m:
+        raise JobError(f"{store.location}/{MANIFEST} is not a shanghai-sim manifest")
+    return m
+
+
+def _manifest_or_none(store: Store) -> dict[str, Any] | None:
+    """The manifest, or None when it is missing or unreadable (``--resume`` rebuilds it)."""
+    if not store.exists(MANIFEST):
+        return None
+    try:
+        return read_manifest(store)
+    except JobError:
+        return None
+
+
+def _part_names(store: Store, table: str) -> list[str]:
+    return [n for n in store.listdir(table) if n.startswith("part-") and n.endswith(".parquet")]
+
+
+def job_from_parts(store: Store, given: dict[str, Any]) -> dict[str, Any]:
+    """Job options read back from the parts' ``shanghai_sim.job`` metadata, for a dataset
+    whose manifest was deleted or damaged. The game count is ``given["games"]``, else
+    inferred from the last part (the last shards may never have run: say --games)."""
+    import pyarrow.parquet as pq
+    for t in (GAMES, HANDS):
+        for name in reversed(_part_names(store, t)):
+            try:
+                with store.open_input(t, name) as f:
+                    pf = pq.ParquetFile(f)
+                    meta = json.loads((pf.schema_arrow.metadata or {})[JOB_META])
+                    rows = pf.metadata.num_rows
+                    k = int(name[len("part-"):-len(".parquet")])
+                    base = normalise({key: meta.get(key) for key in ("players", "bots", "seed", "rotate",
+                                                                     "detail", "shard_size", "seating")}, "parts")
+                    base["rules"] = rules_from_dict(meta["rules"])
+            except Exception:          # a damaged part, or one without the metadata: try another
+                continue
+            per_game = base["players"] * (len(meta["rules"]["contracts"]) if t == HANDS else 1)
+            base["games"] = k * base["shard_size"] + rows // per_game
+            base.update(given)
+            return base
+    raise JobError(f"{store.location}: no {MANIFEST} and no readable part to rebuild it from; "
+                   "give the job's options with --overwrite to start again")
+
+
+def job_for_resume(out: str, given: dict[str, Any]) -> Job:
+    """The job recorded in OUT's manifest (or, without one, in its parts), with ``given``
+    options on top (checked later)."""
+    store = Store(out if _is_url(out) else os.path.abspath(out))
+    given = normalise(given, "options")
+    names = store.listdir()
+    m = _manifest_or_none(store) if MANIFEST in names else None
+    if m is None:
+        if not (set(names) & {HANDS, GAMES}):
+            if MANIFEST in names:
+                read_manifest(store)                 # raises its one-line reason
+            return Job(**dict(given, out=out))
+        base = job_from_parts(store, {k: v for k, v in given.items() if k in JOB_KEYS and k != "out"})
+        return Job(**dict(base, out=out))
+    base = normalise({k: m["job"][k] for k in IDENTITY_KEYS if k in m["job"]}, "manifest")
+    try:
+        base["rules"] = rules_from_dict(m["rules"])
+    except (RulesError, KeyError, TypeError) as e:
+        raise JobError(f"{store.location}/{MANIFEST}: its rules cannot be rebuilt ({e})") from None
+    base.update(given)
+    base["out"] = out
+    return Job(**base)
+
+
+def same_job(manifest: dict[str, Any], plan_: Plan) -> bool:
+    """Would ``plan_`` write the rows recorded in ``manifest``? (The rules are
+    compared resolved, so a preset and an identical rules file are one job.)"""
+    old, new = manifest.get("job", {}), plan_.identity()
+    return (all(old.get(k) == new.get(k) for k in IDENTITY_KEYS)
+            and manifest.get("rules") == plan_.rules.to_dict())
+
+
+def _differences(manifest: dict[str, Any], plan_: Plan) -> dict[str, tuple[Any, Any]]:
+    """key -> (value in the dataset, value asked), for every key that differs."""
+    old, new = manifest.get("job", {}), plan_.identity()
+    out = {k: (old.get(k), new.get(k)) for k in IDENTITY_KEYS if old.get(k) != new.get(k)}
+    if manifest.get("rules") != plan_.rules.to_dict():
+        out["rules"] = (old.get("rules"), new["rules"])
+    return out
+
+
+def _fmt_value(k: str, v: Any) -> str:
+    if k == "bots":
+        return ",".join(v or [])
+    if isinstance(v, int) and not isinstance(v, bool) and k in ("games", "shard_size"):
+        return f"{v:,}"
+    return str(v)
+
+
+def _describe_difference(diffs: dict[str, tuple[Any, Any]]) -> str:
+    """"games: 20,000 in the dataset, 30,000 asked; seed: 1 in the dataset, 2 asked"."""
+    parts = []
+    for k, (a, b) in diffs.items():
+        if k == "rules" and a == b:
+            parts.append(f"rules: the resolved rules differ (both called {a!r})")
+        else:
+            parts.append(f"{k}: {_fmt_value(k, a)} in the dataset, {_fmt_value(k, b)} asked")
+    return "; ".join(parts)
+
+
+@dataclass
+class Prepared:
+    """What ``_prepare`` found in the output location."""
+    store: Store
+    old: dict[str, Any] | None           # the manifest there (None: new, wiped or to rebuild)
+    done: set[int]                       # shards whose parts passed the checks
+    wipe: bool = False                   # --overwrite: delete the old dataset first
+    records: dict[str, dict] = field(default_factory=dict)   # manifest records of those parts
+    repairs: list[str] = field(default_factory=list)          # "games/part-00003.parquet: missing"
+    extend_from: int | None = None       # the dataset's game count when extending the job
+    rebuilt: bool = False                # the manifest was missing or unreadable
+
+
+def check_shards(store: Store, plan: Plan, manifest: dict[str, Any] | None, full: bool = False,
+                 quiet_shards: Iterable[int] = ()) -> tuple[set[int], dict[str, dict], list[str]]:
+    """Which shards' parts are sound: (done, their records, damaged or missing parts).
+
+    A finished shard's parts get the quick checks (the full ones with ``full``)
+    against their manifest records; a part on disk that the manifest does not
+    record (written after its last update, or before records existed) gets the
+    full checks and is recorded as it is. ``quiet_shards`` are replayed without
+    being reported (the last shard of a job being extended).
+    """
+    from ..integrity import finished_list
+    records = (manifest or {}).get("parts") or {}
+    finished = set(finished_list(manifest)) if manifest else set()
+    meta = plan.job_meta()
+    listing = {t: set(_part_names(store, t)) for t in plan.tables}
+    quiet = set(quiet_shards)
+    done: set[int] = set()
+    keep: dict[str, dict] = {}
+    repairs: list[str] = []
+    for k in range(plan.n_shards):
+        name = plan.part(k)
+        recs: dict[str, dict] = {}
+        ok = True
+        for t in plan.tables:
+            rel = f"{t}/{name}"
+            if name not in listing[t]:
+                if k in finished and k not in quiet:
+                    repairs.append(f"{rel}: missing")
+                ok = False
+                continue
+            rec = records.get(rel) if k in finished else None
+            problem, fresh = check_part(store, t, name, rec, plan.shard_rows(t, k), meta,
+                                        full=full or rec is None)
+            if problem is not None:
+                if k not in quiet:
+                    repairs.append(f"{rel}: {problem}")
+                ok = False
+            else:
+                recs[rel] = rec if rec is not None else fresh
+        if ok:
+            done.add(k)
+            keep.update(recs)
+    return done, keep, repairs
+
+
+LOCK = ".shanghai-sim.lock"
+
+
+def _prepare(plan: Plan, resume: bool, overwrite: bool, full: bool = False,
+             checks: bool = True) -> Prepared:
+    """Check the output location; says what is there and what to do.
+
+    Refuses (JobError) anything that would lose or mix data. Changes nothing
+    but a write probe: the caller wipes (``--overwrite``) only when it starts.
+    ``checks=False`` skips checking the parts (a first look before taking the lock).
+    """
+    store = Store(plan.location)
+    where = plan.location
+    if store.exists() and not store.is_dir():
+        raise JobError(f"output {where!r} is a file, not a folder")
+    names = [n for n in store.listdir() if not (n.startswith(".") and ".tmp-" in n) and n != LOCK]
+    if not names:
+        store.probe()
+        return Prepared(store, None, set())
+    foreign = sorted(set(names) - {MANIFEST, HANDS, GAMES, ".write-test"})
+    if MANIFEST not in names and foreign:
+        raise JobError(f"output {where!r} is not empty and holds no shanghai-sim dataset; "
+                       "choose a new or empty folder")
+    if overwrite:
+        if foreign:
+            raise JobError(f"output {where!r} also holds {foreign[0]!r}, which is not part of a "
+                           "dataset; --overwrite only replaces a shanghai-sim dataset")
+        store.probe()
+        return Prepared(store, None, set(), wipe=True)
+    old = _manifest_or_none(store) if MANIFEST in names else None
+    if old is None:
+        # parts without a (readable) manifest: --resume rebuilds it from the parts that check out
+        if not resume:
+            what = "no manifest.json (deleted?)" if MANIFEST not in names else "an unreadable manifest.json"
+            raise JobError(f"output {where!r} holds parts but {what}; add --resume to check the parts "
+                           "and rebuild it (the job is read from the parts), or --overwrite to start again")
+        done, records, repairs = check_shards(store, plan, None, True) if checks else (set(), {}, [])
+        store.probe()
+        return Prepared(store, None, done, records=records, repairs=repairs, rebuilt=True)
+    extend_from = None
+    if not same_job(old, plan):
+        diffs = _differences(old, plan)
+        desc = _describe_difference(diffs)
+        old_games, new_games = diffs.get("games", (None, None))
+        if set(diffs) == {"games"} and new_games > old_games and resume:
+            if max(5, len(str(plan.n_shards - 1))) != old.get("shards", {}).get("digits", plan.digits):
+                raise JobError(f"output {where!r}: extending to {new_games:,} games would rename its part "
+                               "files (more shards than their names hold); choose another --out")
+            extend_from = old_games
+        elif set(diffs) <= {"games", "shard_size"} and "games" in diffs and not resume:
+            if new_games > old_games:
+                raise JobError(f"output {where!r} holds this job with fewer games ({desc}): add --resume to "
+                               f"extend it to {new_games:,} games (its {old_games:,} are kept: game g depends "
+                               "only on the seed and g), or choose another --out, or --overwrite to start anew")
+            raise JobError(f"output {where!r} holds this job with more games ({desc}): a job cannot shrink; "
+                           f"read its first {new_games:,} games (game < {new_games}), or choose another --out, "
+                           "or --overwrite to start anew")
+        elif resume:
+            hint = (" (a job cannot shrink)" if set(diffs) == {"games"} else "")
+            raise JobError(f"output {where!r} holds a different job ({desc}){hint}: --resume finishes the job "
+                           "recorded there, or extends it to more games; drop the differing options, "
+                           "or choose another --out, or --overwrite to start anew")
+        else:
+            raise JobError(f"output {where!r} holds another job ({desc}); choose another --out, "
+                           "or add --overwrite to replace it")
+    if old.get("package_version") != __version__:
+        raise JobError(f"output {where!r} was written by shanghai-sim {old.get('package_version')} "
+                       f"(this is {__version__}); its rows may differ: use another --out or --overwrite")
+    if not checks:
+        return Prepared(store, old, set(), extend_from=extend_from)
+    quiet: list[int] = []
+    if extend_from is not None and extend_from % plan.shard_size:
+        quiet = [extend_from // plan.shard_size]           # the old last shard grows
+    done, records, repairs = check_shards(store, plan, old, full, quiet)
+    foreign_parts = [r for r in repairs if r.endswith(FOREIGN)]
+    if foreign_parts and not done:
+        # Not damage: the manifest and the parts disagree on the job (a manifest edited
+        # or copied by hand). Playing "again" would replace the parts with another job's.
+        raise JobError(f"output {where!r}: its {MANIFEST} describes another job than its parts "
+                       f"({foreign_parts[0].split(':')[0]} and {len(foreign_parts) - 1} more); restore the "
+                       f"manifest, or delete it and `shanghai-sim run --resume --out {where}` rebuilds it "
+                       "from the parts")
+    if len(done) == plan.n_shards and extend_from is None:
+        return Prepared(store, old, done, records=records)
+    if not resume:
+        damaged = f", {len(repairs)} part(s) missing or damaged" if repairs else ""
+        raise JobError(f"output {where!r} holds an unfinished run of this job "
+                       f"({len(done)}/{plan.n_shards} shards{damaged}); add --resume to finish it, "
+                       "or --overwrite to start again")
+    store.probe()
+    return Prepared(store, old, done, records=records, repairs=repairs, extend_from=extend_from)
+
+
+class OutputLock:
+    """An exclusive ``flock`` on ``OUT/.shanghai-sim.lock`` while a run writes there.
+
+    The kernel drops the lock when the process ends, however it ends (a crash or
+    ``kill -9`` leaves nothing stuck, at most the unlocked file, which the next run
+    takes). The file names its holder for the refusal message and is removed on
+    release (while still locked; a run that opened it meanwhile finds its name gone
+    and opens it again). Local folders only (and file:// URLs): object stores have
+    no such lock (docs/dataset.md).
+    """
+
+    def __init__(self, store: Store):
+        self.store, self.fd = store, None
+
+    def acquire(self) -> "OutputLock":
+        try:
+            import fcntl
+        except ImportError:                    # no flock on this platform: unprotected
+            return self
+        if not self.store.local:
+            return self
+        path = self.store.path(LOCK)
+        for _ in range(20):
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as e:
+                raise JobError(f"output {self.store.location!r}: cannot create its lock file "
+                               f"({e.strerror})") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                try:
+                    holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+                finally:
+                    os.close(fd)
+                raise JobError(f"output {self.store.location!r} is being written by another run "
+                               f"({holder}); wait for it to end, or stop it, then run again") from None
+            try:
+                same = os.stat(path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                self.fd, self.path = fd, path
+                return self
+            os.close(fd)                       # released and removed meanwhile: open it again
+        raise JobError(f"output {self.store.location!r}: its lock file keeps changing; is another run starting?")
+
+    def record_holder(self) -> None:
+        if self.fd is not None:
+            import socket
+            text = f"pid {os.getpid()} on {socket.gethostname()}, since {_now()}\n".encode()
+            os.ftruncate(self.fd, 0)
+            os.pwrite(self.fd, text, 0)
+
+    def release(self) -> None:
+        if self.fd is not None:
+            import fcntl
+            try:
+                os.unlink(self.path)
+            except OSError:
+                pass
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
+            self.fd = None
+
+
+
+def _ranges(ks: list[int]) -> list[list[int]]:
+    """Sorted shard numbers -> inclusive [first, last] runs: [0, 1, 2, 5] -> [[0, 2], [5, 5]]."""
+    out: list[list[int]] = []
+    for k in ks:
+        if out and out[-1][1] == k - 1:
+            out[-1][1] = k
+        else:
+            out.append([k, k])
+    return out
+
+
+def new_manifest(plan: Plan) -> dict[str, Any]:
+    first = plan.seeds(0, min(plan.games, 3))
+    bots: dict[str, Any] = {"lineup": list(plan.lineup), "seating": plan.seating_text()}
+    if plan.seating == "tournament":          # recorded only when used: other manifests are unchanged
+        bots["seatings"] = plan.seatings().tolist()
+    return {
+        "format": "shanghai-sim dataset",
+        "schema_version": SCHEMA_VERSION,
+        "package_version": __version__,
+        "status": "running",
+        "job": plan.identity(),
+        "rules": plan.rules.to_dict(),
+        "bots": bots,
+        "seeds": {"job_seed": plan.seed,
+                  "game_seed": (f"shanghai_sim.kernels.rng.game_seed_nb(job_seed, game // "
+                                f"{'players' if plan.duplicate else plan.games_per_deal})" if plan.paired
+                                else "shanghai_sim.kernels.rng.game_seed_nb(job_seed, game)"),
+                  "first_games": [int(s) for s in first]},
+        "tables": list(plan.tables),
+        "shards": {"count": plan.n_shards, "size": plan.shard_size, "digits": plan.digits,
+                   "finished": [], "pending": plan.n_shards},
+        "games_done": 0,
+        "rows": plan.rows(0),
+        "parts": {},
+        "timings": {"created": _now()},
+        "sessions": [],
+    }

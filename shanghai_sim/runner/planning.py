@@ -1,0 +1,273 @@
+"""Plans: a job resolved into rules, line-up, seatings, seeds and shards; the engine hooks."""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from ..dataset import GAMES, HANDS, part_name
+from ..integrity import job_meta
+from ..kernels.rng import game_seed_nb
+from ..rules import Rules, load_rules
+from .job import Job, JobError, _is_url
+
+# ---------------------------------------------------------------- engine hooks
+
+@dataclass(frozen=True)
+class Engine:
+    """The game engine the runner drives: the numba kernel and the bot parser.
+
+    ``play_games(*rules_arrays, bot_kind, bot_params, seeds, hand_out)`` fills
+    ``hand_out`` int32[len(seeds), hands, players, NHF]; ``parse_bots(specs,
+    players)`` -> (bot_kind, bot_params); ``bot_name(spec)`` -> canonical spec.
+    ``None`` everywhere below means the real engine (``default_engine``).
+    """
+    play_games: Callable
+    parse_bots: Callable
+    bot_name: Callable
+
+
+def _bot_name(spec: str) -> str:
+    from ..bots import parse_bot
+    return parse_bot(spec).name
+
+
+def default_engine() -> Engine:
+    from ..bots import parse_bots
+    from ..kernels.engine import play_games_nb
+    return Engine(play_games_nb, parse_bots, _bot_name)
+
+
+# A tournament plays at most this many seatings of a deal; past it, the rotations (docs/tournament.md).
+MAX_TOURNAMENT_SEATINGS = 24
+
+
+def rotations(players: int) -> np.ndarray:
+    """The ``players`` rotations as a seating table: row r, seat s holds player (s - r) mod players."""
+    s = np.arange(players)
+    return ((s[None, :] - s[:, None]) % players).astype(np.int64)
+
+
+def distinct_seatings_count(lineup: "tuple[str, ...] | list[str]") -> int:
+    """Distinct seatings of a line-up's multiset of specs: players! / prod(copies!)."""
+    n = math.factorial(len(lineup))
+    for spec in set(lineup):
+        n //= math.factorial(list(lineup).count(spec))
+    return n
+
+
+@functools.lru_cache(maxsize=64)
+def _tournament_seatings(lineup: tuple[str, ...]) -> tuple[tuple[int, ...], ...]:
+    import itertools
+    p = len(lineup)
+    if distinct_seatings_count(lineup) > MAX_TOURNAMENT_SEATINGS:
+        return tuple(tuple(int(x) for x in row) for row in rotations(p))
+    seen, rows = set(), []
+    # Permutations in lexicographic order; the first one of each arrangement of specs seats
+    # the copies of a spec in line-up order, and the identity (the line-up as given) comes first.
+    for perm in itertools.permutations(range(p)):
+        key = tuple(lineup[i] for i in perm)
+        if key not in seen:
+            seen.add(key)
+            rows.append(perm)
+    return tuple(rows)
+
+
+def tournament_seatings(lineup: "tuple[str, ...] | list[str]") -> np.ndarray:
+    """A tournament's seating table ``[k, players]`` (line-up index in each seat): every distinct
+    seating of the line-up's specs (4 for a,b,b,b; 12 for a,a,b,c; 24 for four distinct bots),
+    the line-up as given first; when there would be more than ``MAX_TOURNAMENT_SEATINGS``,
+    the ``players`` rotations instead."""
+    return np.array(_tournament_seatings(tuple(lineup)), dtype=np.int64)
+
+
+# ---------------------------------------------------------------- plans
+
+@dataclass(frozen=True)
+class Plan:
+    """A resolved job: everything a shard needs, picklable for Dask workers."""
+    location: str                  # absolute local path or URL
+    rules: Rules                   # with players = the job's player count
+    rules_spec: str
+    lineup: tuple[str, ...]        # canonical bot spec of player 0..players-1
+    games: int
+    seed: int
+    rotate: bool
+    detail: str
+    shard_size: int
+    threads: int
+    scheduler: str | None = None
+    seating: str = "rotate"
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    @property
+    def hands(self) -> int:
+        return self.rules.hands
+
+    @property
+    def n_shards(self) -> int:
+        return -(-self.games // self.shard_size)
+
+    @property
+    def digits(self) -> int:
+        return max(5, len(str(self.n_shards - 1)))
+
+    @property
+    def tables(self) -> tuple[str, ...]:
+        return (HANDS, GAMES) if self.detail == "hands" else (GAMES,)
+
+    def bounds(self, shard: int) -> tuple[int, int]:
+        start = shard * self.shard_size
+        return start, min(self.games, start + self.shard_size)
+
+    def part(self, shard: int) -> str:
+        return part_name(shard, self.digits)
+
+    @property
+    def duplicate(self) -> bool:
+        return self.seating == "duplicate"
+
+    @property
+    def paired(self) -> bool:
+        """Is each seed played once in each of several seatings (``seatings()``)?"""
+        return self.seating in ("duplicate", "tournament")
+
+    @property
+    def rotating(self) -> bool:
+        """Does the line-up change seats between games?"""
+        return self.rotate or self.paired
+
+    def seatings(self) -> np.ndarray:
+        """The seating table ``[k, players]``: the line-up index in each seat of each of the
+        ``k`` seatings the job cycles through (game g sits in seating ``g % k``). A plain job
+        rotating one seat per game has the ``players`` rotations; a fixed one, one row."""
+        p = self.players
+        if self.seating == "tournament":
+            return tournament_seatings(self.lineup)
+        if self.rotating:
+            return rotations(p)
+        return np.arange(p, dtype=np.int64)[None, :]
+
+    @property
+    def games_per_deal(self) -> int:
+        """Games played from one seed: the seatings of a paired job, else 1."""
+        return len(self.seatings()) if self.paired else 1
+
+    def identity(self) -> dict[str, Any]:
+        """The manifest's ``job`` section: equal identities write equal rows. ``seating``
+        appears only when it is not the default, so datasets written before it existed
+        keep their identity (and resume)."""
+        d = {"rules": self.rules_spec, "players": self.players, "bots": list(self.lineup),
+             "games": self.games, "seed": self.seed, "rotate": self.rotate,
+             "detail": self.detail, "shard_size": self.shard_size}
+        if self.seating != "rotate":
+            d["seating"] = self.seating
+        return d
+
+    def seeds(self, start: int, stop: int) -> np.ndarray:
+        """Seeds of games ``start..stop-1`` (``game_seeds``; a paired job repeats each seed
+        once per seating)."""
+        if not self.paired:
+            return game_seeds(self.seed, start, stop)
+        if stop <= start:
+            return np.zeros(0, np.uint64)
+        g = np.arange(start, stop) // self.games_per_deal
+        uniq = game_seeds(self.seed, int(g[0]), int(g[-1]) + 1)
+        return uniq[g - g[0]]
+
+    def seating_index(self, games: np.ndarray) -> np.ndarray:
+        """The row of ``seatings()`` each of ``games`` is played in."""
+        return np.asarray(games, dtype=np.int64) % len(self.seatings())
+
+    def rotation(self, games: np.ndarray) -> np.ndarray:
+        """Seats the line-up is rotated by in each of ``games`` (rotating seatings only)."""
+        if self.seating == "tournament":
+            raise ValueError("a tournament's seatings are not all rotations: use seatings()[seating_index(g)]")
+        if self.rotating:
+            return np.asarray(games, dtype=np.int64) % self.players
+        return np.zeros(len(games), dtype=np.int64)
+
+    def job_meta(self) -> str:
+        """What every part of this job carries in its ``shanghai_sim.job`` metadata."""
+        return job_meta(self.identity(), self.rules.to_dict())
+
+    def shard_rows(self, table: str, shard: int) -> int:
+        a, b = self.bounds(shard)
+        return self.rows(b - a)[table]
+
+    def seating_text(self) -> str:
+        if self.seating == "tournament":
+            k, p = len(self.seatings()), self.players
+            scheme = (f"every distinct seating of the line-up's specs ({k})"
+                      if distinct_seatings_count(self.lineup) <= MAX_TOURNAMENT_SEATINGS else
+                      f"the {p} rotations (its {distinct_seatings_count(self.lineup):,} distinct seatings "
+                      f"would exceed {MAX_TOURNAMENT_SEATINGS})")
+            return (f"tournament: game g plays seed game_seed(job_seed, g // {k}) in seating g % {k} of "
+                    f"bots.seatings (seat s holds player seatings[g % {k}][s]): each seed once in {scheme}")
+        if self.duplicate:
+            return ("duplicate: game g plays seed game_seed(job_seed, g // players) and seat s holds "
+                    "player (s - g) mod players, so each seed is played once with the line-up in each rotation")
+        if self.rotate:
+            return "seat s of game g holds player (s - g) mod players: the line-up moves one seat left each game"
+        return "seat s holds player s in every game"
+
+    def rows(self, games: int) -> dict[str, int]:
+        r = {GAMES: games * self.players}
+        if self.detail == "hands":
+            r[HANDS] = games * self.players * self.hands
+        return r
+
+
+def default_shard_size(games: int) -> int:
+    # About 8 shards for small jobs (both cores busy to the end; big shards keep the
+    # kernel calls long), at most 1000 games (about 0.4 MB of Parquet) for big ones.
+    return max(50, min(1000, -(-games // 8)))
+
+
+def plan(job: Job, engine: Engine | None = None) -> Plan:
+    """Resolve ``job``: rules, players, bot line-up, shards. Raises JobError/RulesError/ValueError."""
+    eng = engine or default_engine()
+    if isinstance(job.rules, Rules):
+        rules, spec = job.rules, job.rules.name
+    else:
+        rules, spec = load_rules(job.rules), job.rules
+    from ..bots import BotError, parse_bot, seat_specs
+    players = job.players
+    if players is None:
+        players = len(job.bots) if len(job.bots) > 1 else rules.players
+    try:
+        bots = seat_specs(job.bots, players)
+        for b in set(bots):
+            parse_bot(b, rules.hands)        # a per-hand parameter past the rules' hands is an error
+    except BotError as e:
+        raise JobError(f"bots: {e}") from None
+    rules = rules.with_players(players)      # validates the deal for this many players
+    names = tuple(eng.bot_name(b) for b in bots)
+    eng.parse_bots(list(names), players)     # the whole line-up must parse too
+    if job.seating == "duplicate" and job.games % players:
+        raise JobError(f"games = {job.games}: a duplicate job plays each seed once per seat, so its games "
+                       f"must be a multiple of the {players} players")
+    if job.seating == "tournament":
+        k = len(tournament_seatings(names))
+        if job.games % k:
+            raise JobError(f"games = {job.games}: a tournament plays each seed once in each of its {k} "
+                           f"seatings, so its games must be a multiple of {k}")
+    location = job.out if _is_url(job.out) else os.path.abspath(job.out)
+    shard_size = job.shard_size or default_shard_size(job.games)
+    threads = job.threads or os.cpu_count() or 1
+    return Plan(location, rules, spec, names, job.games, job.seed, job.rotate, job.detail,
+                shard_size, threads, job.scheduler, job.seating)
+
+
+def game_seeds(job_seed: int, start: int, stop: int) -> np.ndarray:
+    """Seeds of games ``start..stop-1``: ``game_seed_nb(job_seed, g)``, uint64."""
+    return np.fromiter((game_seed_nb(job_seed, g) for g in range(start, stop)),
+                       dtype=np.uint64, count=stop - start)
