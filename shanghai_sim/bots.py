@@ -95,6 +95,9 @@ class BotInfo:
     kind: int                       # the kernel's BOT_* dispatch value
     help: str
     params: tuple[BotParam, ...] = ()
+    # Raise it whenever the bot's play changes: datasets record it, and `run --resume`
+    # refuses to add games played by another version of a bot to theirs.
+    version: int = 1
 
     def defaults(self) -> np.ndarray:
         """The parameter vector of the bot with no key given."""
@@ -128,6 +131,16 @@ BOTS: dict[str, BotInfo] = {b.name: b for b in (
                          "go down only when it can go out the same turn (blind)"),
             )),
 )}
+
+
+def bot_versions(specs) -> dict[str, int]:
+    """{bot name: registry version} of the bots in ``specs`` (canonical or not)."""
+    out: dict[str, int] = {}
+    for s in specs:
+        name = str(s).split(":", 1)[0].strip().lower()
+        if name in BOTS:
+            out[name] = BOTS[name].version
+    return dict(sorted(out.items()))
 
 
 @dataclass(frozen=True)
@@ -256,7 +269,7 @@ def bots_help() -> str:
     lines = []
     kw = max([len(f"{p.name}={p.values}") for info in BOTS.values() for p in info.params] + [8])
     for info in BOTS.values():
-        wrapped = textwrap.wrap(info.help, 96 - 10)
+        wrapped = textwrap.wrap(f"{info.help} (version {info.version})", 96 - 10)
         lines.append(f"{info.name:<8}  {wrapped[0]}")
         lines += [f"{'':<8}  {w}" for w in wrapped[1:]]
         for p in info.params:

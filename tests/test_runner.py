@@ -404,3 +404,23 @@ def test_output_as_a_url(tmp_path):
     assert len(read(tmp_path / "viaurl", "games")) == 80
     r = run_cli("summary", f"file://{tmp_path}/viaurl")
     assert r.exit_code == 0 and "20 games" in r.stdout
+
+
+def test_resume_refuses_games_of_another_bot_version(tmp_path, monkeypatch):
+    """The manifest records each bot's version; a resume under another version is refused
+    in one line (two versions of a bot must not mix in one dataset)."""
+    import dataclasses
+    import json
+
+    from shanghai_sim import bots as B
+    out = tmp_path / "o"
+    r = run_cli("run", "--games", "40", "--shard-size", "10", "--out", out)
+    assert r.exit_code == 0, r.output
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["bots"]["versions"] == {"greedy": B.BOTS["greedy"].version}
+    (out / "games" / "part-00003.parquet").unlink()
+    monkeypatch.setitem(B.BOTS, "greedy", dataclasses.replace(B.BOTS["greedy"], version=99))
+    r = run_cli("run", "--games", "40", "--shard-size", "10", "--out", out, "--resume")
+    assert r.exit_code == 2 and "greedy v1 there, v99 here" in r.output
+    assert len(r.output.strip().splitlines()) == 1
+    assert not (out / "games" / "part-00003.parquet").exists()      # nothing played or replaced

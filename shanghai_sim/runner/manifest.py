@@ -270,6 +270,12 @@ def _prepare(plan: Plan, resume: bool, overwrite: bool, full: bool = False,
     if old.get("package_version") != __version__:
         raise JobError(f"output {where!r} was written by shanghai-sim {old.get('package_version')} "
                        f"(this is {__version__}); its rows may differ: use another --out or --overwrite")
+    from ..bots import bot_versions
+    had, now = old.get("bots", {}).get("versions", {}), bot_versions(plan.lineup)
+    if had != now:
+        desc = ", ".join(f"{b} v{had.get(b, '?')} there, v{v} here" for b, v in now.items() if had.get(b) != v)
+        raise JobError(f"output {where!r} was played by other versions of its bots ({desc or had}): "
+                       "games of two versions of a bot must not mix; use another --out or --overwrite")
     if not checks:
         return Prepared(store, old, set(), extend_from=extend_from)
     quiet: list[int] = []
@@ -375,7 +381,9 @@ def _ranges(ks: list[int]) -> list[list[int]]:
 
 def new_manifest(plan: Plan) -> dict[str, Any]:
     first = plan.seeds(0, min(plan.games, 3))
-    bots: dict[str, Any] = {"lineup": list(plan.lineup), "seating": plan.seating_text()}
+    from ..bots import bot_versions
+    bots: dict[str, Any] = {"lineup": list(plan.lineup), "seating": plan.seating_text(),
+                            "versions": bot_versions(plan.lineup)}
     if plan.seating == "tournament":          # recorded only when used: other manifests are unchanged
         bots["seatings"] = plan.seatings().tolist()
     return {
