@@ -53,3 +53,10 @@ def run_job(start, *, scheduler: str | None, tls: tuple = (), resume_hint: str):
     finally:
         if executor is not None:
             executor.close()
+
+
+def run_and_print(start, *, scheduler: str | None, command: str, dest: str, as_json: bool) -> None:
+    """Run an experiment or a tournament (``run_job``) and print its result, text or JSON."""
+    import json
+    result = run_job(start, scheduler=scheduler, resume_hint=f"shanghai-sim {command} --resume --out {dest}")
+    click.echo(json.dumps(result.to_dict(), indent=1) if as_json else result.text())

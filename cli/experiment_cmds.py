@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
-from .errors import InputError, rule_option, run_job
+from .errors import InputError, rule_option, run_and_print
 from .errors import OneLineCommand as _OneLineErrors
 
 EXPERIMENT_HELP = """Paired experiment: does one change make the focal player better?
@@ -92,8 +91,7 @@ def register(group: click.Group) -> None:
 
 
 def _run(E, exp, dest, resume, quiet, as_json, engine, scheduler) -> None:
-    result = run_job(lambda executor: E.run_experiment(exp, dest, resume=resume,
-                                                       progress=None if quiet else sys.stderr,
-                                                       engine=engine, executor=executor),
-                     scheduler=scheduler, resume_hint=f"shanghai-sim experiment --resume --out {dest}")
-    click.echo(json.dumps(result.to_dict(), indent=1) if as_json else result.text())
+    run_and_print(lambda executor: E.run_experiment(exp, dest, resume=resume,
+                                                    progress=None if quiet else sys.stderr,
+                                                    engine=engine, executor=executor),
+                  scheduler=scheduler, command="experiment", dest=dest, as_json=as_json)

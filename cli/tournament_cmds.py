@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
-from .errors import InputError, rule_option, run_job
+from .errors import InputError, rule_option, run_and_print
 from .errors import OneLineCommand as _OneLineErrors
 
 TOURNAMENT_HELP = """Bots against bots over the same deals, with paired 95% CIs.
@@ -71,8 +70,7 @@ def register(group: click.Group) -> None:
 
 
 def _run(T, t, dest, resume, quiet, as_json, engine, scheduler) -> None:
-    result = run_job(lambda executor: T.run_tournament(t, dest, resume=resume,
-                                                       progress=None if quiet else sys.stderr,
-                                                       engine=engine, executor=executor),
-                     scheduler=scheduler, resume_hint=f"shanghai-sim tournament --resume --out {dest}")
-    click.echo(json.dumps(result.to_dict(), indent=1) if as_json else result.text())
+    run_and_print(lambda executor: T.run_tournament(t, dest, resume=resume,
+                                                    progress=None if quiet else sys.stderr,
+                                                    engine=engine, executor=executor),
+                  scheduler=scheduler, command="tournament", dest=dest, as_json=as_json)

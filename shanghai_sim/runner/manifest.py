@@ -34,14 +34,12 @@ def _now() -> str:
 
 
 def read_manifest(store: Store) -> dict[str, Any]:
+    """The manifest of ``store`` (``integrity.load_manifest``), its one-line reason as a JobError."""
+    from ..integrity import NotADatasetError, load_manifest
     try:
-        m = json.loads(store.read_text(MANIFEST))
-    except (OSError, ValueError, UnicodeDecodeError) as e:
-        raise JobError(f"{store.location}/{MANIFEST} cannot be read as a shanghai-sim manifest ({e}); "
-                       f"`shanghai-sim run --resume --out {store.location}` rebuilds it from the parts") from None
-    if not isinstance(m, dict) or m.get("format") != "shanghai-sim dataset" or "job" not in m:
-        raise JobError(f"{store.location}/{MANIFEST} is not a shanghai-sim manifest")
-    return m
+        return load_manifest(store)
+    except NotADatasetError as e:
+        raise JobError(str(e)) from None
 
 
 def _manifest_or_none(store: Store) -> dict[str, Any] | None:
