@@ -18,8 +18,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .kernels.bots import (BOT_GREEDY, BOT_RANDOM, BP_BUY, BP_HAND0, BP_MAXBUYS, BP_WAIT_BLIND,
-                           BUY_ALWAYS, BUY_NEVER, BUY_USEFUL, MAX_HAND_PARAMS, NBP)
+from .kernels.bots import (BOT_GREEDY, BOT_RANDOM, BOT_SMART, BP_BUY, BP_BUY_DMAX, BP_BUY_SHORT,
+                           BP_DUMP,
+                           BP_FEED, BP_HAND0, BP_LATE, BP_MAXBUYS, BP_OUTS, BP_PARTNER,
+                           BP_POINTS, BP_WAIT_BLIND, BUY_ALWAYS, BUY_AUTO, BUY_NEVER, BUY_USEFUL,
+                           MAX_HAND_PARAMS, NBP)
 
 
 class BotError(ValueError):
@@ -34,7 +37,7 @@ class BotParam:
     """One parameter of a bot.
 
     kind: "choice" (``choices`` maps each word to the value stored), "int" (``lo``..``hi``,
-    ``hi`` None: no upper bound) or "bool". ``default`` is the value stored when the key
+    ``hi`` None: no upper bound), "float" (a number in ``lo``..``hi``) or "bool". ``default`` is the value stored when the key
     is not given (it may lie outside the range, as a "not set" marker: ``default_text``
     says what it means). ``per_hand``: the key is written ``keyN`` for hand N (1-based, up
     to the rules' hands and MAX_HAND_PARAMS) and hand N's value sits at ``slot + N - 1``.
@@ -45,8 +48,8 @@ class BotParam:
     default: float
     help: str
     choices: tuple[tuple[str, int], ...] = ()
-    lo: int = 0
-    hi: int | None = None
+    lo: float = 0
+    hi: float | None = None
     default_text: str | None = None
     per_hand: bool = False
 
@@ -62,10 +65,12 @@ class BotParam:
             return "|".join(w for w, _ in self.choices)
         if self.kind == "bool":
             return "true|false"
-        return f"integer >= {self.lo}" if self.hi is None else f"integer {self.lo}..{self.hi}"
+        what = "number" if self.kind == "float" else "integer"
+        lo, hi = f"{self.lo:g}", (None if self.hi is None else f"{self.hi:g}")
+        return f"{what} >= {lo}" if hi is None else f"{what} {lo}..{hi}"
 
     def _valid(self) -> str:
-        return self.values.replace("|", ", ") if self.kind != "int" else "an " + self.values
+        return self.values.replace("|", ", ") if self.kind not in ("int", "float") else "a " + self.values
 
     def parse(self, key: str, value: str, spec: str) -> float:
         """The stored value of ``value``; BotError naming the valid values if it is not one."""
@@ -76,6 +81,13 @@ class BotParam:
         elif self.kind == "bool":
             if value in _BOOL_IN:
                 return float(_BOOL_IN[value])
+        elif self.kind == "float":
+            try:
+                x = float(value)
+            except ValueError:
+                x = float("nan")
+            if x == x and x >= self.lo and (self.hi is None or x <= self.hi):
+                return x
         elif value.isdigit() and int(value) >= self.lo and (self.hi is None or int(value) <= self.hi):
             return float(int(value))
         raise BotError(f"bad value {value!r} for {key} in {spec!r} (valid: {self._valid()})")
@@ -86,6 +98,8 @@ class BotParam:
             return next(w for w, x in self.choices if x == int(v))
         if self.kind == "bool":
             return "true" if v else "false"
+        if self.kind == "float":
+            return f"{v:g}"
         return str(int(v))
 
 
@@ -111,24 +125,60 @@ class BotInfo:
 
 
 _BUY = (("never", BUY_NEVER), ("useful", BUY_USEFUL), ("always", BUY_ALWAYS))
+_BUY_SMART = _BUY + (("auto", BUY_AUTO),)
+
+
+def _knobs(buy_choices, buy_default, buy_help):
+    """The experiment knobs every thinking bot reads (kernels.bots BP_BUY..BP_HAND0)."""
+    return (
+        BotParam("buy", "choice", BP_BUY, buy_default, buy_help, choices=buy_choices),
+        BotParam("buy", "choice", BP_HAND0, -1, "buy policy in hand N (1-based), e.g. buy8=never",
+                 choices=buy_choices, default_text="buy", per_hand=True),
+        BotParam("maxbuys", "int", BP_MAXBUYS, -1, "most buys per hand",
+                 lo=0, default_text="the rules' limit"),
+        BotParam("wait_blind", "bool", BP_WAIT_BLIND, 0,
+                 "go down only when it can go out the same turn (blind)"),
+    )
+
 
 # The registry: one entry per bot. The order of ``params`` is the order of canonical specs.
 BOTS: dict[str, BotInfo] = {b.name: b for b in (
     BotInfo("random", BOT_RANDOM, "uniformly random among the legal actions (fuzzing, and a floor)"),
     BotInfo("greedy", BOT_GREEDY,
-            "lowest deficiency: takes/buys the upcard when it lowers the deficiency, "
-            "discards to keep it lowest (ties: more outs, then higher points), goes down "
-            "at once, lays off all it can, swaps jokers when that helps", (
-                BotParam("buy", "choice", BP_BUY, BUY_USEFUL,
-                         "buy policy: never, when the upcard lowers the deficiency, or always",
-                         choices=_BUY),
-                BotParam("buy", "choice", BP_HAND0, -1,
-                         "buy policy in hand N (1-based), e.g. buy8=never",
-                         choices=_BUY, default_text="buy", per_hand=True),
-                BotParam("maxbuys", "int", BP_MAXBUYS, -1, "most buys per hand",
-                         lo=0, default_text="the rules' limit"),
-                BotParam("wait_blind", "bool", BP_WAIT_BLIND, 0,
-                         "go down only when it can go out the same turn (blind)"),
+            "lowest deficiency, the baseline: takes the upcard when that lowers the deficiency "
+            "even after its discard, buys when the upcard lowers it (or when the hand meets the "
+            "contract but is short of cards), discards to keep it lowest (ties: more outs, "
+            "then higher points; never a joker or the card just taken while another can go), "
+            "goes down at once, lays off all it can, swaps jokers when that helps",
+            _knobs(_BUY, BUY_USEFUL, "buy policy: never, useful (the upcard lowers the "
+                   "deficiency, or the contract is met but short of cards), or always"),
+            version=2),
+    BotInfo("smart", BOT_SMART,
+            "a strong heuristic player (docs/bots.md): greedy's deficiency first, then live "
+            "outs (cards it has not seen), partners, penalty points as opponents go down, "
+            "and not feeding the next player; buys by card count as well as by card; "
+            "decides from its seat's view only",
+            _knobs(_BUY_SMART, BUY_AUTO, "buy policy: its own judgement (auto), or greedy's "
+                   "never, useful, always") + (
+                BotParam("outs", "float", BP_OUTS, 1.0,
+                         "weight of each unseen card a discard gives up as an out", lo=0, hi=100),
+                BotParam("partner", "float", BP_PARTNER, 3.0,
+                         "weight of each card in hand a discard would have partnered", lo=0, hi=100),
+                BotParam("points", "float", BP_POINTS, 0.3,
+                         "weight of each penalty point a discard sheds", lo=0, hi=100),
+                BotParam("late", "float", BP_LATE, 1.0,
+                         "extra weight of points for each opponent already down", lo=0, hi=100),
+                BotParam("feed", "float", BP_FEED, 8.0,
+                         "cost of discarding a mate of a card the next player took", lo=0, hi=1000),
+                BotParam("buy_dmax", "int", BP_BUY_DMAX, 3,
+                         "buys a card that lowers its deficiency only up to this deficiency "
+                         "(any, when short of cards)", lo=0, hi=99),
+                BotParam("buy_short", "int", BP_BUY_SHORT, 4,
+                         "short of cards: buys a card with a partner in hand up to this "
+                         "deficiency", lo=0, hi=99),
+                BotParam("dump", "int", BP_DUMP, 3,
+                         "when a down opponent holds 2 cards or fewer and its deficiency is at "
+                         "least this, it sheds its highest points first (0: never)", lo=0, hi=99),
             )),
 )}
 

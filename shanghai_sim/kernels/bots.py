@@ -15,14 +15,14 @@ Randomness comes only from the seat's own stream G[G_RNG][RNG_BOT0 + seat].
 import numba as nb
 import numpy as np
 
-from .layout import (G_BUF, G_GD, G_HANDS, G_MKEYS, G_MN, G_MSCR, G_MVALS, G_PS, G_RNG, G_S,
-                     G_SCR, G_TABLE, G_TCARDS, G_WT, JOKER,
-                     M_CARDS, M_N, P_GO_OUT, P_INITIAL_EXACT, P_JOKER_SWAP, P_SAME_SUIT_GAP,
-                     P_SET_JOKER_CARD, PS_BUYS, PS_DEF, PS_DEFOK, PS_DOWN, PS_N, R_JOKER_CAP,
-                     R_MELD_KIND, R_MELD_SIZE, R_N_MELDS, R_PARAMS, R_POINTS, RNG_BOT0, RUN,
-                     S_ACTOR, S_HAND, S_MUST_DOWN, S_NT, S_PHASE, S_UP, SCR_CAND, SCR_TMP,
+from .layout import (G_BUF, G_GD, G_HANDS, G_PILE, G_PS, G_RNG, G_S, G_SCR, G_TABLE, G_TCARDS,
+                     GO_NO_DISCARD, JOKER, M_CARDS, M_N, P_DECKS, P_GO_OUT, P_INITIAL_EXACT,
+                     P_JOKER_SWAP, P_SET_JOKER_CARD, PS_BUYS, PS_DEF, PS_DEFOK, PS_DOWN,
+                     PS_KNOWN0, PS_N, PS_TOOK, R_JOKER_CAP, R_MELD_KIND, R_MELD_SIZE,
+                     R_N_MELDS, R_PARAMS, R_POINTS, RNG_BOT0, RUN, S_ACTOR, S_HAND, S_MUST_DOWN,
+                     S_NP, S_NT, S_PHASE, S_PILE_N, S_UP, SCR_CAND, SCR_TMP, SCR_UNSEEN,
                      SWAP_ANYONE, TM_HI, TM_KEY, TM_KIND, TM_LO, TM_N, TM_NJ)
-from .melds import deficiency_ws_nb, popcount
+from .melds import popcount
 from .play import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_PASS, A_SWAP, A_TAKE, PH_BUY, PH_DRAW,
                    PH_FIRST, PH_PLAY, action_nb, card_layable_nb, def_of_nb, discard_now_nb,
                    finishable_nb, must_lay_off_last_nb,
@@ -33,17 +33,30 @@ from .rng import randint_nb
 
 BOT_RANDOM = 0
 BOT_GREEDY = 1
+BOT_SMART = 2
 
+# The experiment knobs, read by every thinking bot
 BP_BUY = 0
 BP_MAXBUYS = 1
 BP_WAIT_BLIND = 2
 BP_HAND0 = 3
 MAX_HAND_PARAMS = 29
-NBP = BP_HAND0 + MAX_HAND_PARAMS
+# smart's weights (shanghai_sim.bots documents each; the defaults come from the tuning
+# recorded in docs/bots.md)
+BP_OUTS = BP_HAND0 + MAX_HAND_PARAMS   # per live out a discard gives up
+BP_PARTNER = BP_OUTS + 1               # per card in hand a discard would have partnered
+BP_POINTS = BP_OUTS + 2                # per penalty point a discard sheds
+BP_LATE = BP_OUTS + 3                  # extra weight of points per opponent down
+BP_FEED = BP_OUTS + 4                  # a discard next to cards the next player took
+BP_BUY_DMAX = BP_OUTS + 5              # buys a card that lowers a deficiency up to this
+BP_BUY_SHORT = BP_OUTS + 6             # short of cards: buys a partnered card up to this deficiency
+BP_DUMP = BP_OUTS + 7                  # sheds points first at this deficiency when a down opponent is near out
+NBP = BP_OUTS + 8
 
 BUY_NEVER = 0
 BUY_USEFUL = 1
 BUY_ALWAYS = 2
+BUY_AUTO = 3                           # smart's own judgement
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -130,51 +143,85 @@ def _blind_possible(R, G, p):
     return left <= 1 and finishable_nb(left, go)
 
 
+@nb.njit(cache=True, _nrt=False)
+def _pick_ranked(R, G, p, n):
+    """The discard among the n ranked candidates in SCR_CAND (keys, highest first: class
+    << 56 | score << 8 | 255 - card): the first of class 1 that keeps the hand's
+    deficiency, else the first candidate (every discard then costs one). Class 0 (a
+    joker, the card just taken from the pile) is never chosen while a class 1 card can be.
+
+    Dropping a card raises the deficiency d of the hand by 0 or 1 (it never lowers it,
+    and adding the card back as a natural undoes it), so this usually takes a few
+    deficiency evaluations instead of one per distinct card.
+    """
+    cand = G[G_SCR][SCR_CAND]
+    Hp = G[G_HANDS][p]
+    d_full = hand_def_nb(R, G, p)
+    for k in range(n):
+        if (cand[k] >> 56) == 0:
+            break
+        c = 255 - (cand[k] & 255)
+        Hp[c] -= 1
+        d = def_of_nb(R, G, Hp)
+        Hp[c] += 1
+        if d == d_full:
+            return action_nb(A_DISCARD, c, 0, 0)
+    return action_nb(A_DISCARD, 255 - (cand[0] & 255), 0, 0)
+
+
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _greedy_discard(R, G, p):
+def _insert_key(cand, n, key):
+    k = n            # insertion, highest key first
+    while k > 0 and cand[k - 1] < key:
+        cand[k] = cand[k - 1]
+        k -= 1
+    cand[k] = key
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _took(G, p):
+    """The card seat p took from the pile this turn, or -1."""
+    return G[G_PS][p, PS_TOOK] - 1
+
+
+@nb.njit(cache=True, _nrt=False)
+def _down_discard(R, G, p, feed_mask, feed_w):
+    """Down: shed the most points among the cards that do not fit the table (keep those
+    that do for a later turn), less feed_w for a card in feed_mask; a joker only when no
+    natural is left (it would help the next player)."""
     H = G[G_HANDS]
     pts = R[R_POINTS]
-    ok = discard_now_nb(R, G, p)
-    if G[G_PS][p, PS_DOWN] != 0:
-        # Down: shed the most points among the cards that do not fit the table (keep
-        # those that do for a later turn), a joker last (it would help the next player).
-        TM = G[G_TABLE]
-        nt = G[G_S][S_NT]
-        cap = R[R_JOKER_CAP]
-        sjc = R[R_PARAMS][P_SET_JOKER_CARD]
-        best = -1
-        bv = -1
-        for c in range(52):
-            if H[p, c] > 0 and ok:
-                v = pts[c] + (0 if layable_nb(TM, nt, cap, sjc, c) else 1000)
-                if v > bv:
-                    best = c
-                    bv = v
-        if best < 0:
-            best = JOKER
-        return action_nb(A_DISCARD, best, 0, 0)
-    # Not down: keep the deficiency lowest; ties: more useful outs, then the higher points
-    # go, then the lower card id. Dropping a card raises the deficiency d of the hand by 0
-    # or 1 (it never lowers it, and adding the card back as a natural undoes it), so the
-    # candidates are ranked by (outs, points, id) first and the first one that keeps d
-    # wins; if none does, every one costs d + 1 and the first wins. This usually takes a
-    # few deficiency evaluations instead of one per distinct card.
-    if not ok:
+    TM = G[G_TABLE]
+    nt = G[G_S][S_NT]
+    cap = R[R_JOKER_CAP]
+    sjc = R[R_PARAMS][P_SET_JOKER_CARD]
+    best = -1
+    bv = -1e18
+    for c in range(52):
+        if H[p, c] > 0:
+            v = pts[c] + (0 if layable_nb(TM, nt, cap, sjc, c) else 1000)
+            if (feed_mask >> c) & 1:
+                v -= feed_w
+            if v > bv:
+                best = c
+                bv = v
+    if best < 0:
+        best = JOKER
+    return action_nb(A_DISCARD, best, 0, 0)
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _greedy_discard(R, G, p):
+    if not discard_now_nb(R, G, p):
         return action_nb(A_DISCARD, -1, 0, 0)
-    h = G[G_S][S_HAND]
-    kinds = R[R_MELD_KIND][h]
-    sizes = R[R_MELD_SIZE][h]
-    nm = R[R_N_MELDS][h]
-    jcap = R[R_JOKER_CAP]
-    ex = R[R_PARAMS][P_INITIAL_EXACT]
-    gp = R[R_PARAMS][P_SAME_SUIT_GAP]
-    M0 = G[G_MKEYS]
-    M1 = G[G_MVALS]
-    M2 = G[G_MN]
-    M3 = G[G_MSCR]
-    M4 = G[G_WT]
-    Hp = H[p]
+    if G[G_PS][p, PS_DOWN] != 0:
+        return _down_discard(R, G, p, 0, 0.0)
+    # Not down: keep the deficiency lowest; ties: more useful outs, then the higher points
+    # go, then the lower card id; a joker or the card just taken only as a last resort.
+    pts = R[R_POINTS]
+    Hp = G[G_HANDS][p]
     cand = G[G_SCR][SCR_CAND]
+    took = _took(G, p)
     # Useful outs of the hand less card c: the distinct natural cards that share a rank
     # with a card left or stand within two run positions of one in its suit (the union
     # of NEAR over the cards left). Only a single copy of a natural changes the union:
@@ -196,22 +243,47 @@ def _greedy_discard(R, G, p):
             if Hp[c] == 1:
                 outs = popcount(pre | suf[c])
             pre |= np.int64(NEAR[c])
-        key = (outs << 48) | (pts[c] << 8) | (255 - c)
-        k = n            # insertion, highest key first
-        while k > 0 and cand[k - 1] < key:
-            cand[k] = cand[k - 1]
-            k -= 1
-        cand[k] = key
+        cls = 0 if c == JOKER or c == took else 1
+        _insert_key(cand, n, (cls << 56) | (outs << 48) | (pts[c] << 8) | (255 - c))
         n += 1
-    d_full = hand_def_nb(R, G, p)
-    for k in range(n):
-        c = 255 - (cand[k] & 255)
-        Hp[c] -= 1
-        d = deficiency_ws_nb(Hp, kinds, sizes, nm, jcap, ex, gp, M0, M1, M2, M3, M4)
-        Hp[c] += 1
-        if d == d_full:
-            return action_nb(A_DISCARD, c, 0, 0)
-    return action_nb(A_DISCARD, 255 - (cand[0] & 255), 0, 0)
+    return _pick_ranked(R, G, p, n)
+
+
+@nb.njit(cache=True, _nrt=False)
+def _take_pays(R, G, p, up):
+    """Taking card up and then discarding another natural lowers seat p's deficiency
+    (so the same evaluation would not throw it back, nor a joker instead)."""
+    Hp = G[G_HANDS][p]
+    d0 = hand_def_nb(R, G, p)
+    if d0 == 0:
+        return False
+    Hp[up] += 1
+    d1 = def_of_nb(R, G, Hp)
+    ok = False
+    if d1 < d0:
+        for c in range(52):
+            if c == up or Hp[c] == 0:
+                continue
+            Hp[c] -= 1
+            d = def_of_nb(R, G, Hp)
+            Hp[c] += 1
+            if d == d1:
+                ok = True
+                break
+    Hp[up] -= 1
+    return ok
+
+
+@nb.njit(cache=True, _nrt=False)
+def cards_short_nb(R, G, p):
+    """How many cards seat p lacks to go down and still end the turn (docs/rules.md §3):
+    the contract's cards plus, under no_discard, one to keep; after the turn's draw."""
+    h = G[G_S][S_HAND]
+    need = 0
+    for i in range(R[R_N_MELDS][h]):
+        need += R[R_MELD_SIZE][h, i]
+    want = need + 1 if R[R_PARAMS][P_GO_OUT] == GO_NO_DISCARD else need
+    return want - G[G_PS][p, PS_N]
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -284,6 +356,16 @@ def _buy_policy(bp, h):
     return int(bp[BP_BUY])
 
 
+@nb.njit(cache=True, _nrt=False)
+def _useful_buy(R, G, p):
+    """buy=useful: the upcard lowers the deficiency, or the hand meets the contract but
+    holds too few cards to go down (docs/rules.md §3: from hand 8 only buys get there)."""
+    d0 = hand_def_nb(R, G, p)
+    if d0 == 0:
+        return cards_short_nb(R, G, p) > 0
+    return _def_with(R, G, p, G[G_S][S_UP], 1) < d0
+
+
 @nb.njit(cache=True, _nrt=False, inline="always")
 def greedy_action_nb(R, G, p, bp):
     S = G[G_S]
@@ -291,9 +373,7 @@ def greedy_action_nb(R, G, p, bp):
     ph = S[S_PHASE]
     down = PS[p, PS_DOWN] != 0
     if ph == PH_FIRST:
-        up = S[S_UP]
-        d0 = hand_def_nb(R, G, p)
-        if d0 > 0 and _def_with(R, G, p, up, 1) < d0:
+        if _take_pays(R, G, p, S[S_UP]):
             return action_nb(A_TAKE, 0, 0, 0)
         return action_nb(A_PASS, 0, 0, 0)
     if ph == PH_BUY:
@@ -302,10 +382,7 @@ def greedy_action_nb(R, G, p, bp):
             return action_nb(A_PASS, 0, 0, 0)
         if bp[BP_MAXBUYS] >= 0 and PS[p, PS_BUYS] >= bp[BP_MAXBUYS]:
             return action_nb(A_PASS, 0, 0, 0)
-        if pol == BUY_ALWAYS:
-            return action_nb(A_BUY, 0, 0, 0)
-        d0 = hand_def_nb(R, G, p)
-        if d0 > 0 and _def_with(R, G, p, S[S_UP], 1) < d0:
+        if pol == BUY_ALWAYS or _useful_buy(R, G, p):
             return action_nb(A_BUY, 0, 0, 0)
         return action_nb(A_PASS, 0, 0, 0)
     if ph == PH_DRAW:
@@ -337,10 +414,296 @@ def greedy_action_nb(R, G, p, bp):
     return _greedy_discard(R, G, p)
 
 
+# ---------------------------------------------------------------- smart
+
+def _kind_masks():
+    """RANKMATES[c]: the natural cards of c's rank (c included: sets take duplicates);
+    SUITMATES[c]: the cards of c's suit within two run positions of it (ace low and
+    high), c excluded."""
+    rk = np.zeros(52, np.uint64)
+    sm = np.zeros(52, np.uint64)
+    for c in range(52):
+        r, s = c % 13, c // 13
+        for t in range(4):
+            rk[c] |= np.uint64(1 << (t * 13 + r))
+        m = 0
+        for q in (r, 13 if r == 0 else r):
+            for d in (-2, -1, 1, 2):
+                pp = q + d
+                if 0 <= pp <= 13 and pp % 13 != r:
+                    m |= 1 << (s * 13 + pp % 13)
+        sm[c] = np.uint64(m)
+    return rk, sm
+
+
+RANKMATES, SUITMATES = _kind_masks()
+
+
+@nb.njit(cache=True, _nrt=False)
+def _unseen_masks(R, G, p):
+    """What seat p has not seen, as live[k] = the natural cards with more than k copies
+    unseen (k < 4): the shoe less p's hand, the pile, the table, and the cards other
+    seats are known to hold (PS_KNOWN0). Reads nothing another seat hides."""
+    U = G[G_SCR][SCR_UNSEEN]
+    params = R[R_PARAMS]
+    S = G[G_S]
+    PS = G[G_PS]
+    Hp = G[G_HANDS][p]
+    dk = params[P_DECKS]
+    for c in range(52):
+        U[c] = dk - Hp[c]
+    PILE = G[G_PILE]
+    for i in range(S[S_PILE_N]):
+        U[PILE[i]] -= 1
+    TM = G[G_TABLE]
+    TC = G[G_TCARDS]
+    for m in range(S[S_NT]):
+        if TM[m, TM_KIND] == RUN:
+            lo = TM[m, TM_LO]
+            hi = TM[m, TM_HI]
+        else:
+            lo = 0
+            hi = TM[m, TM_N] - 1
+        for k in range(lo, hi + 1):
+            c = TC[m, k]
+            if 0 <= c < JOKER:
+                U[c] -= 1
+    for q in range(S[S_NP]):
+        if q != p:
+            for c in range(52):
+                U[c] -= PS[q, PS_KNOWN0 + c]
+    l0 = np.int64(0)
+    l1 = np.int64(0)
+    l2 = np.int64(0)
+    l3 = np.int64(0)
+    for c in range(52):
+        u = U[c]
+        b = np.int64(1) << c
+        if u > 0:
+            l0 |= b
+        if u > 1:
+            l1 |= b
+        if u > 2:
+            l2 |= b
+        if u > 3:
+            l3 |= b
+    return l0, l1, l2, l3
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _live(m, l0, l1, l2, l3):
+    """Unseen copies of the cards in mask m."""
+    return popcount(m & l0) + popcount(m & l1) + popcount(m & l2) + popcount(m & l3)
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _contract_kinds(R, G):
+    h = G[G_S][S_HAND]
+    has_set = False
+    has_run = False
+    for i in range(R[R_N_MELDS][h]):
+        if R[R_MELD_KIND][h, i] == RUN:
+            has_run = True
+        else:
+            has_set = True
+    return has_set, has_run
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _mates(c, has_set, has_run):
+    m = np.int64(0)
+    if has_set:
+        m |= np.int64(RANKMATES[c])
+    if has_run:
+        m |= np.int64(SUITMATES[c])
+    return m
+
+
+@nb.njit(cache=True, _nrt=False)
+def _feed_mask(G, p, has_set, has_run):
+    """The naturals the next player collects: mates of the cards it is known to hold."""
+    q = (p + 1) % G[G_S][S_NP]
+    PS = G[G_PS]
+    m = np.int64(0)
+    for c in range(52):
+        if PS[q, PS_KNOWN0 + c] > 0:
+            m |= _mates(c, has_set, has_run)
+    return m
+
+
+@nb.njit(cache=True, _nrt=False)
+def _near_out(G, p):
+    """Fewest cards held by an opponent who is down (99: none is down)."""
+    S = G[G_S]
+    k = 99
+    for q in range(S[S_NP]):
+        if q != p and G[G_PS][q, PS_DOWN] != 0 and G[G_PS][q, PS_N] < k:
+            k = G[G_PS][q, PS_N]
+    return k
+
+
+@nb.njit(cache=True, _nrt=False)
+def _late(G, p, bp):
+    """Weight of penalty points: 1, plus BP_LATE per opponent already down."""
+    S = G[G_S]
+    k = 0
+    for q in range(S[S_NP]):
+        if q != p and G[G_PS][q, PS_DOWN] != 0:
+            k += 1
+    return 1.0 + bp[BP_LATE] * k
+
+
+@nb.njit(cache=True, _nrt=False)
+def _smart_discard(R, G, p, bp):
+    if not discard_now_nb(R, G, p):
+        return action_nb(A_DISCARD, -1, 0, 0)
+    has_set, has_run = _contract_kinds(R, G)
+    feed = _feed_mask(G, p, has_set, has_run)
+    if G[G_PS][p, PS_DOWN] != 0:
+        return _down_discard(R, G, p, feed, bp[BP_FEED])
+    # A next player who is down takes a discard it can lay off (docs/rules.md §5.4)
+    nxt = (p + 1) % G[G_S][S_NP]
+    if G[G_PS][nxt, PS_DOWN] != 0:
+        TM = G[G_TABLE]
+        nt = G[G_S][S_NT]
+        cap = R[R_JOKER_CAP]
+        sjc = R[R_PARAMS][P_SET_JOKER_CARD]
+        for c in range(52):
+            if G[G_HANDS][p, c] > 0 and layable_nb(TM, nt, cap, sjc, c):
+                feed |= np.int64(1) << c
+    # Far from going down while a down opponent is about to go out: shed points first.
+    dump = bp[BP_DUMP] > 0 and _near_out(G, p) <= 2 and hand_def_nb(R, G, p) >= bp[BP_DUMP]
+    # Not down: keep the deficiency lowest; among the discards that do, the one with the
+    # best score: its points (weighed more as opponents go down), less the live outs the
+    # hand gives up without it, less its partners in hand, less feeding the next player.
+    l0, l1, l2, l3 = _unseen_masks(R, G, p)
+    pts = R[R_POINTS]
+    Hp = G[G_HANDS][p]
+    cand = G[G_SCR][SCR_CAND]
+    took = _took(G, p)
+    late = _late(G, p, bp)
+    suf = G[G_SCR][SCR_TMP]
+    acc = np.int64(0)
+    hm = np.int64(0)
+    for c in range(51, -1, -1):
+        suf[c] = acc
+        if Hp[c] > 0:
+            acc |= _mates(c, has_set, has_run)
+            hm |= np.int64(1) << c
+    full = _live(acc, l0, l1, l2, l3)
+    pre = np.int64(0)
+    n = 0
+    for c in range(53):
+        if Hp[c] == 0:
+            continue
+        score = 0.0
+        if c < JOKER:
+            mates = _mates(c, has_set, has_run)
+            outs = full
+            if Hp[c] == 1:
+                outs = _live(pre | suf[c], l0, l1, l2, l3)
+            pre |= mates
+            partners = popcount(mates & hm & ~(np.int64(1) << c)) + Hp[c] - 1
+            if has_set:
+                r = c % 13
+                for t in range(4):
+                    if t * 13 + r != c:
+                        partners += Hp[t * 13 + r] - (1 if Hp[t * 13 + r] > 0 else 0)
+            score = (bp[BP_POINTS] * late * pts[c] - bp[BP_OUTS] * (full - outs)
+                     - bp[BP_PARTNER] * partners)
+            if (feed >> c) & 1:
+                score -= bp[BP_FEED]
+        cls = 0 if c == JOKER or c == took else 1
+        if dump and cls == 1:
+            score = 1000.0 * pts[c] + score
+        v = int(score * 64.0) + (np.int64(1) << 39)
+        v = min(max(v, 0), (np.int64(1) << 47) - 1)
+        _insert_key(cand, n, (cls << 56) | (v << 8) | (255 - c))
+        n += 1
+    if dump:
+        return action_nb(A_DISCARD, 255 - (cand[0] & 255), 0, 0)
+    return _pick_ranked(R, G, p, n)
+
+
+@nb.njit(cache=True, _nrt=False)
+def _smart_buy(R, G, p, bp):
+    """Buy by card count as well as by card: a card that lowers the deficiency while it
+    is at most BP_BUY_DMAX (any, when short of cards); short of cards and the deficiency
+    at most BP_BUY_SHORT, a card with a partner in hand; the contract met but too few
+    cards to go down, any card."""
+    d0 = hand_def_nb(R, G, p)
+    short = cards_short_nb(R, G, p)
+    if d0 == 0:
+        return short > 0
+    up = G[G_S][S_UP]
+    if _def_with(R, G, p, up, 1) < d0:
+        return short > 0 or d0 <= bp[BP_BUY_DMAX]
+    if short > 0 and d0 <= bp[BP_BUY_SHORT] and up < JOKER:
+        has_set, has_run = _contract_kinds(R, G)
+        Hp = G[G_HANDS][p]
+        m = _mates(up, has_set, has_run)
+        for c in range(52):
+            if Hp[c] > 0 and (m >> c) & 1:
+                return True
+    return False
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def smart_action_nb(R, G, p, bp):
+    S = G[G_S]
+    PS = G[G_PS]
+    ph = S[S_PHASE]
+    down = PS[p, PS_DOWN] != 0
+    if ph == PH_FIRST:
+        if _take_pays(R, G, p, S[S_UP]):
+            return action_nb(A_TAKE, 0, 0, 0)
+        return action_nb(A_PASS, 0, 0, 0)
+    if ph == PH_BUY:
+        pol = _buy_policy(bp, S[S_HAND])
+        if pol == BUY_NEVER or down:
+            return action_nb(A_PASS, 0, 0, 0)
+        if bp[BP_MAXBUYS] >= 0 and PS[p, PS_BUYS] >= bp[BP_MAXBUYS]:
+            return action_nb(A_PASS, 0, 0, 0)
+        if pol == BUY_ALWAYS:
+            return action_nb(A_BUY, 0, 0, 0)
+        if pol == BUY_USEFUL:
+            ok = _useful_buy(R, G, p)
+        else:
+            ok = _smart_buy(R, G, p, bp)
+        return action_nb(A_BUY if ok else A_PASS, 0, 0, 0)
+    if ph == PH_DRAW:
+        if card_layable_nb(R, G, S[S_UP]) and _lone_card_ok(R, G, p):
+            return action_nb(A_TAKE, 0, 0, 0)
+        return action_nb(A_DRAW, 0, 0, 0)
+    if ph != PH_PLAY:
+        return -1
+    if not down:
+        if S[S_MUST_DOWN] != 0:
+            return action_nb(A_GO_DOWN, 0, 0, 0)
+        if go_down_available_nb(R, G, p):
+            if bp[BP_WAIT_BLIND] == 0 or _blind_possible(R, G, p):
+                return action_nb(A_GO_DOWN, 0, 0, 0)
+        elif R[R_PARAMS][P_JOKER_SWAP] == SWAP_ANYONE and S[S_NT] > 0 and bp[BP_WAIT_BLIND] == 0:
+            a = _greedy_swap(R, G, p, False)
+            if a >= 0:
+                return a
+        return _smart_discard(R, G, p, bp)
+    if layoff_allowed_now_nb(R, G, p):
+        a = _greedy_layoff(R, G, p)
+        if a >= 0:
+            return a
+        a = _greedy_swap(R, G, p, True)
+        if a >= 0:
+            return a
+    return _smart_discard(R, G, p, bp)
+
+
 @nb.njit(cache=True, _nrt=False, inline="always")
 def bot_action_nb(R, G, kind, bp):
     """The action of the bot of this kind for the seat to act."""
     p = G[G_S][S_ACTOR]
+    if kind == BOT_SMART:
+        return smart_action_nb(R, G, p, bp)
     if kind == BOT_GREEDY:
         return greedy_action_nb(R, G, p, bp)
     return random_action_nb(R, G, p)

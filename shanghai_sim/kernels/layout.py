@@ -84,8 +84,14 @@ NS = 48
 
 # Per seat: G[G_PS][seat, PS_*]
 (PS_N, PS_DOWN, PS_BUYS, PS_BUYCARDS, PS_TURNS, PS_DOWNTURN, PS_WENTOUT, PS_BLIND,
- PS_POINTS, PS_TOTAL, PS_DEF, PS_DEFOK) = range(12)
-NPS = 12
+ PS_POINTS, PS_TOTAL, PS_DEF, PS_DEFOK, PS_TOOK) = range(13)
+# PS_TOOK: 1 + the card this seat took from the pile on its turn in progress (0: none).
+# Public knowledge, what every seat saw (docs/rules.md §5.4): PS_KNOWN0 + c counts the
+# copies of card c this seat took from the pile or bought and has not played since (a
+# joker it swapped off the table too). A bot's view of the other seats is this, their
+# hand sizes, buys and whether they are down, never their hands.
+PS_KNOWN0 = 13
+NPS = PS_KNOWN0 + NCARDS
 
 # Table melds: G[G_TABLE][meld, TM_*]
 TM_OWNER, TM_KIND, TM_KEY, TM_LO, TM_HI, TM_N, TM_NJ = range(7)
@@ -100,7 +106,8 @@ SCR_PROP_HAND = 4     #   the hand minus the proposal's cards
 SCR_COUNTS = 5        # check_state_nb: card counts
 SCR_TMP = 6           # bots: a hand copy (go-down tries), or suffix counts (discard ranking)
 SCR_CAND = 7          # bots: discard candidates
-NSCR, SCR_W = 8, 64
+SCR_UNSEEN = 8        # smart bot: cards of each id this seat has not seen (NCARDS)
+NSCR, SCR_W = 9, 64
 
 # ---------------------------------------------------------------- meld memo (melds.new_cache)
 CACHE_BITS = 16

@@ -47,7 +47,7 @@ from .layout import (G_BUF, G_GD, G_GDJ, G_HANDS, G_LD, G_LOG, G_MKEYS, G_MN, G_
                      P_BUY_PENALTY, P_BUY_PRIORITY, P_DECKS, P_DOWN_MAY_BUY, P_GO_OUT,
                      P_INITIAL_EXACT, P_JOKER_SWAP, P_JOKERS, P_MAX_HAND_TURNS,
                      P_MAX_STOCK_PASSES, P_NHANDS, P_PLAYERS, P_SAME_SUIT_GAP, P_SET_JOKER_CARD,
-                     PS_BLIND, PS_BUYCARDS, PS_BUYS, PS_DEF, PS_DEFOK, PS_DOWN, PS_DOWNTURN,
+                     PS_BLIND, PS_BUYCARDS, PS_BUYS, PS_DEF, PS_DEFOK, PS_DOWN, PS_DOWNTURN, PS_KNOWN0, PS_TOOK,
                      PS_N, PS_POINTS, PS_TOTAL, PS_TURNS, PS_WENTOUT, PW, R_BUYS, R_DEAL,
                      R_JOKER_CAP, R_MELD_KIND, R_MELD_SIZE, R_N_MELDS, R_PARAMS, R_POINTS,
                      RNG_BOT0, RNG_DEAL, RNG_SEED, RUN, S_ACTOR, S_BO0, S_BO_N, S_BOUGHT, S_CAND,
@@ -207,6 +207,14 @@ def rem_card(G, p, c):
     G[G_HANDS][p, c] -= 1
     G[G_PS][p, PS_N] -= 1
     G[G_PS][p, PS_DEFOK] = 0
+
+
+@nb.njit(cache=True, inline="always")
+def _played_public(G, p, c):
+    """Seat p played card c for real (discard, meld, lay-off, swap): a copy it was known
+    to hold (PS_KNOWN0) is now accounted for."""
+    if G[G_PS][p, PS_KNOWN0 + c] > 0:
+        G[G_PS][p, PS_KNOWN0 + c] -= 1
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -1006,6 +1014,7 @@ def _begin_turn(R, G, p):
         return False
     S[S_TURNS] += 1
     G[G_PS][p, PS_TURNS] += 1
+    G[G_PS][p, PS_TOOK] = 0
     return True
 
 
@@ -1132,6 +1141,8 @@ def _take_upcard(G, p):
     S[S_PILE_N] -= 1
     S[S_UP_ON_PILE] = 0
     add_card(G, p, c)
+    G[G_PS][p, PS_TOOK] = c + 1
+    G[G_PS][p, PS_KNOWN0 + c] += 1
     return c
 
 
@@ -1315,6 +1326,7 @@ def _apply_go_down(R, G, p, custom):
         for k in range(GD[i, M_N]):
             c = GD[i, M_CARDS + k]
             rem_card(G, p, c)
+            _played_public(G, p, c)
             if c == JOKER:
                 S[S_JK_PLAYED] += 1
     PS = G[G_PS]
@@ -1442,6 +1454,7 @@ def apply_action_nb(R, G, a):
             if code != E_OK:
                 return code
             do_layoff_nb(R, G, p, c, m, opt)
+            _played_public(G, p, c)
             if c == JOKER:
                 S[S_JK_PLAYED] += 1
             b = ev_nb(G, EV_LAYOFF, 4)
@@ -1463,6 +1476,8 @@ def apply_action_nb(R, G, a):
             if code != E_OK:
                 return code
             ident = do_swap_nb(G, p, c, m, slot)
+            _played_public(G, p, c)
+            PS[p, PS_KNOWN0 + JOKER] += 1
             if PS[p, PS_DOWN] == 0:
                 S[S_MUST_DOWN] = 1
             b = ev_nb(G, EV_SWAP, 5)
@@ -1478,6 +1493,7 @@ def apply_action_nb(R, G, a):
             if code != E_OK:
                 return code
             rem_card(G, p, c)
+            _played_public(G, p, c)
             if c == JOKER:
                 S[S_JK_PLAYED] += 1
             G[G_PILE][S[S_PILE_N]] = c
