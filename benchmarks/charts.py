@@ -21,11 +21,11 @@ C_OURS, C_COLD, C_LAY, C_PEER, C_PEER2, C_FLOOR = ("#1f77b4", "#9ecae1", "#2ca02
                                                    "#ff9896", "#7f7f7f")
 
 
-def caption(res: dict) -> str:
+def caption(res: dict, whiskers: str = "min-max of the passes") -> str:
     m = res.get("machine", {})
     return (f"{m.get('cpu', '?')}, {m.get('cores', '?')} cores · Python {m.get('python')}, "
             f"numba {m.get('numba')}, numpy {m.get('numpy')} · {m.get('date')} · "
-            f"{res.get('run', '?')} run · whiskers: min-max of the passes")
+            f"{res.get('run', '?')} run · whiskers: {whiskers}")
 
 
 def _err(spreads):
@@ -35,10 +35,10 @@ def _err(spreads):
     return med, np.vstack([med - lo, hi - med])
 
 
-def _finish(fig, res, path: Path) -> Path:
+def _finish(fig, res, path: Path, whiskers: str = "min-max of the passes") -> Path:
     import textwrap
     width = int(fig.get_figwidth() * 17)                # characters of 7 pt text per line
-    text = "\n".join(textwrap.wrap(caption(res), width))
+    text = "\n".join(textwrap.wrap(caption(res, whiskers), width))
     fig.text(0.5, 0.005, text, ha="center", va="bottom", fontsize=7, color="#555555")
     lines = text.count("\n") + 1
     fig.tight_layout(rect=(0, (0.06 + 0.13 * lines) / fig.get_figheight(), 1, 1))
@@ -276,6 +276,30 @@ def bots(res: dict, path: Path) -> Path:
     return _finish(fig, res, path)
 
 
+def strength(res: dict, path: Path) -> Path:
+    runs = res["figures"]["runs"]
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    x = np.arange(len(runs))
+    for off, bot, color in ((-0.18, "smart", C_OURS), (0.18, "greedy", C_PEER)):
+        ws = [r["bots"][bot]["win_share"] for r in runs]
+        med = np.array([w["mean"] for w in ws])
+        err = np.vstack([med - [w["lo"] for w in ws], [w["hi"] for w in ws] - med])
+        ax.bar(x + off, med, 0.34, yerr=err, color=color, capsize=3, label=bot)
+        for i, m in enumerate(med):
+            ax.text(x[i] + off, m + 0.01, f"{m:.3f}", ha="center", va="bottom", fontsize=8)
+    ax.axhline(0.25, color=C_FLOOR, ls="--", lw=1, label="par (0.25)")
+    ax.axhline(0.40, color=C_LAY, ls=":", lw=1, label="target for smart (0.40)")
+    ax.set_xticks(x)
+    ax.set_xticklabels([f"{r['rules']}\n(n = {r['deals']:,} deals x 4 seatings)" for r in runs], fontsize=8)
+    ax.set_ylabel("win share per seat held (95% CI)")
+    ax.set_ylim(0, max(0.6, max(r["bots"]["smart"]["win_share"]["hi"] for r in runs) + 0.08))
+    ax.set_title("How often does one smart bot win against three greedy bots?", fontsize=10)
+    ax.legend(fontsize=8, loc="upper right")
+    ax.grid(axis="y", alpha=0.3)
+    return _finish(fig, res, path, whiskers=f"95% CI over deals · seed {res['settings']['seed']}, "
+                   f"every deal with smart in each of the 4 seats")
+
+
 def headline_ratios(results: dict) -> list[tuple[str, dict]]:
     """Our speed as a multiple of each peer, measured in the same run: (label, spread of the
     per-pass ratios). Pass k of ours is divided by pass k of the peer."""
@@ -331,7 +355,7 @@ def headline(results: dict, path: Path) -> Path | None:
 
 
 DRAW = {"melds": melds, "growth": growth, "engine": engine, "runner": runner,
-        "verify": verify, "startup": startup, "bots": bots}
+        "verify": verify, "startup": startup, "bots": bots, "strength": strength}
 
 
 def draw_all(results: dict, folder: Path) -> dict[str, Path]:

@@ -26,7 +26,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))          # tests/reference.py, th
 
 from _common import ROOT, machine  # noqa: E402
 
-ORDER = ("melds", "growth", "engine", "runner", "verify", "startup", "bots")
+ORDER = ("melds", "growth", "engine", "runner", "verify", "startup", "bots", "strength")
 
 # Sample sizes of each run size. "tiny" exists for the tests (the pipeline, not the timings).
 SIZES: dict[str, dict[str, dict]] = {
@@ -42,7 +42,8 @@ SIZES: dict[str, dict[str, dict]] = {
                        rss_real=(1_000, 10_000, 50_000), rss_stub=(10_000, 100_000, 1_000_000)),
         "verify": dict(games=1_000_000, reps=3),
         "startup": dict(reps=5, cold=True, cold_reps=1),
-        "bots": dict(games={"random": 50, "greedy": 500}, reps=5, tournament_deals=500),
+        "bots": dict(games={"random": 50, "greedy": 500, "smart": 500}, reps=5, tournament_deals=200),
+        "strength": dict(deals=10_000),
     },
     "quick": {
         "melds": dict(hands=5_000, warm=20_000, reps=3, ref_hands=3, ref_reps=3,
@@ -56,7 +57,8 @@ SIZES: dict[str, dict[str, dict]] = {
                        rss_real=(2_000,), rss_stub=(10_000, 100_000, 1_000_000)),
         "verify": dict(games=100_000, reps=3),
         "startup": dict(reps=3, cold=False),
-        "bots": dict(games={"random": 20, "greedy": 100}, reps=3, tournament_deals=50),
+        "bots": dict(games={"random": 20, "greedy": 100, "smart": 100}, reps=3, tournament_deals=20),
+        "strength": dict(deals=1_000),
     },
     "tiny": {
         "melds": dict(presets=("shanghai",), hands=20, warm=20, reps=2, ref_hands=1, ref_reps=1,
@@ -69,7 +71,8 @@ SIZES: dict[str, dict[str, dict]] = {
                        rss_stub=(200,)),
         "verify": dict(games=300, reps=2),
         "startup": dict(reps=1, cold=False),
-        "bots": dict(games={"random": 1, "greedy": 2}, reps=2, tournament_deals=2),
+        "bots": dict(games={"random": 1, "greedy": 2, "smart": 2}, reps=2, tournament_deals=2),
+        "strength": dict(deals=2, presets=("shanghai",)),
     },
 }
 

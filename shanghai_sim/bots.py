@@ -160,17 +160,17 @@ BOTS: dict[str, BotInfo] = {b.name: b for b in (
             "decides from its seat's view only",
             _knobs(_BUY_SMART, BUY_AUTO, "buy policy: its own judgement (auto), or greedy's "
                    "never, useful, always") + (
-                BotParam("outs", "float", BP_OUTS, 1.0,
+                BotParam("outs", "float", BP_OUTS, 0.0,
                          "weight of each unseen card a discard gives up as an out", lo=0, hi=100),
-                BotParam("partner", "float", BP_PARTNER, 3.0,
+                BotParam("partner", "float", BP_PARTNER, 1.5,
                          "weight of each card in hand a discard would have partnered", lo=0, hi=100),
-                BotParam("points", "float", BP_POINTS, 0.3,
+                BotParam("points", "float", BP_POINTS, 1.2,
                          "weight of each penalty point a discard sheds", lo=0, hi=100),
                 BotParam("late", "float", BP_LATE, 1.0,
                          "extra weight of points for each opponent already down", lo=0, hi=100),
-                BotParam("feed", "float", BP_FEED, 8.0,
+                BotParam("feed", "float", BP_FEED, 4.0,
                          "cost of discarding a mate of a card the next player took", lo=0, hi=1000),
-                BotParam("buy_dmax", "int", BP_BUY_DMAX, 3,
+                BotParam("buy_dmax", "int", BP_BUY_DMAX, 6,
                          "buys a card that lowers its deficiency only up to this deficiency "
                          "(any, when short of cards)", lo=0, hi=99),
                 BotParam("buy_short", "int", BP_BUY_SHORT, 4,

@@ -237,8 +237,15 @@ class Game:
             "hand_sizes": [int(PS[q, K.PS_N]) for q in range(self.players)],
             "down": [bool(PS[q, K.PS_DOWN]) for q in range(self.players)],
             "buys_left": [int(self.R[L.R_BUYS][h] - PS[q, K.PS_BUYS]) for q in range(self.players)],
+            "known": [self.known_cards(q) for q in range(self.players)],
             "table": self.table(), "totals": self.totals(),
         }
+
+    def known_cards(self, seat: int) -> list[str]:
+        """The cards ``seat`` took from the pile or bought in this hand (or swapped off the
+        table) and has not played since: public, every seat saw them go in."""
+        row = self.G[L.G_PS][seat, K.PS_KNOWN0:K.PS_KNOWN0 + 53]
+        return [card_str(c) for c in range(53) for _ in range(int(row[c]))]
 
     # ------------------------------------------------------------ actions
     def _describe(self, code: int) -> Action:
@@ -322,15 +329,17 @@ class Game:
 
     def set_position(self, hands: "dict[int, str]", upcard: str | None = None, stock: str = "",
                      pile: str = "", down: "tuple[int, ...] | list[int]" = (),
-                     play: int | None = None) -> None:
+                     play: int | None = None, known: "dict[int, str] | None" = None) -> None:
         """Put a scripted position on the table, for rule tests and puzzles.
 
         ``hands``: seat -> its cards (``"5C 6C 7C JK"``), replacing what it was dealt;
         ``stock``: the stock, top card first; ``pile``: the discard pile under the
         upcard, bottom first; ``upcard``: the card on top of the pile, on offer;
         ``down``: seats marked as down already; ``play``: the seat that has drawn and now
-        plays (phase "play"). Card conservation is the caller's business (a game built
-        with ``check=True`` would refuse a position that breaks it).
+        plays (phase "play"); ``known``: seat -> the cards it took from the pile or bought
+        in this hand and still holds, which every seat knows (they must be in its hand).
+        Card conservation is the caller's business (a game built with ``check=True`` would
+        refuse a position that breaks it).
         """
         S, PS, H = self.S, self.G[L.G_PS], self.G[L.G_HANDS]
         for q, cards in hands.items():
@@ -342,6 +351,10 @@ class Game:
             PS[q, K.PS_DEFOK] = 0
         for q in down:
             PS[q, K.PS_DOWN] = 1
+        for q, cards in (known or {}).items():
+            PS[q, K.PS_KNOWN0:K.PS_KNOWN0 + 53] = 0
+            for c in parse_cards(cards):
+                PS[q, K.PS_KNOWN0 + c] += 1
         st = parse_cards(stock)
         self.G[L.G_STOCK][:len(st)] = st[::-1]
         S[K.S_STOCK_N] = len(st)

@@ -253,8 +253,9 @@ class HumanGame:
         for q in range(self.players):
             who = "you" if q == self.seat else self.seats[q]
             extra = "down" if v["down"][q] else _n(v["buys_left"][q], "buy") + " left"
+            took = f", took {' '.join(v['known'][q])}" if v["known"][q] and q != self.seat else ""
             lines.append(f"{'seats:' if q == 0 else '':<7}{q} {who}: {_n(v['hand_sizes'][q], 'card')}, "
-                         f"{extra}, total {v['totals'][q]}")
+                         f"{extra}, total {v['totals'][q]}{took}")
         return "\n".join(lines)
 
     def _cards_line(self) -> str:

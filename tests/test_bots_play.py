@@ -1,0 +1,181 @@
+"""The thinking bots' documented behaviours (docs/bots.md), on scripted positions built
+with the public ``Game.set_position``, and the seat view: a bot decides from what its
+seat may know, never from the other hands."""
+
+import numpy as np
+import pytest
+
+from shanghai_sim.cards import parse_cards
+from shanghai_sim.game import Game
+from shanghai_sim.kernels import layout as L
+from shanghai_sim.rules import Contract, parse_contract, preset
+
+FILL = "2C 3D 4H 5S 6C 7D 9H TS JC QD KH"
+THINKING = ["greedy", "smart"]
+
+
+def one_hand(contract, base="shanghai", deal=11, **options):
+    r = preset(base).replace(contracts=(Contract(parse_contract(contract), deal),),
+                             buys_per_hand=(options.pop("buys", 3),), **options)
+    g = Game(rules=r, players=4, seed=3, bots="python")
+    return g, int(g.view(0)["dealer"])
+
+
+def act(g, kind, card=None):
+    for a in g.legal_actions():
+        if a.kind == kind and (card is None or a.card == card):
+            g.apply(a)
+            return a
+    raise AssertionError(f"no legal {kind} {card or ''}: {[str(a) for a in g.legal_actions()]}")
+
+
+def offer(contract, hands, upcard, **options):
+    """A position where seat x has just discarded ``upcard``: the next seat is to take it
+    or pass (first refusal). ``hands``: role ('next', 'buyer') -> cards."""
+    g, d = one_hand(contract, **options)
+    x, nxt, buyer = (d + 2) % 4, (d + 3) % 4, (d + 1) % 4
+    seats = {"next": nxt, "buyer": buyer}
+    pos = {q: FILL for q in range(4)} | {x: FILL + " " + upcard}
+    pos |= {seats[k]: v for k, v in hands.items()}
+    g.set_position(pos, upcard="2S", stock="QC QS 8D 8C 3C 3S 4D 4S 5C 6D 6S 9C", play=x)
+    act(g, "discard", upcard)
+    return g, seats
+
+
+@pytest.mark.parametrize("bot", THINKING)
+def test_keeps_a_joker_when_every_discard_costs(bot):
+    """Every discard raises the deficiency (it is 2 with 5C 5D JK 8C for set3 set3): the
+    joker still stays, a natural goes."""
+    g, d = one_hand("set3 set3")
+    a = (d + 1) % 4
+    g.set_position({a: "5C 5D JK 8C"}, upcard="2S", stock="3C 4C", play=a)
+    act_ = g.bot_action(bot)
+    assert act_.kind == "discard" and act_.card != "JK"
+
+
+@pytest.mark.parametrize("bot", THINKING)
+def test_refuses_a_card_it_would_throw_back(bot):
+    """8H completes 5-5-5 8-8-8 but leaves no card to discard that keeps it complete: the
+    bot would throw it (or a joker-less equivalent) back, so it passes; with a spare KS
+    it takes it."""
+    g, s = offer("set3 set3", {"next": "5C 5D 5H 8C 8D"}, "8H")
+    assert g.to_act == s["next"] and g.phase == "first_refusal"
+    assert g.bot_action(bot).kind == "pass"
+    g, s = offer("set3 set3", {"next": "5C 5D 5H 8C 8D KS"}, "8H")
+    assert g.bot_action(bot).kind == "take"
+    g.apply(g.bot_action(bot))
+    assert g.view(s["next"])["known"][s["next"]] == ["8H"]
+    nxt = g.bot_action(bot)       # 7 cards cannot go down under no_discard: it discards, not 8H
+    assert nxt.kind == "discard" and nxt.card == "KS"
+
+
+@pytest.mark.parametrize("bot", THINKING)
+def test_buys_the_card_that_completes_contract_8(bot):
+    """Hand 8 (set3 run10) cannot be met with the dealt cards: holding 7-7-7 and 2H..TH,
+    the bot buys JH, which meets the contract and brings the cards to go down."""
+    g, s = offer("set3 run10", {"next": FILL, "buyer": "7C 7D 7S 2H 3H 4H 5H 6H 7H 8H 9H TH"},
+                 "JH")
+    act(g, "pass")                                   # the next player refuses
+    while g.to_act != s["buyer"]:
+        act(g, "pass")
+    assert g.phase == "buy"
+    assert g.bot_action(bot).kind == "buy"
+
+
+def test_smart_buys_by_card_count():
+    """Contract met (deficiency 0) but too few cards to go down under no_discard: smart
+    buys any card; a card that does not partner the hand it leaves when not short."""
+    g, s = offer("set3 run10", {"next": FILL, "buyer": "7C 7D 7S 2H 3H 4H 5H 6H 7H 8H 9H TH JH"},
+                 "KS")
+    act(g, "pass")
+    while g.to_act != s["buyer"]:
+        act(g, "pass")
+    assert g.bot_action("smart").kind == "buy"
+    g, s = offer("set3 set3", {"next": FILL, "buyer": "7C 7D 9S 2H 3H 4H 5H 6H 7H 8H 9H"}, "KS")
+    act(g, "pass")
+    while g.to_act != s["buyer"]:
+        act(g, "pass")
+    assert g.bot_action("smart").kind == "pass"
+
+
+def test_smart_does_not_feed_a_down_next_player():
+    """The next player is down with 9-9-9 on the table: of two equally useless cards, smart
+    keeps the nine (the next player would lay it off), greedy's tie-break does not look."""
+    g, d = one_hand("set3 set3")
+    a, nxt = (d + 1) % 4, (d + 2) % 4
+    g.set_position({a: "5C 5D 8C 8D KC 9S", nxt: "9C 9D 9H 2C 2D 2H QS JS"}, upcard="2S",
+                   stock="3C 4C 6D 6H", play=nxt)
+    act(g, "go_down")
+    act(g, "discard", "QS")
+    g.set_position({}, upcard="QS", stock="3C 4C 6D 6H", play=a)   # a drew; it plays
+    assert g.bot_action("smart").card == "KC"
+    assert g.bot_action("smart:feed=0:points=0:partner=0").card in ("KC", "9S")
+
+
+def _hidden_shuffled(g, seat, rng):
+    """The same game with the cards of every seat but ``seat`` dealt anew among those seats,
+    each keeping its size and the cards it is known to hold."""
+    G = g.G
+    H, PS = G[L.G_HANDS], G[L.G_PS]
+    others = [q for q in range(g.players) if q != seat]
+    pool = []
+    for q in others:
+        for c in range(53):
+            free = int(H[q, c]) - int(PS[q, L.PS_KNOWN0 + c])
+            pool += [c] * free
+    rng.shuffle(pool)
+    k = 0
+    for q in others:
+        free = int(PS[q, L.PS_N]) - int(PS[q, L.PS_KNOWN0:L.PS_KNOWN0 + 53].sum())
+        H[q, :] = PS[q, L.PS_KNOWN0:L.PS_KNOWN0 + 53]
+        for c in pool[k:k + free]:
+            H[q, c] += 1
+        k += free
+        PS[q, L.PS_DEFOK] = 0
+    assert k == len(pool)
+
+
+@pytest.mark.parametrize("rules", ["shanghai", "contract"])
+def test_smart_decides_from_its_seat_view(rules):
+    """At every decision of a few games, smart's choice is the same after the other
+    hands' hidden cards are dealt anew among them (docs/bots.md, the seat view)."""
+    rng = np.random.default_rng(5)
+    checked = 0
+    for seed in range(3):
+        g = Game(rules=rules, players=4, seed=seed, bots="smart")
+        while not g.over and checked < 400 * (seed + 1):
+            seat = g.to_act
+            want = str(g.bot_action("smart"))
+            saved = (g.G[L.G_HANDS].copy(), g.G[L.G_PS].copy())
+            _hidden_shuffled(g, seat, rng)
+            got = str(g.bot_action("smart"))
+            g.G[L.G_HANDS][:] = saved[0]
+            g.G[L.G_PS][:] = saved[1]
+            assert got == want, (seed, g.view(seat))
+            checked += 1
+            g.step()
+    assert checked > 300
+
+
+@pytest.mark.parametrize("bot", THINKING)
+def test_no_joker_thrown_while_a_natural_can_go(bot):
+    """Over whole games, a bot discards a joker only when its hand holds no natural it
+    could discard instead."""
+    for seed in range(4):
+        g = Game(rules="shanghai", players=4, seed=seed, bots=bot)
+        while not g.over:
+            a = g.bot_action()
+            if a.kind == "discard" and a.card == "JK":
+                hand = g.hand_cards(g.to_act)
+                assert all(c == "JK" for c in hand), (seed, hand)
+            g.apply(a)
+
+
+def test_known_cards_follow_takes_and_plays():
+    g, s = offer("set3 set3", {"next": "5C 5D 5H 8C 8D KS QS"}, "8H")
+    act(g, "take")
+    q = s["next"]
+    assert g.view(0)["known"][q] == ["8H"]
+    act(g, "go_down")
+    assert g.view(0)["known"][q] == []
+    assert sorted(parse_cards("KS QS")) == sorted(parse_cards(" ".join(g.hand_cards(q))))
