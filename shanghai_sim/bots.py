@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .kernels.bots import (BOT_GREEDY, BOT_RANDOM, BOT_SMART, BP_BUY, BP_BUY_DMAX, BP_BUY_SHORT,
-                           BP_DUMP,
-                           BP_FEED, BP_HAND0, BP_LATE, BP_MAXBUYS, BP_OUTS, BP_PARTNER,
+                           BP_DUMP, BP_FEED_DOWN,
+                           BP_FEED, BP_HAND0, BP_LATE, BP_MAXBUYS, BP_MAXBUYS0, BP_OUTS, BP_PARTNER,
                            BP_POINTS, BP_WAIT_BLIND, BUY_ALWAYS, BUY_AUTO, BUY_NEVER, BUY_USEFUL,
                            MAX_HAND_PARAMS, NBP)
 
@@ -136,6 +136,8 @@ def _knobs(buy_choices, buy_default, buy_help):
                  choices=buy_choices, default_text="buy", per_hand=True),
         BotParam("maxbuys", "int", BP_MAXBUYS, -1, "most buys per hand",
                  lo=0, default_text="the rules' limit"),
+        BotParam("maxbuys", "int", BP_MAXBUYS0, -1, "most buys in hand N (1-based), e.g. maxbuys8=1",
+                 lo=0, default_text="maxbuys", per_hand=True),
         BotParam("wait_blind", "bool", BP_WAIT_BLIND, 0,
                  "go down only when it can go out the same turn (blind)"),
     )
@@ -179,6 +181,9 @@ BOTS: dict[str, BotInfo] = {b.name: b for b in (
                 BotParam("dump", "int", BP_DUMP, 3,
                          "when a down opponent holds 2 cards or fewer and its deficiency is at "
                          "least this, it sheds its highest points first (0: never)", lo=0, hi=99),
+                BotParam("feed_down", "float", BP_FEED_DOWN, 100.0,
+                         "cost of discarding a card that a next player who is down could lay off",
+                         lo=0, hi=1000),
             )),
 )}
 

@@ -5,6 +5,7 @@ Bot kinds (``BOT_*``) and their parameter vector ``bp`` float64[NBP]
 
   BP_BUY        buy policy: 0 never, 1 useful (the upcard lowers the deficiency), 2 always
   BP_MAXBUYS    most buys per hand the bot makes (-1: as many as the rules allow)
+  BP_MAXBUYS0 + h  the same for hand h (0-based), -1 = BP_MAXBUYS
   BP_WAIT_BLIND 1: go down only when it can go out the same turn (docs/rules.md §3 blind_bonus)
   BP_HAND0 + h  buy policy for hand h (0-based), -1 = BP_BUY; hands beyond MAX_HAND_PARAMS
                 use BP_BUY
@@ -20,7 +21,7 @@ from .layout import (G_BUF, G_GD, G_HANDS, G_PILE, G_PS, G_RNG, G_S, G_SCR, G_TA
                      P_JOKER_SWAP, P_SET_JOKER_CARD, PS_BUYS, PS_DEF, PS_DEFOK, PS_DOWN,
                      PS_KNOWN0, PS_N, PS_TOOK, R_JOKER_CAP, R_MELD_KIND, R_MELD_SIZE,
                      R_N_MELDS, R_PARAMS, R_POINTS, RNG_BOT0, RUN, S_ACTOR, S_HAND, S_MUST_DOWN,
-                     S_NP, S_NT, S_PHASE, S_PILE_N, S_UP, SCR_CAND, SCR_TMP, SCR_UNSEEN,
+                     S_NP, S_NT, S_PASSES, S_PHASE, S_PILE_N, S_UP, SCR_CAND, SCR_TMP, SCR_UNSEEN,
                      SWAP_ANYONE, TM_HI, TM_KEY, TM_KIND, TM_LO, TM_N, TM_NJ)
 from .melds import popcount
 from .play import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_PASS, A_SWAP, A_TAKE, PH_BUY, PH_DRAW,
@@ -41,9 +42,10 @@ BP_MAXBUYS = 1
 BP_WAIT_BLIND = 2
 BP_HAND0 = 3
 MAX_HAND_PARAMS = 29
+BP_MAXBUYS0 = BP_HAND0 + MAX_HAND_PARAMS   # most buys in hand h: BP_MAXBUYS0 + h, -1 = BP_MAXBUYS
 # smart's weights (shanghai_sim.bots documents each; the defaults come from the tuning
 # recorded in docs/bots.md)
-BP_OUTS = BP_HAND0 + MAX_HAND_PARAMS   # per live out a discard gives up
+BP_OUTS = BP_MAXBUYS0 + MAX_HAND_PARAMS   # per live out a discard gives up
 BP_PARTNER = BP_OUTS + 1               # per card in hand a discard would have partnered
 BP_POINTS = BP_OUTS + 2                # per penalty point a discard sheds
 BP_LATE = BP_OUTS + 3                  # extra weight of points per opponent down
@@ -51,7 +53,8 @@ BP_FEED = BP_OUTS + 4                  # a discard next to cards the next player
 BP_BUY_DMAX = BP_OUTS + 5              # buys a card that lowers a deficiency up to this
 BP_BUY_SHORT = BP_OUTS + 6             # short of cards: buys a partnered card up to this deficiency
 BP_DUMP = BP_OUTS + 7                  # sheds points first at this deficiency when a down opponent is near out
-NBP = BP_OUTS + 8
+BP_FEED_DOWN = BP_OUTS + 8             # a discard a next player who is down could lay off
+NBP = BP_OUTS + 9
 
 BUY_NEVER = 0
 BUY_USEFUL = 1
@@ -350,6 +353,15 @@ def _lone_card_ok(R, G, p):
 
 
 @nb.njit(cache=True, _nrt=False)
+def _buys_used_up(bp, h, used):
+    """The bot's own buy limit for hand h (the knobs maxbuys, maxbuysN) is reached."""
+    lim = bp[BP_MAXBUYS]
+    if h < MAX_HAND_PARAMS and bp[BP_MAXBUYS0 + h] >= 0:
+        lim = bp[BP_MAXBUYS0 + h]
+    return lim >= 0 and used >= lim
+
+
+@nb.njit(cache=True, _nrt=False)
 def _buy_policy(bp, h):
     if h < MAX_HAND_PARAMS and bp[BP_HAND0 + h] >= 0:
         return int(bp[BP_HAND0 + h])
@@ -380,7 +392,7 @@ def greedy_action_nb(R, G, p, bp):
         pol = _buy_policy(bp, S[S_HAND])
         if pol == BUY_NEVER or down:
             return action_nb(A_PASS, 0, 0, 0)
-        if bp[BP_MAXBUYS] >= 0 and PS[p, PS_BUYS] >= bp[BP_MAXBUYS]:
+        if _buys_used_up(bp, S[S_HAND], PS[p, PS_BUYS]):
             return action_nb(A_PASS, 0, 0, 0)
         if pol == BUY_ALWAYS or _useful_buy(R, G, p):
             return action_nb(A_BUY, 0, 0, 0)
@@ -563,6 +575,7 @@ def _smart_discard(R, G, p, bp):
         return _down_discard(R, G, p, feed, bp[BP_FEED])
     # A next player who is down takes a discard it can lay off (docs/rules.md §5.4)
     nxt = (p + 1) % G[G_S][S_NP]
+    feed_down = np.int64(0)
     if G[G_PS][nxt, PS_DOWN] != 0:
         TM = G[G_TABLE]
         nt = G[G_S][S_NT]
@@ -570,7 +583,7 @@ def _smart_discard(R, G, p, bp):
         sjc = R[R_PARAMS][P_SET_JOKER_CARD]
         for c in range(52):
             if G[G_HANDS][p, c] > 0 and layable_nb(TM, nt, cap, sjc, c):
-                feed |= np.int64(1) << c
+                feed_down |= np.int64(1) << c
     # Far from going down while a down opponent is about to go out: shed points first.
     dump = bp[BP_DUMP] > 0 and _near_out(G, p) <= 2 and hand_def_nb(R, G, p) >= bp[BP_DUMP]
     # Not down: keep the deficiency lowest; among the discards that do, the one with the
@@ -613,6 +626,8 @@ def _smart_discard(R, G, p, bp):
                      - bp[BP_PARTNER] * partners)
             if (feed >> c) & 1:
                 score -= bp[BP_FEED]
+            if (feed_down >> c) & 1:
+                score -= bp[BP_FEED_DOWN]
         cls = 0 if c == JOKER or c == took else 1
         if dump and cls == 1:
             score = 1000.0 * pts[c] + score
@@ -635,6 +650,8 @@ def _smart_buy(R, G, p, bp):
     short = cards_short_nb(R, G, p)
     if d0 == 0:
         return short > 0
+    if G[G_S][S_PASSES] > 0:
+        short = 1          # the stock has run out once: more cards are the way to get down
     up = G[G_S][S_UP]
     if _def_with(R, G, p, up, 1) < d0:
         return short > 0 or d0 <= bp[BP_BUY_DMAX]
@@ -662,7 +679,7 @@ def smart_action_nb(R, G, p, bp):
         pol = _buy_policy(bp, S[S_HAND])
         if pol == BUY_NEVER or down:
             return action_nb(A_PASS, 0, 0, 0)
-        if bp[BP_MAXBUYS] >= 0 and PS[p, PS_BUYS] >= bp[BP_MAXBUYS]:
+        if _buys_used_up(bp, S[S_HAND], PS[p, PS_BUYS]):
             return action_nb(A_PASS, 0, 0, 0)
         if pol == BUY_ALWAYS:
             return action_nb(A_BUY, 0, 0, 0)
