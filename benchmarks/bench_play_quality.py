@@ -24,7 +24,7 @@ player: the hand is over.
 hands/ table's ``ended`` column) for 3..8 players with each bot in every seat (the target:
 zero in 100,000 games per bot).
 
-    python benchmarks/bench_play_quality.py                       # 300 games per line-up and preset
+    python benchmarks/bench_play_quality.py                       # 1,000 games per line-up and preset
     python benchmarks/bench_play_quality.py --games 50 --presets shanghai
     python benchmarks/bench_play_quality.py --turn-cap            # 5,000 games per player count
     python benchmarks/bench_play_quality.py --turn-cap --turn-cap-games 100000 --threads 2
@@ -231,7 +231,7 @@ def _pct(k: int, n: int) -> float | None:
     return 100.0 * k / n if n else None
 
 
-def measure(presets=PRESETS, bots=LINEUP_BOTS, games: int = 300, seed: int = 1,
+def measure(presets=PRESETS, bots=LINEUP_BOTS, games: int = 1_000, seed: int = 1,
             players: int = PLAYERS, turn_cap_games: int = 0, turn_cap_players=TURN_CAP_PLAYERS,
             threads: int | None = 1, progress=None) -> dict:
     """The play-quality counts of each bot (four seats of it) under each preset over the
@@ -386,14 +386,14 @@ def _print(res: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=300, help="games per bot and preset (default 300)")
+    ap.add_argument("--games", type=int, default=1_000, help="games per bot and preset (default 1,000)")
     ap.add_argument("--bots", default=",".join(LINEUP_BOTS),
                     help="comma-separated bots, each played in every seat (default greedy,smart); "
                          "the first is the reference of the layable-discard ratio")
     ap.add_argument("--presets", default=",".join(PRESETS), help="comma-separated rules presets")
     ap.add_argument("--players", type=int, default=PLAYERS)
     ap.add_argument("--seed", type=int, default=1, help="first game seed (default 1)")
-    ap.add_argument("--quick", action="store_true", help="50 games (turn cap: 500 per player count)")
+    ap.add_argument("--quick", action="store_true", help="100 games (turn cap: 500 per player count)")
     ap.add_argument("--turn-cap", action="store_true",
                     help="count turn-cap hands of batch runs of 3..8 players instead")
     ap.add_argument("--turn-cap-games", type=int, default=None,
@@ -410,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
         kw = dict(games=0, turn_cap_games=n, threads=a.threads)
         default_json = HERE / "results" / "play_quality_turn_cap.json"
     else:
-        kw = dict(games=50 if a.quick else a.games, turn_cap_games=0)
+        kw = dict(games=100 if a.quick else a.games, turn_cap_games=0)
         default_json = HERE / "results" / "play_quality.json"
     t0 = time.perf_counter()
     res = measure(presets=presets, bots=bots, seed=a.seed, players=a.players,

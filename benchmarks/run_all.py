@@ -26,7 +26,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))          # tests/reference.py, th
 
 from _common import ROOT, machine  # noqa: E402
 
-ORDER = ("melds", "growth", "engine", "runner", "verify", "startup", "bots")
+ORDER = ("melds", "growth", "engine", "runner", "verify", "startup", "bots", "play_quality")
 
 # Sample sizes of each run size. "tiny" exists for the tests (the pipeline, not the timings).
 SIZES: dict[str, dict[str, dict]] = {
@@ -43,6 +43,7 @@ SIZES: dict[str, dict[str, dict]] = {
         "verify": dict(games=1_000_000, reps=3),
         "startup": dict(reps=5, cold=True, cold_reps=1),
         "bots": dict(games={"random": 50, "greedy": 500}, reps=5, tournament_deals=500),
+        "play_quality": dict(games=1_000, turn_cap_games=1_000),
     },
     "quick": {
         "melds": dict(hands=5_000, warm=20_000, reps=3, ref_hands=3, ref_reps=3,
@@ -57,6 +58,7 @@ SIZES: dict[str, dict[str, dict]] = {
         "verify": dict(games=100_000, reps=3),
         "startup": dict(reps=3, cold=False),
         "bots": dict(games={"random": 20, "greedy": 100}, reps=3, tournament_deals=50),
+        "play_quality": dict(games=100, turn_cap_games=100),
     },
     "tiny": {
         "melds": dict(presets=("shanghai",), hands=20, warm=20, reps=2, ref_hands=1, ref_reps=1,
@@ -70,6 +72,7 @@ SIZES: dict[str, dict[str, dict]] = {
         "verify": dict(games=300, reps=2),
         "startup": dict(reps=1, cold=False),
         "bots": dict(games={"random": 1, "greedy": 2}, reps=2, tournament_deals=2),
+        "play_quality": dict(presets=("shanghai",), games=2, turn_cap_games=2, turn_cap_players=(3,)),
     },
 }
 
