@@ -363,9 +363,10 @@ def _notes(tallies, ratio, bots, tc_rows) -> list[str]:
             rows = [c for c in tc_rows if c["bot"] == b]
             notes.append(f"Turn cap, {b}: {sum(c['turn_cap'] for c in rows):,} turn-cap hands in "
                          f"{sum(c['games'] for c in rows):,} games.")
-    notes.append("A layable discard is one the next player, down at that moment, could lay off on "
-                 "the table as it stands (structural fit, joker limit included); discards that go "
-                 "out are not counted.")
+    if tallies:
+        notes.append("A layable discard is one the next player, down at that moment, could lay off "
+                     "on the table as it stands (structural fit, joker limit included); discards "
+                     "that go out are not counted.")
     return notes
 
 
