@@ -300,6 +300,44 @@ def strength(res: dict, path: Path) -> Path:
                    f"every deal with smart in each of the 4 seats")
 
 
+def play_quality(res: dict, path: Path) -> Path:
+    tallies = res["figures"]["tallies"]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), gridspec_kw={"width_ratios": [3, 2]})
+    ax = axes[0]
+    styles = ["-", "--", ":", "-."]
+    colors = [C_PEER, C_OURS, C_LAY, C_FLOOR]
+    bars = []
+    for i, (rules, d) in enumerate(tallies.items()):
+        for j, (bot, t) in enumerate(d.items()):
+            share = [100.0 * (a + b) / n if n else np.nan
+                     for a, b, n in zip(t["stock"], t["turn_cap"], t["hands_n"])]
+            ax.plot(np.arange(1, len(share) + 1), share, styles[i % 4], marker="o", ms=3,
+                    color=colors[j % 4], label=f"{bot}, {rules}")
+            rate = t["layable_rate"]
+            bars.append((f"{bot}\n{rules}", np.nan if rate is None else 100.0 * rate, colors[j % 4]))
+    ax.axhline(5, color="#555555", lw=0.8, ls=":")
+    ax.set_xlabel("contract (hand)")
+    ax.set_ylabel("% of hands with nobody out")
+    ax.set_ylim(bottom=0)
+    ax.set_xticks(np.arange(1, 11))
+    ax.legend(fontsize=7)
+    ax.set_title("Hands ending with nobody out, per contract\n(4 seats of one bot; dotted: the 5% target)",
+                 fontsize=10)
+    ax.grid(alpha=0.3)
+    ax = axes[1]
+    x = np.arange(len(bars))
+    ax.bar(x, [b[1] for b in bars], 0.6, color=[b[2] for b in bars])
+    for i, b in enumerate(bars):
+        if b[1] == b[1]:
+            ax.text(i, b[1], f"{b[1]:.1f}%", ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(x)
+    ax.set_xticklabels([b[0] for b in bars], fontsize=8)
+    ax.set_ylabel("% of discards to a down next player")
+    ax.set_title("Discards the next player (down)\ncould lay off", fontsize=10)
+    ax.grid(axis="y", alpha=0.3)
+    return _finish(fig, res, path)
+
+
 def headline_ratios(results: dict) -> list[tuple[str, dict]]:
     """Our speed as a multiple of each peer, measured in the same run: (label, spread of the
     per-pass ratios). Pass k of ours is divided by pass k of the peer."""
@@ -355,7 +393,8 @@ def headline(results: dict, path: Path) -> Path | None:
 
 
 DRAW = {"melds": melds, "growth": growth, "engine": engine, "runner": runner,
-        "verify": verify, "startup": startup, "bots": bots, "strength": strength}
+        "verify": verify, "startup": startup, "bots": bots, "strength": strength,
+        "play_quality": play_quality}
 
 
 def draw_all(results: dict, folder: Path) -> dict[str, Path]:

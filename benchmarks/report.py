@@ -66,8 +66,27 @@ HOW = {
     "bots": (
         "The bots",
         "Four seats of each bot, `shanghai` rules, one thread: games per second and decisions "
-        "per second; then a tournament of greedy against a greedy that never buys and a random "
-        "bot, every deal in every distinct seating, as `shanghai-sim tournament` reports it."),
+        "per second; then a tournament of smart, greedy, a greedy that never buys and a random "
+        "bot, every deal in all 24 seatings, as `shanghai-sim tournament` reports it."),
+    "strength": (
+        "Bot strength",
+        "Issue #13's strength target: one `smart` against three `greedy`, 4 players, every deal "
+        "played with `smart` in each of the four seats (`shanghai-sim tournament`), on seed 1; "
+        "smart's weights were tuned on other seeds (`analyses/tune_smart.py`, seed 7000000). Win "
+        "share per seat held (par 0.25), points, the share of hands gone out, the paired point "
+        "difference per deal, with 95% CIs over deals."),
+    "play_quality": (
+        "Play that looks like play",
+        "Issue #13's targets for how the bots play, counted over sample games (four seats of "
+        "each bot, the same seeds for every bot) played step by step through `Game`, each action "
+        "looked at before it is applied: per contract the hands that ended with nobody out "
+        "(stock rule) or at the turn cap; jokers discarded while the hand held a natural card; "
+        "discards that the next player, down at that moment, could lay off on the table as it "
+        "stood (a rate per discard made to a down next player, and each bot's rate over "
+        "greedy's); buys by the buyer's deficiency before the buy. Then turn-cap hands in batch "
+        "runs (`runner.run`, the hands table's `ended`) of 3-8 players per bot. "
+        "`python benchmarks/bench_play_quality.py` runs the first part alone (`--turn-cap` the "
+        "second, `--turn-cap-games 100000` the target's size)."),
 }
 
 
@@ -126,7 +145,8 @@ def render(results: dict, charts: dict, base: Path) -> str:
                 f"({_x(s['min'])}-{_x(s['max'])} over the passes)"
                 for label, s in headline_ratios(results)]
         out += [""]
-    for name in ("melds", "growth", "engine", "runner", "verify", "startup", "bots"):
+    for name in ("melds", "growth", "engine", "runner", "verify", "startup", "bots", "strength",
+                 "play_quality"):
         res = results.get(name)
         if not res:
             continue
