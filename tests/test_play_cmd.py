@@ -64,7 +64,7 @@ def test_playing_what_greedy_plays_is_the_replayed_game(tmp_path):
     typed, hg, screen = _greedy_script(
         "shanghai", 3, seat, seed,
         extra=lambda hg: ["hint", "melds", "score"] if next(asks) % 40 == 0 else [])
-    assert "hint from greedy:" in screen and "hand " in screen
+    assert "hint from smart:" in screen and "hand " in screen
     ref, _ = game_events("shanghai", 3, seed, "greedy")
     ref = json.loads(json.dumps(ref))
     assert hg.log_events()[1:] == ref
