@@ -559,7 +559,7 @@ class HumanGame:
                     return True
             elif card[-1] == md["suit"] and n < 13:
                 r = "A23456789TJQK".index(card[:-1])
-                lo, hi = md["low"], md["high"]
+                lo, hi = md["positions"][0], md["positions"][-1]
                 if (lo > 0 and r == (lo - 1) % 13) or (hi < 13 and r == (hi + 1) % 13):
                     return True
         return False
