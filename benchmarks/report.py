@@ -27,9 +27,10 @@ HOW = {
         "Deficiency time per hand (warm memo) for hands of 10-22 cards drawn from the "
         "`shanghai` shoe, and for 12-card hands holding exactly 0-4 jokers; game time with four "
         "greedy bots at 2-8 players for each preset (`progressive` with a smaller sample: it "
-        "is about 100x slower). Two-player games are the long ones: with greedy bots many "
-        "hands run to the turn cap (docs/rules.md §5.8) with nobody out; at two players "
-        "nobody can buy a discard (§5.9)."),
+        "is about 100x slower). Two-player games are the long ones: at two players nobody "
+        "can buy a discard (docs/rules.md §5.9), so under `shanghai` hands 8-10 mostly end "
+        "by the stock rule (§5.5) with nobody out (greedy version 1 passed cards through the "
+        "pile until the turn cap instead)."),
     "engine": (
         "The engine",
         "Games per second of `play_games_nb` (the batch kernel, one thread) with greedy and with "

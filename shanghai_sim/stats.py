@@ -28,8 +28,9 @@ def t_quantile(level: float, df: int) -> float:
 
 
 def holm(p: list[float]) -> list[float]:
-    """Holm's step-down adjusted p-values (same order as ``p``); None stays None."""
-    idx = [i for i, x in enumerate(p) if x is not None]
+    """Holm's step-down adjusted p-values (same order as ``p``); None (or NaN: no test was
+    possible) stays None and does not count in the family."""
+    idx = [i for i, x in enumerate(p) if x is not None and x == x]
     order = sorted(idx, key=lambda i: p[i])
     m = len(order)
     out: list[float | None] = [None] * len(p)

@@ -46,6 +46,7 @@ def test_t_quantiles_and_holm_match_the_tables():
     assert t_quantile(0.95, 10**6) == pytest.approx(1.95996, abs=1e-4)
     assert t_p_value(2.0, 5) == pytest.approx(0.10199, abs=1e-4)          # two-sided p of t=2, df=5
     assert holm([0.01, 0.04, 0.03, None]) == pytest.approx([0.03, 0.06, 0.06, None])
+    assert holm([0.01, float("nan"), 0.04]) == pytest.approx([0.02, None, 0.04])
 
 
 def test_a_paired_effect_against_a_direct_computation():
