@@ -191,3 +191,20 @@ def forest(ax, labels: list[str], series: list[tuple[str, list[float], list[floa
     ax.grid(axis="x", color="0.9", lw=0.6)
     if title:
         ax.set_title(title)
+
+
+def focal_counts(location: str, hand: int | None = None) -> dict[str, float]:
+    """The focal player's (player 0) hands, hands gone out, blind go-outs and buys in one arm's
+    dataset, streamed by columns through the checked reader (memory: one part at a time)."""
+    import pyarrow.compute as pc
+    from shanghai_sim.integrity import iter_parts
+    c = {"hands": 0, "went_out": 0, "blind": 0, "buys": 0}
+    for _, t in iter_parts(location, "hands", ["player", "hand", "went_out", "blind", "buys"]):
+        keep = pc.equal(t["player"], 0)
+        if hand is not None:
+            keep = pc.and_(keep, pc.equal(t["hand"], hand))
+        t = t.filter(keep)
+        c["hands"] += t.num_rows
+        for k in ("went_out", "blind", "buys"):
+            c[k] += int(pc.sum(t[k].cast("int64")).as_py() or 0)
+    return c
