@@ -3,7 +3,7 @@
 For each contract N, the focal player buys by its own judgement but at most k
 times in that hand (`maxbuysN=k`, k = 0 .. the rules' limit - 1), against the
 same bot with no cap of its own (the rules' limit: 3 buys a hand, 4 in
-contract's hands 9-10). Hand-level experiments (only hand N is played), 4
+hands 9-10). Hand-level experiments (only hand N is played), 4
 players, the focal player and its opponents at each level (`--levels`), run in
 rounds to a CI half-width of `--target-ci` points on hand-N points.
 

@@ -34,7 +34,7 @@ def dataset(level, preset, players, a, data):
     job = runner.Job(rules=preset, players=players, bots=(level,), games=a.games, seed=a.seed,
                      threads=a.threads, out=os.path.join(data, f"{preset}-{level}-{players}p"), detail="hands")
     plan = runner.plan(job)
-    runner.run(plan, resume=True, progress=C.progress(a.quiet))
+    runner.run(plan, resume=True, progress=None)
     return job.out, plan.rules.hands
 
 
