@@ -64,6 +64,23 @@ def check_levels(text: str) -> list[str]:
     return levels
 
 
+def parse_hands(text: str, presets: list[str]) -> list[int]:
+    """``1-10`` or ``3,8`` -> hand numbers, each one a hand of every preset given."""
+    from shanghai_sim.rules import load_rules
+    out: list[int] = []
+    for part in text.split(","):
+        a, _, b = part.partition("-")
+        try:
+            out += list(range(int(a), int(b or a) + 1))
+        except ValueError:
+            raise ValueError(f"--hands {text!r}: expected hand numbers such as 1-10 or 3,8") from None
+    for p in presets:
+        r = load_rules(p)
+        if not out or not all(1 <= h <= r.hands for h in out):
+            raise ValueError(f"--hands {text}: the rules {p!r} have hands 1..{r.hands}")
+    return out
+
+
 def main_guard(fn) -> int:
     """Run ``fn()``; the library's errors (bad spec, rules, folder) are one line and exit 2."""
     from shanghai_sim.bots import BotError

@@ -17,7 +17,6 @@ import os
 import sys
 
 import _common as C
-from buying import parse_hands
 
 
 def experiment(level, preset, n, a, data):
@@ -48,8 +47,8 @@ def run(a) -> int:
     from shanghai_sim.experiment import per_deal
     from shanghai_sim.stats import holm
     levels = C.check_levels(a.levels)
-    hands = parse_hands(a.hands)
     presets = [p.strip() for p in a.presets.split(",") if p.strip()]
+    hands = C.parse_hands(a.hands, presets)
     out = Path(a.out)
     data = out / "data"
     data.mkdir(parents=True, exist_ok=True)

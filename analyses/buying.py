@@ -28,17 +28,6 @@ import _common as C
 ARMS = (("never", "never buys in hand N"), ("always", "buys whenever it may in hand N"))
 
 
-def parse_hands(text: str) -> list[int]:
-    out: list[int] = []
-    for part in text.split(","):
-        a, _, b = part.partition("-")
-        try:
-            out += list(range(int(a), int(b or a) + 1))
-        except ValueError:
-            raise ValueError(f"--hands {text!r}: expected hand numbers such as 1-10 or 3,8") from None
-    return out
-
-
 def hand_level(level, preset, n, a, data):
     """One hand-level experiment: own buying vs never vs always in hand n."""
     from shanghai_sim.experiment import Arm, Experiment, per_deal, run_experiment
@@ -161,15 +150,10 @@ def main(argv=None) -> int:
 def run(a) -> int:
     import pandas as pd
     from pathlib import Path
-    from shanghai_sim.rules import load_rules
     from shanghai_sim.stats import holm
     levels = C.check_levels(a.levels)
-    hands = parse_hands(a.hands)
     presets = [p.strip() for p in a.presets.split(",") if p.strip()]
-    for p in presets:
-        r = load_rules(p)
-        if not all(1 <= h <= r.hands for h in hands):
-            raise ValueError(f"--hands {a.hands}: the rules {p!r} have hands 1..{r.hands}")
+    hands = C.parse_hands(a.hands, presets)
     out = Path(a.out)
     data = out / "data"
     data.mkdir(parents=True, exist_ok=True)
