@@ -21,7 +21,7 @@ from .layout import (G_BUF, G_GD, G_HANDS, G_PILE, G_PS, G_RNG, G_S, G_SCR, G_TA
                      P_JOKER_SWAP, P_SET_JOKER_CARD, PS_BUYS, PS_DEF, PS_DEFOK, PS_DOWN,
                      PS_KNOWN0, PS_N, PS_TOOK, R_JOKER_CAP, R_MELD_KIND, R_MELD_SIZE,
                      R_N_MELDS, R_PARAMS, R_POINTS, RNG_BOT0, RUN, S_ACTOR, S_HAND, S_MUST_DOWN,
-                     S_NP, S_NT, S_PASSES, S_PHASE, S_PILE_N, S_UP, SCR_CAND, SCR_TMP, SCR_UNSEEN,
+                     S_NP, S_NT, S_PHASE, S_PILE_N, S_UP, SCR_CAND, SCR_TMP, SCR_UNSEEN,
                      SWAP_ANYONE, TM_HI, TM_KEY, TM_KIND, TM_LO, TM_N, TM_NJ)
 from .melds import popcount
 from .play import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_PASS, A_SWAP, A_TAKE, PH_BUY, PH_DRAW,
@@ -650,8 +650,6 @@ def _smart_buy(R, G, p, bp):
     short = cards_short_nb(R, G, p)
     if d0 == 0:
         return short > 0
-    if G[G_S][S_PASSES] > 0:
-        short = 1          # the stock has run out once: more cards are the way to get down
     up = G[G_S][S_UP]
     if _def_with(R, G, p, up, 1) < d0:
         return short > 0 or d0 <= bp[BP_BUY_DMAX]
