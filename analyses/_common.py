@@ -225,3 +225,16 @@ def focal_counts(location: str, hand: int | None = None) -> dict[str, float]:
         for k in ("went_out", "blind", "buys"):
             c[k] += int(pc.sum(t[k].cast("int64")).as_py() or 0)
     return c
+
+
+def recorded_seconds(folder: str) -> float:
+    """The compute time recorded in an experiment's experiment.json or a run's manifest.json
+    (summed over the sessions that played it), so a rerun that only reads the data again
+    reports the time the data took to make, not the time to read it."""
+    p = Path(folder)
+    try:
+        if (p / "experiment.json").exists():
+            return float(json.loads((p / "experiment.json").read_text())["seconds"])
+        return float(json.loads((p / "manifest.json").read_text())["timings"]["run_seconds"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return float("nan")

@@ -68,7 +68,7 @@ def run(a) -> int:
                            "buys_per_hand": fc["buys"] / max(fc["hands"], 1),
                            "went_out_share": fc["went_out"] / max(fc["hands"], 1),
                            "no_winner_hands": arm.no_winner_hands, "turn_cap_hands": arm.turn_cap_hands,
-                           "hands_played": arm.hands_played, "seconds": round(clock.steps[-1][1], 1)}
+                           "hands_played": arm.hands_played, "seconds": round(C.recorded_seconds(loc), 1)}
                     for m, e in (arm.effects or {}).items():
                         row.update({f"{m}_mean": e.mean, f"{m}_lo": e.lo, f"{m}_hi": e.hi, f"{m}_p": e.p})
                     rows.append(row)
@@ -164,7 +164,9 @@ def report(a, levels, presets, df, clock, charts, out):
           f"in all arms: {int(df.turn_cap_hands.sum())}.", "",
           C.table_md(t[["level", "preset", "hand", "cap", "buys/hand", "points (cap - own) [95% CI]", "went out",
                         "p_holm", "deals", "stopped"]]), "",
-          "## Compute budget", "", f"Total wall time {clock.total / 60:.1f} min ({os.cpu_count()} cores, shared); "
+          "## Compute budget", "", f"Compute: {df[df.arm == 'baseline'].seconds.sum() / 60:.1f} min of experiment time as recorded in each "
+          f"experiment.json (this session's wall time, reading included: {clock.total / 60:.1f} min; "
+          f"{os.cpu_count()} cores, shared with other work); "
           f"{int(df[df.arm == 'baseline'].deals.sum()):,} deals over {len(summ)} experiments; CI half-widths: median "
           f"{((v.points_hi - v.points_lo) / 2).median():.2f}, widest {((v.points_hi - v.points_lo) / 2).max():.2f} "
           "points. Files: buy_budget.csv (every arm), summary.csv; raw datasets in data/ (not committed).", ""]

@@ -95,7 +95,8 @@ def chart_hand(df, level, a, path):
             series.append((name, s.points_mean, s.points_lo, s.points_hi))
         C.forest(ax, labels, series, "change in the focal player's points in that hand\n"
                  "(variant - own buying; > 0 = worse, lower wins)", title=f"rules: {p}")
-    axes[0][0].legend(loc="lower right", fontsize=7, frameon=True)
+    fig.legend(*axes[0][0].get_legend_handles_labels(), loc="upper center", ncol=2, fontsize=8,
+               bbox_to_anchor=(0.5, 0.955), frameon=False)
     n = int(df[df.level == level].deals.min()), int(df[df.level == level].deals.max())
     fig.suptitle(f"Does buying pay in each contract? The focal player's own buying vs never / always "
                  f"(4 x {level})", fontsize=10)
@@ -103,7 +104,7 @@ def chart_hand(df, level, a, path):
                    f"experiments (only hand N played), duplicate seating, common random numbers, seed {a.seed}; "
                    f"n = {n[0]:,}-{n[1]:,} deals per contract (each in 4 seatings). Bars: 95% CI per comparison, "
                    f"unadjusted (report.md: Holm over all comparisons).")
-    fig.tight_layout(rect=(0, 0.06, 1, 0.95))
+    fig.tight_layout(rect=(0, 0.06, 1, 0.92))
     fig.savefig(path)
     plt.close(fig)
 
@@ -124,13 +125,14 @@ def chart_games(dg, level, a, path):
         C.forest(ax, [f"{h}: {r.contracts[h - 1]}" for h in hands], series,
                  "change in the focal player's win share\n(percentage points; variant - own buying)",
                  title=f"rules: {p}")
-    axes[0][0].legend(loc="lower left", fontsize=7, frameon=True)
+    fig.legend(*axes[0][0].get_legend_handles_labels(), loc="upper center", ncol=2, fontsize=8,
+               bbox_to_anchor=(0.5, 0.955), frameon=False)
     fig.suptitle(f"Does buying in hand N win games? Win share, own buying vs never / always (4 x {level})",
                  fontsize=10)
     C.caption(fig, f"Line-up: focal {level} + 3 x {level}, 4 players. Whole games, duplicate seating, common "
                    f"random numbers, seed {a.seed}; n = {int(dg.deals.max()):,} deals per arm (each in 4 "
                    f"seatings). Par win share 25%. Bars: 95% CI per comparison, unadjusted.")
-    fig.tight_layout(rect=(0, 0.06, 1, 0.95))
+    fig.tight_layout(rect=(0, 0.06, 1, 0.92))
     fig.savefig(path)
     plt.close(fig)
 
@@ -166,7 +168,7 @@ def run(a) -> int:
                     r, res = hand_level(level, p, n, a, str(data))
                 rows += r
                 times.append({"level": level, "preset": p, "hand": str(n), "mode": "hand", "deals": res.games,
-                              "seconds": round(clock.steps[-1][1], 1)})
+                              "seconds": round(C.recorded_seconds(res.out), 1)})
                 C.say(a.quiet, f"{level} {p} hand {n}: {res.games} deals, {clock.steps[-1][1]:.0f} s; " +
                       "; ".join(f"{x.name} {x.effects['points'].mean:+.1f}±{x.effects['points'].half_width:.1f}"
                                 for x in res.arms[1:]))
@@ -178,7 +180,8 @@ def run(a) -> int:
                 grows += g
                 gbase.append(b)
                 times.append({"level": level, "preset": p, "hand": "all", "mode": "whole games",
-                              "deals": a.game_deals, "seconds": round(clock.steps[-1][1], 1)})
+                              "deals": a.game_deals,
+                              "seconds": round(C.recorded_seconds(str(data / f"game-{p}-{level}")), 1)})
                 C.say(a.quiet, f"{level} {p} whole games: {a.game_deals} deals, {clock.steps[-1][1]:.0f} s")
 
     df = pd.DataFrame(rows)
@@ -228,7 +231,7 @@ def sign_table(var, levels):
 
 def report(a, levels, presets, hands, df, var, dg, gbase, times, clock, charts, out):
     import pandas as pd
-    L = [f"# Is buying worth it, contract by contract?", "",
+    L = ["# Is buying worth it, contract by contract?", "",
          f"Command: `{C.command_line()}`  ", f"Environment: {C.environment()}", ""]
     L += ["## Design", "",
           f"- 4 players; rules presets {', '.join(presets)} (docs/rules.md); contracts {a.hands}.",
@@ -317,7 +320,9 @@ def report(a, levels, presets, hands, df, var, dg, gbase, times, clock, charts, 
     hw = var.half_width
     tt = pd.DataFrame(times)
     L += ["## Compute budget", "",
-          f"Total wall time {clock.total / 60:.1f} min on this machine ({os.cpu_count()} cores, shared). "
+          f"Compute: {tt.seconds.sum() / 60:.1f} min of experiment time as recorded in each experiment.json "
+          f"(this session's wall time, reading included: {clock.total / 60:.1f} min) on this machine "
+          f"({os.cpu_count()} cores, shared with other work). "
           f"Hand-level: {tt[tt['mode'] == 'hand'].seconds.sum() / 60:.1f} min, {int(tt[tt['mode'] == 'hand'].deals.sum()):,} "
           f"deals x 3 arms x 4 seatings; CI half-widths on hand-N points: median {hw.median():.2f}, widest "
           f"{hw.max():.2f} points (target {a.target_ci:g}, cap {a.games:,} deals). "

@@ -63,7 +63,7 @@ def run(a) -> int:
                              "games": arm.games_played, "hands": arm.hands_played,
                              "no_winner_hands": arm.no_winner_hands, "turn_cap_hands": arm.turn_cap_hands,
                              "focal_hands": fc["hands"], "focal_went_out": fc["went_out"], "focal_blind": fc["blind"],
-                             "seconds": round(clock.steps[-1][1], 1)})
+                             "seconds": round(C.recorded_seconds(loc), 1)})
             v = res.arms[1]
             for m, e in v.effects.items():
                 ref = {"points": base.points, "win_share": base.win_share, "rank": base.rank}[m].mean()
@@ -117,7 +117,6 @@ def chart(df, levels, presets, a, path):
 
 
 def report(a, levels, presets, df, da, clock, out):
-    import pandas as pd
     L = ["# Go down at once, or wait to go out blind?", "", f"Command: `{C.command_line()}`  ",
          f"Environment: {C.environment()}", "", "## Design", "",
          "- Baseline: the bot goes down as soon as it can. Variant: `wait_blind=true`, it goes down only when it "
@@ -170,8 +169,11 @@ def report(a, levels, presets, df, da, clock, out):
           "these bots play it, not of the best waiting strategy.", "",
           C.table_md(da[["level", "preset", "arm", "focal_hands", "focal_went_out", "focal_blind"]]), "",
           "## Compute budget", "",
-          f"Total wall time {clock.total / 60:.1f} min ({os.cpu_count()} cores, shared); per experiment: "
-          + ", ".join(f"{k} {s:.0f} s" for k, s in clock.steps) + ".", "",
+          f"Compute: {da.drop_duplicates(['level', 'preset']).seconds.sum() / 60:.1f} min of experiment time as "
+          f"recorded in each experiment.json (this session's wall time, reading included: {clock.total / 60:.1f} "
+          f"min; {os.cpu_count()} cores, shared with other work); per experiment: "
+          + ", ".join(f"{r.level} {r.preset} {r.seconds:.0f} s" for r in da.drop_duplicates(['level', 'preset'])
+                      .itertuples()) + ".", "",
           "Files: effects.csv, arms.csv; raw datasets in data/ (not committed; rerunning rebuilds them).", ""]
     (out / "report.md").write_text("\n".join(L), encoding="utf-8")
 

@@ -142,7 +142,7 @@ def run(a) -> int:
                 runs.append({"level": level, "preset": p, "family": fam, "variant": label, "players": players,
                              "packs": rules.decks_for(players), "jokers": rules.jokers_for(players),
                              "buy_penalty": rules.buy_penalty, "max_stock_passes": rules.max_stock_passes,
-                             "games": a.games, "seconds": round(clock.steps[-1][1], 1)})
+                             "games": a.games, "seconds": round(C.recorded_seconds(loc), 1)})
                 C.say(a.quiet, f"{level} {p} {label}: {clock.steps[-1][1]:.0f} s")
                 for h in range(rules.hands):
                     r = {"level": level, "preset": p, "family": fam, "variant": label, "hand": h + 1,
@@ -288,7 +288,9 @@ def report(a, levels, presets, df, dg, dr, clock, charts, out):
                                               "points q5/25/50/75/95"]]), "",
           "## Game totals", "", "A player's game total (lower wins): mean and quantiles.", "",
           C.table_md(dg.drop(columns=["family"]), ".1f"), "", "## Runs", "", C.table_md(dr), "",
-          f"Total wall time {clock.total / 60:.1f} min ({os.cpu_count()} cores, shared). Files: by_contract.csv, "
+          f"Compute: {dr.seconds.sum() / 60:.1f} min of run time as recorded in each manifest.json (this session's "
+          f"wall time, reading included: {clock.total / 60:.1f} min; {os.cpu_count()} cores, shared with other "
+          "work). Files: by_contract.csv, "
           "points_histograms.csv (exact counts of a player's hand points, per variant and contract), game_points.csv, "
           "runs.csv; raw datasets in data/ (not committed).", ""]
     (out / "report.md").write_text("\n".join(L), encoding="utf-8")

@@ -113,7 +113,7 @@ def run(a) -> int:
                     d = per_game(loc, P, hands, a.games)
                 runs.append({"level": level, "preset": p, "players": P, "games": a.games, "hands": d["hands"],
                              "stopped_hands": d["stopped_hands"], "turn_cap_hands": d["turn_cap_hands"],
-                             "seconds": round(clock.steps[-1][1], 1)})
+                             "seconds": round(C.recorded_seconds(loc), 1)})
                 C.say(a.quiet, f"{level} {p} {P} players: {a.games} games, {clock.steps[-1][1]:.0f} s")
                 for m in ("game_points", "win_share", "hand_points", "went_out"):
                     x = d[m]
@@ -219,7 +219,9 @@ def report(a, levels, presets, counts, df, dr, clock, charts, out):
     t["p_holm"] = t.d_p_holm.map(lambda x: "" if x != x else C.holm_words(x))
     L += [C.table_md(t[["level", "preset", "players", "measure", "relative_to", "offset", "mean [95% CI]",
                         "d [95% CI]", "p_holm", "n"]]), "", "## Runs", "", C.table_md(dr), "",
-          f"Total wall time {clock.total / 60:.1f} min ({os.cpu_count()} cores, shared). Files: seats.csv, runs.csv; "
+          f"Compute: {dr.seconds.sum() / 60:.1f} min of run time as recorded in each manifest.json (this session's "
+          f"wall time, reading included: {clock.total / 60:.1f} min; {os.cpu_count()} cores, shared with other "
+          "work). Files: seats.csv, runs.csv; "
           "raw datasets in data/ (not committed).", ""]
     (out / "report.md").write_text("\n".join(L), encoding="utf-8")
 
