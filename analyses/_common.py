@@ -238,3 +238,13 @@ def recorded_seconds(folder: str) -> float:
         return float(json.loads((p / "manifest.json").read_text())["timings"]["run_seconds"])
     except (OSError, ValueError, KeyError, TypeError):
         return float("nan")
+
+
+def holm_column(p) -> list[float]:
+    """Holm-adjusted p-values of a column of p-values. A missing p (NaN: the arms played alike on
+    every deal, no variance) takes no part in the family and stays NaN (``stats.holm`` skips None,
+    but a NaN would upset its ordering)."""
+    import math
+    from shanghai_sim.stats import holm
+    vals = [None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x) for x in p]
+    return [float("nan") if x is None else x for x in holm(vals)]

@@ -45,7 +45,6 @@ def run(a) -> int:
     import pandas as pd
     from pathlib import Path
     from shanghai_sim.experiment import per_deal
-    from shanghai_sim.stats import holm
     levels = C.check_levels(a.levels)
     presets = [p.strip() for p in a.presets.split(",") if p.strip()]
     hands = C.parse_hands(a.hands, presets)
@@ -75,7 +74,7 @@ def run(a) -> int:
                 C.say(a.quiet, f"{level} {p} hand {n}: {res.games} deals, {clock.steps[-1][1]:.0f} s")
     df = pd.DataFrame(rows)
     var = df.arm != "baseline"
-    df.loc[var, "points_p_holm"] = holm(list(df[var].points_p))     # one family: every cap tested
+    df.loc[var, "points_p_holm"] = C.holm_column(df[var].points_p)     # one family: every cap tested
     df.to_csv(out / "buy_budget.csv", index=False)
     charts = []
     for level in levels:
@@ -106,14 +105,15 @@ def chart(df, level, a, path):
         C.forest(ax, labels, series, "change in the focal player's points in that hand\n"
                  "(cap - no cap of its own; > 0 = the cap costs points)", title=f"rules: {p}")
         ax.tick_params(axis="y", labelsize=7)
-    axes[0][-1].legend(loc="lower right", fontsize=7)
+    fig.legend(*axes[0][0].get_legend_handles_labels(), loc="upper center", ncol=len(caps), fontsize=8,
+               bbox_to_anchor=(0.5, 0.955), frameon=False)
     fig.suptitle(f"How many buys in a hand are worth using? Capping the focal player's buys (4 x {level})",
                  fontsize=10)
     C.caption(fig, f"Line-up: focal {level} + 3 x {level}, 4 players. Hand-level experiments (only hand N played), "
                    f"duplicate seating, common random numbers, seed {a.seed}; n = {int(df.deals.min()):,}-"
                    f"{int(df.deals.max()):,} deals per contract (each in 4 seatings). No cap = the rules' limit "
                    "(3 a hand; hands 9-10: 4). Bars: 95% CI per comparison, unadjusted (report.md: Holm).")
-    fig.tight_layout(rect=(0, 0.06, 1, 0.95))
+    fig.tight_layout(rect=(0, 0.06, 1, 0.92))
     fig.savefig(path)
     plt.close(fig)
 

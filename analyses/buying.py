@@ -152,7 +152,6 @@ def main(argv=None) -> int:
 def run(a) -> int:
     import pandas as pd
     from pathlib import Path
-    from shanghai_sim.stats import holm
     levels = C.check_levels(a.levels)
     presets = [p.strip() for p in a.presets.split(",") if p.strip()]
     hands = C.parse_hands(a.hands, presets)
@@ -186,7 +185,7 @@ def run(a) -> int:
 
     df = pd.DataFrame(rows)
     var = df[df.arm != "baseline"].copy()
-    var["points_p_holm"] = holm(list(var.points_p))          # one family: every hand-level comparison
+    var["points_p_holm"] = C.holm_column(var.points_p)          # one family: every hand-level comparison
     var["verdict"] = [verdict_sign(m, lo, hi, ph) for m, lo, hi, ph in
                       zip(var.points_mean, var.points_lo, var.points_hi, var.points_p_holm)]
     var["half_width"] = (var.points_hi - var.points_lo) / 2
@@ -195,8 +194,8 @@ def run(a) -> int:
     pd.DataFrame(times).to_csv(out / "times.csv", index=False)
     dg = pd.DataFrame(grows)
     if len(dg):
-        dg["points_p_holm"] = holm(list(dg.points_p))
-        dg["win_share_p_holm"] = holm(list(dg.win_share_p))
+        dg["points_p_holm"] = C.holm_column(dg.points_p)
+        dg["win_share_p_holm"] = C.holm_column(dg.win_share_p)
         dg.to_csv(out / "game_effects.csv", index=False)
     charts = []
     for level in levels:

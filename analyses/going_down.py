@@ -41,7 +41,6 @@ def run(a) -> int:
     from pathlib import Path
     from shanghai_sim.experiment import per_deal
     from shanghai_sim.rules import load_rules
-    from shanghai_sim.stats import holm
     levels = C.check_levels(a.levels)
     presets = [p.strip() for p in a.presets.split(",") if p.strip()]
     out = Path(a.out)
@@ -75,8 +74,8 @@ def run(a) -> int:
                              "baseline": base.hand_points[:, h - 1].mean()})
     df = pd.DataFrame(rows)
     prim = df.measure == "points"
-    df.loc[prim, "p_holm"] = holm(list(df[prim].p))           # primary: game points, one per level x preset
-    df.loc[~prim, "p_holm"] = holm(list(df[~prim].p))         # secondary: everything else
+    df.loc[prim, "p_holm"] = C.holm_column(df[prim].p)           # primary: game points, one per level x preset
+    df.loc[~prim, "p_holm"] = C.holm_column(df[~prim].p)         # secondary: everything else
     df.to_csv(out / "effects.csv", index=False)
     da = pd.DataFrame(arms)
     da.to_csv(out / "arms.csv", index=False)

@@ -91,7 +91,7 @@ def run(a) -> int:
     import numpy as np
     import pandas as pd
     from pathlib import Path
-    from shanghai_sim.stats import holm, paired_effect
+    from shanghai_sim.stats import paired_effect
     levels = C.check_levels(a.levels)
     presets = [p.strip() for p in a.presets.split(",") if p.strip()]
     try:
@@ -130,7 +130,7 @@ def run(a) -> int:
     df = pd.DataFrame(rows)
     for m in df.measure.unique():                           # Holm within each measure's family
         sel = (df.measure == m) & df.d_p.notna()
-        df.loc[sel, "d_p_holm"] = holm(list(df[sel].d_p))
+        df.loc[sel, "d_p_holm"] = C.holm_column(df[sel].d_p)
     df.to_csv(out / "seats.csv", index=False)
     dr = pd.DataFrame(runs)
     dr.to_csv(out / "runs.csv", index=False)

@@ -64,6 +64,8 @@ def test_buy_budget_tiny(tmp_path):
     assert sorted(df[df.arm != "baseline"].cap) == [0, 1, 2, 3]          # hand 9 allows 4 buys
     assert (df[df.cap == 0].buys_per_hand == 0).all()                      # maxbuys9=0 never buys
     assert (df.buys_per_hand <= df.cap + 1e-9).all()
+    v = df[df.arm != "baseline"].dropna(subset=["points_p"])
+    assert (v.points_p_holm >= v.points_p - 1e-12).all()              # Holm never lowers a p
     _pngs_ok(out, 1)
 
 
@@ -123,3 +125,10 @@ def test_readme_points_at_committed_results():
     for link in re.findall(r"\]\(([^)]+)\)", readme.read_text()):
         if not link.startswith("http"):
             assert (ANALYSES / link).exists(), link
+
+
+def test_holm_column_leaves_missing_p_out_of_the_family():
+    common = _script("buying").C          # the analyses' shared helpers (analyses/_common.py)
+    got = common.holm_column([0.01, float("nan"), 0.04, 1e-60])
+    assert got[1] != got[1]                                   # NaN stays NaN
+    assert got[3] == pytest.approx(3e-60) and got[0] == pytest.approx(0.02) and got[2] == pytest.approx(0.04)
