@@ -150,7 +150,10 @@ def run(a) -> int:
                     for k, v in m.items():
                         x = v[:, h]
                         hw = q * x.std(ddof=1) / np.sqrt(len(x))
-                        r.update({k: x.mean(), f"{k}_lo": x.mean() - hw, f"{k}_hi": x.mean() + hw})
+                        lo_, hi_ = x.mean() - hw, x.mean() + hw
+                        if k in ("stock", "turn_cap"):          # shares: a t interval can pass 0 or 1
+                            lo_, hi_ = max(lo_, 0.0), min(hi_, 1.0)
+                        r.update({k: x.mean(), f"{k}_lo": lo_, f"{k}_hi": hi_})
                     qs = quantiles(hist[h], POINTS_RANGE[0])
                     r.update({f"points_q{int(100 * x)}": v for x, v in zip((0.05, 0.25, 0.5, 0.75, 0.95), qs)})
                     rows.append(r)
@@ -253,7 +256,7 @@ def report(a, levels, presets, df, dg, dr, clock, charts, out):
          "- Per contract: mean hand length (turns taken by all seats), share of hands that stopped with nobody out "
          "(the stock rule, docs/rules.md §5.5) and at the turn cap (§5.8, counted apart), buys per player, a "
          "player's points (mean, and quantiles 5/25/50/75/95 from exact histograms). The game is the unit of each "
-         "CI (95%, Student t over games).",
+         "CI (95%, Student t over games; the shares' CIs are clipped to 0..1).",
          "- Descriptive: no difference is tested, so there is no multiplicity to adjust; a difference is reported in "
          "words only where the CIs are apart.", "", "## Answer", ""]
     for lv in levels:
