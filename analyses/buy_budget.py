@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 
-import _common as C
+import analyses_common as C
 
 
 def experiment(level, preset, n, a, data):

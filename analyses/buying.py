@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import sys
 
-import _common as C
+import analyses_common as C
 
 ARMS = (("never", "never buys in hand N"), ("always", "buys whenever it may in hand N"))
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import sys
 
-import _common as C
+import analyses_common as C
 
 
 def experiment(level, preset, a, data):

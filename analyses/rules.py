@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import sys
 
-import _common as C
+import analyses_common as C
 
 # family, label, options changed (docs/rules.md §3). "players" is the table size.
 VARIANTS = [
@@ -123,7 +123,7 @@ def run(a) -> int:
     levels = C.check_levels(a.levels)
     presets = [p.strip() for p in a.presets.split(",") if p.strip()]
     if a.games < 2:
-        raise ValueError(f"--games {a.games}: at least 2 games (a CI needs two)")
+        raise C.AnalysisError(f"--games {a.games}: at least 2 games (a CI needs two)")
     out = Path(a.out)
     data = out / "data"
     data.mkdir(parents=True, exist_ok=True)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import sys
 
-import _common as C
+import analyses_common as C
 
 
 def dataset(level, preset, players, a, data):
@@ -71,7 +71,7 @@ def per_game(loc, players, hands, n):
         gp += np.bincount(idx, t["points"].to_numpy().astype(float), minlength=n * players)
         gw += np.bincount(idx, t["win_share"].to_numpy().astype(float), minlength=n * players)
     if (first < 0).any():
-        raise ValueError(f"{loc}: {int((first < 0).sum())} game(s) lack hand 1; rerun to repair the dataset")
+        raise C.AnalysisError(f"{loc}: {int((first < 0).sum())} game(s) lack hand 1; rerun to repair the dataset")
     shape = (n, players)
     return {"game_points": gp.reshape(shape), "win_share": gw.reshape(shape),
             "hand_points": hp.reshape(shape) / hands, "went_out": ho.reshape(shape) / hands,
@@ -97,9 +97,9 @@ def run(a) -> int:
     try:
         counts = [int(x) for x in a.players.split(",")]
     except ValueError:
-        raise ValueError(f"--players {a.players!r}: expected player counts such as 3,4,5,6") from None
+        raise C.AnalysisError(f"--players {a.players!r}: expected player counts such as 3,4,5,6") from None
     if a.games < 2:
-        raise ValueError(f"--games {a.games}: at least 2 games (a CI needs two)")
+        raise C.AnalysisError(f"--games {a.games}: at least 2 games (a CI needs two)")
     out = Path(a.out)
     data = out / "data"
     data.mkdir(parents=True, exist_ok=True)

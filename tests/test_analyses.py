@@ -128,7 +128,17 @@ def test_readme_points_at_committed_results():
 
 
 def test_holm_column_leaves_missing_p_out_of_the_family():
-    common = _script("buying").C          # the analyses' shared helpers (analyses/_common.py)
+    common = _script("buying").C          # the analyses' shared helpers (analyses/analyses_common.py)
     got = common.holm_column([0.01, float("nan"), 0.04, 1e-60])
     assert got[1] != got[1]                                   # NaN stays NaN
     assert got[3] == pytest.approx(3e-60) and got[0] == pytest.approx(0.02) and got[2] == pytest.approx(0.04)
+
+
+def test_runs_after_the_benchmarks_helpers_are_imported():
+    """benchmarks/ puts its own _common on sys.path; the analyses' helpers must not collide with it."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import _common  # noqa: F401  (benchmarks' helpers, as tests/test_benchmarks.py imports them)
+        assert hasattr(_script("buying").C, "parser")
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))

@@ -1,4 +1,7 @@
-"""What the analyses/ scripts share: options, bad input, timing, the report file, charts.
+"""What the analyses/ scripts share: options, bad input, compute records, report pieces, charts.
+
+(Named apart from benchmarks/_common.py: both folders go on sys.path as top-level
+modules, and the tests import both.)
 
 Each analysis (``python analyses/NAME.py [--games N] [--out DIR]``) asks one
 question through the public API (``shanghai_sim.experiment``, ``runner``,
@@ -35,6 +38,10 @@ STYLES = [dict(color="black", marker="o", mfc="black", ls="-"),
           dict(color="0.25", marker="P", mfc="white", ls=(0, (1, 1)))]
 
 
+class AnalysisError(ValueError):
+    """A bad option of an analysis script: one line, exit status 2."""
+
+
 def parser(name: str, doc: str, games: int, **extra) -> argparse.ArgumentParser:
     """The options every analysis takes: --games, --out, --seed, --threads."""
     ap = argparse.ArgumentParser(prog=f"analyses/{name}.py", description=doc.split("\n\n")[0],
@@ -58,7 +65,7 @@ def check_levels(text: str) -> list[str]:
     from shanghai_sim.bots import parse_bot
     levels = [s.strip() for s in text.split(",") if s.strip()]
     if not levels:
-        raise ValueError("--levels: give at least one bot spec, e.g. --levels greedy,smart")
+        raise AnalysisError("--levels: give at least one bot spec, e.g. --levels greedy,smart")
     for s in levels:
         parse_bot(s, 10)
     return levels
@@ -73,24 +80,26 @@ def parse_hands(text: str, presets: list[str]) -> list[int]:
         try:
             out += list(range(int(a), int(b or a) + 1))
         except ValueError:
-            raise ValueError(f"--hands {text!r}: expected hand numbers such as 1-10 or 3,8") from None
+            raise AnalysisError(f"--hands {text!r}: expected hand numbers such as 1-10 or 3,8") from None
     for p in presets:
         r = load_rules(p)
         if not out or not all(1 <= h <= r.hands for h in out):
-            raise ValueError(f"--hands {text}: the rules {p!r} have hands 1..{r.hands}")
+            raise AnalysisError(f"--hands {text}: the rules {p!r} have hands 1..{r.hands}")
     return out
 
 
 def main_guard(fn) -> int:
     """Run ``fn()``; the library's errors (bad spec, rules, folder) are one line and exit 2."""
     from shanghai_sim.bots import BotError
+    from shanghai_sim.dataset import DatasetError, WriteError
     from shanghai_sim.experiment import ExperimentError
     from shanghai_sim.rules import RulesError
     from shanghai_sim.runner import JobError
     from shanghai_sim.tournament import TournamentError
     try:
         return fn() or 0
-    except (BotError, ExperimentError, RulesError, JobError, TournamentError, ValueError) as e:
+    except (AnalysisError, BotError, DatasetError, ExperimentError, JobError, RulesError, TournamentError,
+            WriteError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
