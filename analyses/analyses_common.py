@@ -237,14 +237,15 @@ def focal_counts(location: str, hand: int | None = None) -> dict[str, float]:
 
 
 def recorded_seconds(folder: str) -> float:
-    """The compute time recorded in an experiment's experiment.json or a run's manifest.json
-    (summed over the sessions that played it), so a rerun that only reads the data again
-    reports the time the data took to make, not the time to read it."""
+    """The time spent playing a run (``run_seconds`` of its manifest.json) or an experiment (the sum
+    over its arms' manifests), over every session that played games, so a rerun that only reads
+    the data again reports the time the data took to make, not the time to read it."""
     p = Path(folder)
+    manifests = sorted((p / "arms").glob("*/manifest.json")) if (p / "experiment.json").exists() \
+        else [p / "manifest.json"]
     try:
-        if (p / "experiment.json").exists():
-            return float(json.loads((p / "experiment.json").read_text())["seconds"])
-        return float(json.loads((p / "manifest.json").read_text())["timings"]["run_seconds"])
+        return sum(float(json.loads(m.read_text())["timings"]["run_seconds"]) for m in manifests) \
+            if manifests else float("nan")
     except (OSError, ValueError, KeyError, TypeError):
         return float("nan")
 

@@ -164,8 +164,8 @@ def report(a, levels, presets, df, clock, charts, out):
           f"in all arms: {int(df.turn_cap_hands.sum())}.", "",
           C.table_md(t[["level", "preset", "hand", "cap", "buys/hand", "points (cap - own) [95% CI]", "went out",
                         "p_holm", "deals", "stopped"]]), "",
-          "## Compute budget", "", f"Compute: {df[df.arm == 'baseline'].seconds.sum() / 60:.1f} min of experiment time as recorded in each "
-          f"experiment.json (this session's wall time, reading included: {clock.total / 60:.1f} min; "
+          "## Compute budget", "", f"Compute: {df[df.arm == 'baseline'].seconds.sum() / 60:.1f} min of play time as recorded in the arms' "
+          f"manifest.json files (this session's wall time, reading included: {clock.total / 60:.1f} min; "
           f"{os.cpu_count()} cores, shared with other work); "
           f"{int(df[df.arm == 'baseline'].deals.sum()):,} deals over {len(summ)} experiments; CI half-widths: median "
           f"{((v.points_hi - v.points_lo) / 2).median():.2f}, widest {((v.points_hi - v.points_lo) / 2).max():.2f} "

@@ -319,7 +319,7 @@ def report(a, levels, presets, hands, df, var, dg, gbase, times, clock, charts, 
     hw = var.half_width
     tt = pd.DataFrame(times)
     L += ["## Compute budget", "",
-          f"Compute: {tt.seconds.sum() / 60:.1f} min of experiment time as recorded in each experiment.json "
+          f"Compute: {tt.seconds.sum() / 60:.1f} min of play time as recorded in the arms' manifest.json files "
           f"(this session's wall time, reading included: {clock.total / 60:.1f} min) on this machine "
           f"({os.cpu_count()} cores, shared with other work). "
           f"Hand-level: {tt[tt['mode'] == 'hand'].seconds.sum() / 60:.1f} min, {int(tt[tt['mode'] == 'hand'].deals.sum()):,} "

@@ -168,8 +168,8 @@ def report(a, levels, presets, df, da, clock, out):
           "these bots play it, not of the best waiting strategy.", "",
           C.table_md(da[["level", "preset", "arm", "focal_hands", "focal_went_out", "focal_blind"]]), "",
           "## Compute budget", "",
-          f"Compute: {da.drop_duplicates(['level', 'preset']).seconds.sum() / 60:.1f} min of experiment time as "
-          f"recorded in each experiment.json (this session's wall time, reading included: {clock.total / 60:.1f} "
+          f"Compute: {da.drop_duplicates(['level', 'preset']).seconds.sum() / 60:.1f} min of play time as "
+          f"recorded in the arms' manifest.json files (this session's wall time, reading included: {clock.total / 60:.1f} "
           f"min; {os.cpu_count()} cores, shared with other work); per experiment: "
           + ", ".join(f"{r.level} {r.preset} {r.seconds:.0f} s" for r in da.drop_duplicates(['level', 'preset'])
                       .itertuples()) + ".", "",
