@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .kernels.bots import (BOT_GREEDY, BOT_RANDOM, BOT_SMART, BP_BUY, BP_BUY_DMAX, BP_BUY_SHORT,
-                           BP_DUMP, BP_FEED_DOWN,
+                           BP_BUY_STOCK, BP_DUMP, BP_FEED_DOWN,
                            BP_FEED, BP_HAND0, BP_LATE, BP_MAXBUYS, BP_MAXBUYS0, BP_OUTS, BP_PARTNER,
                            BP_POINTS, BP_WAIT_BLIND, BUY_ALWAYS, BUY_AUTO, BUY_NEVER, BUY_USEFUL,
                            MAX_HAND_PARAMS, NBP)
@@ -184,6 +184,9 @@ BOTS: dict[str, BotInfo] = {b.name: b for b in (
                 BotParam("feed_down", "float", BP_FEED_DOWN, 100.0,
                          "cost of discarding a card that a next player who is down could lay off",
                          lo=0, hi=1000),
+                BotParam("buy_stock", "int", BP_BUY_STOCK, 0,
+                         "with fewer cards than this in the stock, it buys only at deficiency 2 "
+                         "or less (buys drain the stock; 0: no such rule)", lo=0, hi=999),
             )),
 )}
 

@@ -27,7 +27,7 @@ from .kernels import layout as L
 from .kernels import play as K
 from .kernels.bots import bot_action_nb
 from .kernels.engine import play_game_nb
-from .log import decode, ranking
+from .log import decode, meld_dict, ranking
 from .rules import Rules, RulesError, load_rules
 
 MANUAL = ("python", "human", "manual")
@@ -194,29 +194,19 @@ class Game:
         return [card_str(c) for c in range(53) for _ in range(int(row[c]))]
 
     def table(self) -> list[dict[str, Any]]:
-        """The melds on the table, with what each joker stands for."""
+        """The melds on the table, with what each joker stands for: the replay log's meld
+        objects (``log.meld_dict``, docs/replay.md)."""
         S, TM, TC, TJ = self.S, self.G[L.G_TABLE], self.G[L.G_TCARDS], self.G[L.G_TJOKERS]
         out = []
         for m in range(int(S[K.S_NT])):
             kind, key = int(TM[m, K.TM_KIND]), int(TM[m, K.TM_KEY])
-            d: dict[str, Any] = {"meld": m, "owner": int(TM[m, K.TM_OWNER]),
-                                 "kind": "set" if kind == K.SET else "run"}
             if kind == K.SET:
-                n = int(TM[m, K.TM_N])
-                cards = [int(TC[m, k]) for k in range(n)]
-                d["rank"] = RANKS[key]
-                d["cards"] = [card_str(c) for c in cards]
-                d["jokers"] = [(RANKS[key] + (SUITS[int(TJ[m, k])] if TJ[m, k] >= 0 else ""))
-                               if cards[k] == K.JOKER else None for k in range(n)]
+                ident = [int(TJ[m, k]) for k in range(int(TM[m, K.TM_N]))]
+                cards = [int(TC[m, k]) for k in range(len(ident))]
             else:
-                lo, hi = int(TM[m, K.TM_LO]), int(TM[m, K.TM_HI])
-                cards = [int(TC[m, pos]) for pos in range(lo, hi + 1)]
-                d["suit"] = SUITS[key]
-                d["cards"] = [card_str(c) for c in cards]
-                d["jokers"] = [RANKS[pos % 13] + SUITS[key] if TC[m, pos] == K.JOKER else None
-                               for pos in range(lo, hi + 1)]
-                d["low"], d["high"] = lo, hi
-            out.append(d)
+                ident = list(range(int(TM[m, K.TM_LO]), int(TM[m, K.TM_HI]) + 1))
+                cards = [int(TC[m, pos]) for pos in ident]
+            out.append(meld_dict(m, int(TM[m, K.TM_OWNER]), kind, key, cards, ident))
         return out
 
     def view(self, seat: int | None = None) -> dict[str, Any]:

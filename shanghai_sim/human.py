@@ -34,7 +34,7 @@ from .rules import GoOut, load_rules
 
 # The bot that answers `hint`: the strongest in shanghai_sim.bots.BOTS. Change it here
 # when a stronger one is registered.
-HINT_BOT = "greedy"
+HINT_BOT = "smart"
 # Lay-downs offered besides the least-deadwood one (each keeps some card in hand).
 MAX_ALTERNATIVES = 3
 HUMAN = "human"
@@ -512,10 +512,15 @@ class HumanGame:
             eff = (f"{up} lowers your deficiency from {d0} to {d1}" if d1 < d0
                    else f"{up} would leave your deficiency at {d0}")
             if a.kind == "buy":
-                return f"{eff}, at the price of {_n(self.rules.buy_penalty, 'penalty card')}"
+                price = f"at the price of {_n(self.rules.buy_penalty, 'penalty card')}"
+                if d1 >= d0:
+                    return f"{eff}, but you need more cards to go down: {price}"
+                return f"{eff}, {price}"
             if a.kind == "pass" and g.phase == "buy" and d1 < d0:
                 left = g.view(self.seat)["buys_left"][self.seat]
                 return f"{eff}, but {'you have no buys left' if left <= 0 else 'the bot keeps its buys'}"
+            if a.kind == "pass" and d1 < d0:
+                return f"{eff}, but every discard after it would raise it again"
             return eff
         if a.kind == "draw":
             return "draw from the stock"
@@ -554,7 +559,7 @@ class HumanGame:
                     return True
             elif card[-1] == md["suit"] and n < 13:
                 r = "A23456789TJQK".index(card[:-1])
-                lo, hi = md["low"], md["high"]
+                lo, hi = md["positions"][0], md["positions"][-1]
                 if (lo > 0 and r == (lo - 1) % 13) or (hi < 13 and r == (hi + 1) % 13):
                     return True
         return False

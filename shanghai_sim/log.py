@@ -29,8 +29,11 @@ def _stands_for_set(rank: int, suit: int) -> str:
     return RANKS[rank] + (SUITS[suit] if suit >= 0 else "")
 
 
-def _meld_dict(idx: int, owner: int, kind: int, key: int, cards: list[int],
-               ident: list[int]) -> dict[str, Any]:
+def meld_dict(idx: int, owner: int, kind: int, key: int, cards: list[int],
+              ident: list[int]) -> dict[str, Any]:
+    """The one description of a table meld (docs/replay.md, meld object), for the log and
+    for ``Game.table``: ``cards`` in order and ``ident`` per card (a run: its position
+    0..13; a set: a joker's declared suit, or -1)."""
     d: dict[str, Any] = {"meld": idx, "owner": owner, "kind": "set" if kind == K.SET else "run"}
     if kind == K.SET:
         d["rank"] = RANKS[key]
@@ -99,7 +102,7 @@ def decode(log: np.ndarray, players: int, contracts: "list[str] | None" = None) 
                 cards = a[k + 5:k + 5 + nn]
                 ident = a[k + 5 + nn:k + 5 + 2 * nn]
                 k += 5 + 2 * nn
-                md = _meld_dict(idx, seat, kind, key, cards, ident)
+                md = meld_dict(idx, seat, kind, key, cards, ident)
                 table[idx] = {"kind": kind, "key": key, "owner": seat,
                               "cards": list(cards), "ident": list(ident)}
                 melds.append(md)
@@ -126,7 +129,7 @@ def decode(log: np.ndarray, players: int, contracts: "list[str] | None" = None) 
                     tm["ident"].append(ident)
                     if c == K.JOKER:
                         e["joker_as"] = _stands_for_set(tm["key"], ident)
-                e["meld_now"] = _meld_dict(m, tm["owner"], tm["kind"], tm["key"], tm["cards"], tm["ident"])
+                e["meld_now"] = meld_dict(m, tm["owner"], tm["kind"], tm["key"], tm["cards"], tm["ident"])
         elif t == K.EV_SWAP:
             seat, c, m, slot, ident = a
             tm = table.get(m)
@@ -141,7 +144,7 @@ def decode(log: np.ndarray, players: int, contracts: "list[str] | None" = None) 
                     j = slot
                     tm["ident"][j] = -1
                 tm["cards"][j] = c
-                e["meld_now"] = _meld_dict(m, tm["owner"], tm["kind"], tm["key"], tm["cards"], tm["ident"])
+                e["meld_now"] = meld_dict(m, tm["owner"], tm["kind"], tm["key"], tm["cards"], tm["ident"])
         elif t == K.EV_DISCARD:
             e = {"event": "discard", "hand": hand, "seat": a[0], "card": card_str(a[1])}
         elif t == K.EV_RESHUFFLE:

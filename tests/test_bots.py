@@ -18,7 +18,10 @@ def test_parse_canonical_names():
 
 
 @pytest.mark.parametrize("spec,needle", [
-    ("smart", "valid bots: random, greedy"),
+    ("clever", "valid bots: random, greedy, smart"),
+    ("smart:outs=-1", "a number 0..100"),
+    ("smart:outs=x", "a number 0..100"),
+    ("greedy:buy=auto", "never, useful, always"),
     ("greedy:foo=1", "valid: buy="),
     ("greedy:buy=sometimes", "never, useful, always"),
     ("greedy:buy99=never", "hand numbers"),
@@ -57,9 +60,10 @@ def test_bots_command_lists_bots_and_params():
 @pytest.mark.parametrize("rules,seed", [("shanghai", 1), ("contract", 2)])
 def test_greedy_discard_is_the_plain_rule(rules, seed):
     """greedy (not down) discards the card whose loss keeps the deficiency lowest; ties:
-    more useful outs, then more points, then the lower card id. The bot stops at the
-    first candidate in tie order that keeps the deficiency; a plain loop over every
-    card must agree at every discard of a seeded game."""
+    more useful outs, then more points, then the lower card id; a joker or the card it
+    just took from the pile only when no other card is left. The bot stops at the first
+    candidate in tie order that keeps the deficiency; a plain loop over every card must
+    agree at every discard of a seeded game."""
     from shanghai_sim import Game
     from shanghai_sim.kernels import play as K
     from shanghai_sim.kernels.bots import NEAR
@@ -83,6 +87,7 @@ def test_greedy_discard_is_the_plain_rule(rules, seed):
         if a.kind == "discard" and G[L.G_PS][p, K.PS_DOWN] == 0:
             h = int(S[K.S_HAND])
             H = G[L.G_HANDS][p].copy()
+            took = int(G[L.G_PS][p, L.PS_TOOK]) - 1
             best = None
             for c in range(53):
                 if H[c] == 0:
@@ -90,7 +95,7 @@ def test_greedy_discard_is_the_plain_rule(rules, seed):
                 H[c] -= 1
                 d = deficiency_nb(H, R[L.R_MELD_KIND][h], R[L.R_MELD_SIZE][h], R[L.R_N_MELDS][h], R[L.R_JOKER_CAP], R[L.R_PARAMS][P_INITIAL_EXACT],
                                   R[L.R_PARAMS][P_SAME_SUIT_GAP])
-                key = (-d, outs(H), int(R[L.R_POINTS][c]), -c)
+                key = (0 if c in (52, took) else 1, -d, outs(H), int(R[L.R_POINTS][c]), -c)
                 H[c] += 1
                 if best is None or key > best[0]:
                     best = (key, c)

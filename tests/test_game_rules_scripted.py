@@ -48,7 +48,8 @@ def test_layoff_at_both_run_ends_and_ace_high():
     assert ends == {("AH", "high"), ("9H", "low")}
     act(g, "layoff", "AH", meld=run, end="high")
     assert meld_of(g, "run")["cards"] == ["TH", "JH", "QH", "KH", "AH"]
-    assert meld_of(g, "run")["high"] == 13                      # ace high: position 13
+    assert meld_of(g, "run")["positions"][-1] == 13              # ace high: position 13
+    assert meld_of(g, "run")["high"] == "AH"
     assert not [x for x in legal(g, "layoff") if x.meld == run and x.end == "high"]
     act(g, "layoff", "9H", meld=run, end="low")
     assert meld_of(g, "run")["cards"][0] == "9H"

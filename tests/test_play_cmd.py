@@ -57,15 +57,15 @@ def _greedy_script(rules, players, seat, seed, extra=None):
     return typed, hg, "\n".join(screen)
 
 
-def test_playing_what_greedy_plays_is_the_replayed_game(tmp_path):
+def test_playing_what_the_hint_bot_plays_is_the_replayed_game(tmp_path):
     seed, seat = 13, 1
     # asking for a hint, the melds or the score in between must not change the game
     asks = iter(range(10 ** 6))
     typed, hg, screen = _greedy_script(
         "shanghai", 3, seat, seed,
         extra=lambda hg: ["hint", "melds", "score"] if next(asks) % 40 == 0 else [])
-    assert "hint from greedy:" in screen and "hand " in screen
-    ref, _ = game_events("shanghai", 3, seed, "greedy")
+    assert "hint from smart:" in screen and "hand " in screen
+    ref, _ = game_events("shanghai", 3, seed, [HINT_BOT if q == seat else "greedy" for q in range(3)])
     ref = json.loads(json.dumps(ref))
     assert hg.log_events()[1:] == ref
 
@@ -78,7 +78,8 @@ def test_playing_what_greedy_plays_is_the_replayed_game(tmp_path):
     assert events[0] == {"event": "game", "schema": 1, "seed": seed, "rules": "shanghai",
                          "players": 3, "seats": ["greedy", "human", "greedy"], "human": seat}
     assert events[1:] == ref
-    r2 = _run(["replay", "--seed", str(seed), "--players", "3", "--json"])
+    lineup = ",".join(HINT_BOT if q == seat else "greedy" for q in range(3))
+    r2 = _run(["replay", "--seed", str(seed), "--players", "3", "--bots", lineup, "--json"])
     assert [json.loads(x) for x in r2.output.splitlines()] == events[1:]
 
 
@@ -252,7 +253,7 @@ def test_quit_and_ctrl_c_end_cleanly(tmp_path):
     (["play", "--seat", "4"], "bad seat 4: must be 0..3"),
     (["play", "--players", "9"], "bad players 9"),
     (["play", "--seed", "x"], "bad seed"),
-    (["play", "--bots", "smart"], "unknown bot 'smart'"),
+    (["play", "--bots", "clever"], "unknown bot 'clever'"),
     (["play", "--players", "4", "--bots", "greedy,random"], "2 bot specs for the 3 other seats"),
     (["play", "--rules", "nope"], "unknown preset"),
     (["play", "--log", "no/such/dir/g.jsonl"], "cannot write the log no/such/dir/g.jsonl"),

@@ -50,7 +50,7 @@ def test_deal_and_scores_are_consistent():
 @pytest.mark.parametrize("args,needle", [
     (["replay", "--seed", "x"], "bad seed"),
     (["replay", "--seed", "-1"], "bad seed"),
-    (["replay", "--seed", "1", "--bots", "smart"], "unknown bot"),
+    (["replay", "--seed", "1", "--bots", "clever"], "unknown bot"),
     (["replay", "--seed", "1", "--players", "9"], "players"),
     (["replay", "--seed", "1", "--players", "two"], "players"),
     (["replay", "--seed", "1", "--rules", "nope"], "unknown preset"),

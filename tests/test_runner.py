@@ -419,8 +419,9 @@ def test_resume_refuses_games_of_another_bot_version(tmp_path, monkeypatch):
     m = json.loads((out / "manifest.json").read_text())
     assert m["bots"]["versions"] == {"greedy": B.BOTS["greedy"].version}
     (out / "games" / "part-00003.parquet").unlink()
+    v = B.BOTS["greedy"].version
     monkeypatch.setitem(B.BOTS, "greedy", dataclasses.replace(B.BOTS["greedy"], version=99))
     r = run_cli("run", "--games", "40", "--shard-size", "10", "--out", out, "--resume")
-    assert r.exit_code == 2 and "greedy v1 there, v99 here" in r.output
+    assert r.exit_code == 2 and f"greedy v{v} there, v99 here" in r.output
     assert len(r.output.strip().splitlines()) == 1
     assert not (out / "games" / "part-00003.parquet").exists()      # nothing played or replaced

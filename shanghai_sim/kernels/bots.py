@@ -21,7 +21,7 @@ from .layout import (G_BUF, G_GD, G_HANDS, G_PILE, G_PS, G_RNG, G_S, G_SCR, G_TA
                      P_JOKER_SWAP, P_SET_JOKER_CARD, PS_BUYS, PS_DEF, PS_DEFOK, PS_DOWN,
                      PS_KNOWN0, PS_N, PS_TOOK, R_JOKER_CAP, R_MELD_KIND, R_MELD_SIZE,
                      R_N_MELDS, R_PARAMS, R_POINTS, RNG_BOT0, RUN, S_ACTOR, S_HAND, S_MUST_DOWN,
-                     S_NP, S_NT, S_PHASE, S_PILE_N, S_UP, SCR_CAND, SCR_TMP, SCR_UNSEEN,
+                     S_NP, S_NT, S_PHASE, S_PILE_N, S_STOCK_N, S_UP, SCR_CAND, SCR_TMP, SCR_UNSEEN,
                      SWAP_ANYONE, TM_HI, TM_KEY, TM_KIND, TM_LO, TM_N, TM_NJ)
 from .melds import popcount
 from .play import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_PASS, A_SWAP, A_TAKE, PH_BUY, PH_DRAW,
@@ -54,7 +54,8 @@ BP_BUY_DMAX = BP_OUTS + 5              # buys a card that lowers a deficiency up
 BP_BUY_SHORT = BP_OUTS + 6             # short of cards: buys a partnered card up to this deficiency
 BP_DUMP = BP_OUTS + 7                  # sheds points first at this deficiency when a down opponent is near out
 BP_FEED_DOWN = BP_OUTS + 8             # a discard a next player who is down could lay off
-NBP = BP_OUTS + 9
+BP_BUY_STOCK = BP_OUTS + 9             # below this many stock cards, buys only near the contract
+NBP = BP_OUTS + 10
 
 BUY_NEVER = 0
 BUY_USEFUL = 1
@@ -650,10 +651,19 @@ def _smart_buy(R, G, p, bp):
     short = cards_short_nb(R, G, p)
     if d0 == 0:
         return short > 0
+    dmax = bp[BP_BUY_DMAX]
+    dshort = bp[BP_BUY_SHORT]
+    if G[G_S][S_STOCK_N] < bp[BP_BUY_STOCK]:
+        # A short stock: every buy drains it (docs/rules.md §5.5 stops the hand when it
+        # has run out too often), so buy only when near the contract.
+        dmax = min(dmax, 2.0)
+        dshort = min(dshort, 2.0)
+        if d0 > 2:
+            return False
     up = G[G_S][S_UP]
     if _def_with(R, G, p, up, 1) < d0:
-        return short > 0 or d0 <= bp[BP_BUY_DMAX]
-    if short > 0 and d0 <= bp[BP_BUY_SHORT] and up < JOKER:
+        return short > 0 or d0 <= dmax
+    if short > 0 and d0 <= dshort and up < JOKER:
         has_set, has_run = _contract_kinds(R, G)
         Hp = G[G_HANDS][p]
         m = _mates(up, has_set, has_run)

@@ -7,7 +7,7 @@ import numba as nb
 import numpy as np
 
 from .layout import JOKER, NPOS, RUN, SET  # noqa: F401
-from .meld_search import _pos_rank
+from .meld_search import _pos_rank, runs_touch, win_maxl
 from .meld_deficiency import deficiency_nb
 
 
@@ -102,7 +102,7 @@ def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cn
                         need_window = True
             while need_window:
                 wl[d] += 1
-                maxl = sz if exact else min(13, NPOS - wlo[d])
+                maxl = win_maxl(wlo[d], sz, exact)
                 if wl[d] > maxl:
                     wl[d] = sz
                     wlo[d] += 1
@@ -132,11 +132,8 @@ def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cn
                     touch = False
                     for q in range(d):
                         o = order[q]
-                        if kinds[o] == RUN and cur[o, 1] == x:
-                            olo = cur[o, 2]
-                            ohi = olo + cur[o, 3] - 1
-                            if not (lo > ohi + 1 or hi < olo - 1):
-                                touch = True
+                        if kinds[o] == RUN and cur[o, 1] == x and runs_touch(lo, L, cur[o, 2], cur[o, 3]):
+                            touch = True
                     if touch:
                         continue
                 wpm[d] = pm

@@ -6,6 +6,7 @@ import numba as nb
 import numpy as np
 
 from .layout import FP, MEMO_T, NPOS, WT_W  # noqa: F401
+from .meld_search import win_maxl, win_skip
 from .meld_bits import RESERVED, _fold, popcount
 
 
@@ -13,29 +14,63 @@ from .meld_bits import RESERVED, _fold, popcount
 def _all_windows(px, x, s, exact, joker_cap, es_min, ms_min, J, cw, ch, ck, cme, n, kmin, kmax):
     """Every window of suit x (for the rare suit whose undominated list does not fit the memo)."""
     for lo in range(0, NPOS - s + 1):
-        maxl = s if exact else min(13, NPOS - lo)
-        for L in range(s, maxl + 1):
-            hi = lo + L - 1
-            if L > s and (((px >> lo) & 1) == 0 or ((px >> hi) & 1) == 0):
+        for L in range(s, win_maxl(lo, s, exact) + 1):
+            pm = _window_pm(px, lo, L, s)
+            if pm < 0:
                 continue
-            pm = px & (((1 << L) - 1) << lo)
-            m = L - popcount(pm)
-            e = m - joker_cap[L]
-            if e < 0:
-                e = 0
-            a = e + es_min
-            b = m + ms_min - J
-            k = a if a > b else b
-            cw[n] = x | (L << 6)
-            ch[n] = _fold(pm)
-            ck[n] = k
-            cme[n] = m | (e << 8)
-            n += 1
-            if k < kmin:
-                kmin = k
-            if k > kmax:
-                kmax = k
+            n, kmin, kmax = _window_bound(x, L, _fold(pm), L - popcount(pm), joker_cap, es_min,
+                                          ms_min, J, cw, ch, ck, cme, n, kmin, kmax)
     return n, kmin, kmax
+
+
+@nb.njit(cache=True, inline="always")
+def _window_pm(px, lo, L, s):
+    """Held positions (of px) inside the window of L positions from lo; -1 when
+    win_skip drops the window."""
+    if win_skip(L, s, ((px >> lo) & 1) != 0, ((px >> (lo + L - 1)) & 1) != 0):
+        return -1
+    return px & (((1 << L) - 1) << lo)
+
+
+@nb.njit(cache=True, inline="always")
+def _window_bound(x, L, held, m, joker_cap, es_min, ms_min, J, cw, ch, ck, cme, n, kmin, kmax):
+    """Append window (suit x, L positions, held ranks, m missing) to the candidate list
+    cw/ch/ck/cme at n with its lower bound k = max(e + es_min, m + ms_min - J); returns
+    the new n and the bounds' min and max."""
+    e = m - joker_cap[L]
+    if e < 0:
+        e = 0
+    a = e + es_min
+    b = m + ms_min - J
+    k = a if a > b else b
+    cw[n] = x | (L << 6)
+    ch[n] = held
+    ck[n] = k
+    cme[n] = m | (e << 8)
+    n += 1
+    if k < kmin:
+        kmin = k
+    if k > kmax:
+        kmax = k
+    return n, kmin, kmax
+
+
+@nb.njit(cache=True, inline="always")
+def _memo_probe(key, ckeys):
+    """Probe the memo for key: (q, True) when slot q holds it, (q, False) when q is free
+    for it, (-1, False) when the 8 probes met neither (the caller uses a reserved slot)."""
+    slots = ckeys.shape[0]
+    h = _hslot(key, slots)
+    for probe in range(8):
+        q = (h + probe) & (slots - 1)
+        if q >= slots - RESERVED:
+            continue
+        k = ckeys[q]
+        if k == key:
+            return q, True
+        if k == 0:
+            return q, False
+    return -1, False
 
 
 @nb.njit(cache=True, inline="always")
@@ -49,21 +84,15 @@ def _window_slot(px, s, exact, joker_cap, ckeys, cvals, cn):
     so the best lay-down always has an undominated window. Entry i: held rank mask
     and m | L << 4, in cvals[q, i >> 3, i & 7]; cn[q, 0] entries.
     """
-    slots = ckeys.shape[0]
     key = (np.int64(s) << 40) | (np.int64(3) << 36) | np.int64(px)
     key += 1
-    h = _hslot(key, slots)
-    for probe in range(8):
-        q = (h + probe) & (slots - 1)
-        if q >= slots - RESERVED:
-            continue
-        k = ckeys[q]
-        if k == key:
-            return q
-        if k == 0:
-            return _window_fill(px, s, exact, joker_cap, ckeys, cvals, cn, q, key)
+    q, hit = _memo_probe(key, ckeys)
+    if hit:
+        return q
+    if q >= 0:
+        return _window_fill(px, s, exact, joker_cap, ckeys, cvals, cn, q, key)
     # full: the reserved window slot, for this suit only (its list is read at once)
-    return _window_fill(px, s, exact, joker_cap, ckeys, cvals, cn, slots - RESERVED + 4, 0)
+    return _window_fill(px, s, exact, joker_cap, ckeys, cvals, cn, ckeys.shape[0] - RESERVED + 4, 0)
 
 
 @nb.njit(cache=True, inline="always")
@@ -85,12 +114,10 @@ def _window_fill(px, s, exact, joker_cap, ckeys, cvals, cn, free, key):
     n = 0
     ckeys[free] = 0
     for lo in range(0, NPOS - s + 1):
-        maxl = s if exact else min(13, NPOS - lo)
-        for L in range(s, maxl + 1):
-            hi = lo + L - 1
-            if L > s and (((px >> lo) & 1) == 0 or ((px >> hi) & 1) == 0):
+        for L in range(s, win_maxl(lo, s, exact) + 1):
+            pm = _window_pm(px, lo, L, s)
+            if pm < 0:
                 continue
-            pm = px & (((1 << L) - 1) << lo)
             m = L - popcount(pm)
             held = _fold(pm)
             cap = joker_cap[L]

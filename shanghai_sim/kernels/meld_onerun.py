@@ -9,7 +9,7 @@ from .layout import MAX_MELDS as MAXM  # melds per contract
 from .meld_search import INF, MAXC
 from .meld_bits import MEMO_MIN, PARTS, PART_START, popcount
 from .meld_sets import _next_perm, _sets_cost, _sets_cost_transfer, _sets_em, _top
-from .meld_memo import _all_windows, _window_slot, _wt_entry
+from .meld_memo import _all_windows, _window_bound, _window_slot, _wt_entry
 
 
 NLV = 32                 # count levels of _levels (a rank with more cards takes the slow path)
@@ -321,23 +321,8 @@ def _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, c
         for i in range(cn[q, 0]):
             held = np.int64(cvals[q, i >> 3, i & 7, 0])
             ml = np.int64(cvals[q, i >> 3, i & 7, 1])
-            m = ml & 15
-            L = ml >> 4
-            e = m - joker_cap[L]
-            if e < 0:
-                e = 0
-            a = e + es_min
-            b = m + ms_min - J
-            k = a if a > b else b
-            cw[n] = x | (L << 6)
-            ch[n] = held
-            ck[n] = k
-            cme[n] = m | (e << 8)
-            n += 1
-            if k < kmin:
-                kmin = k
-            if k > kmax:
-                kmax = k
+            n, kmin, kmax = _window_bound(x, ml >> 4, held, ml & 15, joker_cap, es_min, ms_min, J,
+                                          cw, ch, ck, cme, n, kmin, kmax)
     best = INF
     level = kmin
     while level <= kmax and level < best:

@@ -6,9 +6,9 @@ import numba as nb
 import numpy as np
 
 from .layout import FP, MS_FRONT, MS_SUIT_CNT, MS_WIN_L, MS_WIN_LO, MS_WIN_R, MS_WIN_T, NPOS  # noqa: F401
-from .meld_search import INF
+from .meld_search import INF, runs_touch, win_maxl, win_skip
 from .meld_bits import MAXR, RESERVED, _fold, popcount
-from .meld_memo import _hslot
+from .meld_memo import _hslot, _memo_probe  # noqa: F401
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -44,10 +44,8 @@ def _suit_windows(cntx, s, exact, joker_cap, cand_lo, cand_l, cand_r, cand_t):
     nc = 0
     has_empty = False
     for lo in range(0, NPOS - s + 1):
-        maxl = s if exact else min(13, NPOS - lo)
-        for L in range(s, maxl + 1):
-            hi = lo + L - 1
-            if L > s and (cntx[lo] == 0 or cntx[hi] == 0):
+        for L in range(s, win_maxl(lo, s, exact) + 1):
+            if win_skip(L, s, cntx[lo] > 0, cntx[lo + L - 1] > 0):
                 continue
             rm = _fold(((1 << L) - 1) << lo)
             if rm & pr == 0:
@@ -65,11 +63,7 @@ def _suit_windows(cntx, s, exact, joker_cap, cand_lo, cand_l, cand_r, cand_t):
 @nb.njit(cache=True, inline="always")
 def _touch(cand_lo, cand_l, a, b):
     """Do windows a and b of one suit overlap or touch (same_suit_runs = gap)?"""
-    alo = cand_lo[a]
-    ahi = alo + cand_l[a] - 1
-    blo = cand_lo[b]
-    bhi = blo + cand_l[b] - 1
-    return not (alo > bhi + 1 or ahi < blo - 1)
+    return runs_touch(cand_lo[a], cand_l[a], cand_lo[b], cand_l[b])
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -180,12 +174,8 @@ def _suit_front(cntx, t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, sel):
         ok = True
         if gap != 0:
             for i in range(t):
-                lo = cand_lo[sel[i]]
-                hi = lo + cand_l[sel[i]] - 1
                 for j in range(i):
-                    olo = cand_lo[sel[j]]
-                    ohi = olo + cand_l[sel[j]] - 1
-                    if not (lo > ohi + 1 or hi < olo - 1):
+                    if _touch(cand_lo, cand_l, sel[i], sel[j]):
                         ok = False
         if ok:
             sumL = 0
@@ -367,19 +357,13 @@ def _suit_slot(counts, x, s, key, joker_cap, exact, gap, ckeys, cvals, cn, scrat
     t = 3 once _suit_front3 has run; every natural count <= 2; key = _suit_key); -1 if
     a front has more than FP points. A full memo is never evicted: the fronts then go
     to the suit's reserved slot (RESERVED), valid for this call only."""
-    slots = ckeys.shape[0]
-    h = _hslot(key, slots)
-    for probe in range(8):
-        q = (h + probe) & (slots - 1)
-        if q >= slots - RESERVED:
-            continue
-        k = ckeys[q]
-        if k == key:
-            return q
-        if k == 0:
-            return _suit_fill(counts, x, s, joker_cap, exact, gap, ckeys, cvals, cn, scratch, q, key)
+    q, hit = _memo_probe(key, ckeys)
+    if hit:
+        return q
+    if q >= 0:
+        return _suit_fill(counts, x, s, joker_cap, exact, gap, ckeys, cvals, cn, scratch, q, key)
     return _suit_fill(counts, x, s, joker_cap, exact, gap, ckeys, cvals, cn, scratch,
-                      slots - RESERVED + x, 0)
+                      ckeys.shape[0] - RESERVED + x, 0)
 
 
 @nb.njit(cache=True, _nrt=False)

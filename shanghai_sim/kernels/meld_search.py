@@ -18,6 +18,29 @@ def _pos_rank(p):
     return p - 13 if p == 13 else p
 
 
+@nb.njit(cache=True, inline="always")
+def win_maxl(lo, s, exact):
+    """Longest run window from position lo for a run of size s: s itself when runs are
+    exact, else up to 13 ranks within the 14 positions (ace low .. ace high)."""
+    return s if exact else min(13, NPOS - lo)
+
+
+@nb.njit(cache=True, inline="always")
+def win_skip(L, s, lo_held, hi_held):
+    """Skip a window of L > s positions unless both its ends are hand cards (a shorter
+    one would do at least as well). The one window rule of every run enumeration."""
+    return L > s and (not lo_held or not hi_held)
+
+
+@nb.njit(cache=True, inline="always")
+def runs_touch(alo, al, blo, bl):
+    """Do two runs of one suit, at positions alo..alo+al-1 and blo..blo+bl-1, overlap or
+    touch (docs/rules.md §3 same_suit_runs = gap forbids it)?"""
+    ahi = alo + al - 1
+    bhi = blo + bl - 1
+    return not (alo > bhi + 1 or ahi < blo - 1)
+
+
 @nb.njit(cache=True, _nrt=False)
 def _suit_counts(counts, cnt):
     """cnt[x, p]: copies of the natural card at run position p of suit x."""
@@ -36,7 +59,7 @@ def _run_candidates(cnt, s, exact, joker_cap, cx, clo, cl, cm, ce):
     n = 0
     for x in range(4):
         for lo in range(0, NPOS - s + 1):
-            maxl = s if exact else min(13, NPOS - lo)
+            maxl = win_maxl(lo, s, exact)
             pres = 0
             for p in range(lo, lo + s - 1):
                 if cnt[x, p] > 0:
@@ -45,8 +68,7 @@ def _run_candidates(cnt, s, exact, joker_cap, cx, clo, cl, cm, ce):
                 hi = lo + L - 1
                 if cnt[x, hi] > 0:
                     pres += 1
-                # Longer than s only when both ends are hand cards.
-                if L > s and (cnt[x, lo] == 0 or cnt[x, hi] == 0):
+                if win_skip(L, s, cnt[x, lo] > 0, cnt[x, hi] > 0):
                     continue
                 m = L - pres
                 cap = joker_cap[L]
@@ -291,13 +313,9 @@ def _flow_cost(counts, nm, kinds, shape_a, shape_b, shape_l, joker_cap,
 @nb.njit(cache=True, _nrt=False)
 def _touches(x, lo, L, nm_placed, kinds, shape_a, shape_b, shape_l):
     """Under same_suit_runs = gap: does window (x, lo, L) touch or overlap a placed run of suit x?"""
-    hi = lo + L - 1
     for i in range(nm_placed):
-        if kinds[i] == RUN and shape_a[i] == x:
-            olo = shape_b[i]
-            ohi = olo + shape_l[i] - 1
-            if not (lo > ohi + 1 or hi < olo - 1):
-                return True
+        if kinds[i] == RUN and shape_a[i] == x and runs_touch(lo, L, shape_b[i], shape_l[i]):
+            return True
     return False
 
 

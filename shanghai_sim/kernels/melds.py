@@ -49,7 +49,7 @@ from .layout import (CACHE_BITS, FP, JOKER, LAY_W, MEMO_T, MS_PMASK, MS_RC, MS_R
                      MS_FRONT, MS_SUIT_CNT, MS_WIN_L, MS_WIN_LO, MS_WIN_R, MS_WIN_T, MS_WR, NPOS, RUN,
                      SCRATCH, SET, WT_SIZES, WT_W, new_cache)  # noqa: F401
 from .layout import MAX_MELDS as MAXM  # noqa: F401
-from .meld_search import INF, MAXC, _flow_cost, _leaf_cost, _leaf_em, _pos_rank, _run_candidates, _search, _suit_counts, _touches  # noqa: F401
+from .meld_search import INF, MAXC, _flow_cost, _leaf_cost, _leaf_em, _pos_rank, _run_candidates, _search, _suit_counts, _touches, runs_touch, win_maxl, win_skip  # noqa: F401
 from .meld_bits import MAXR, MEMO_MIN, PARTS, PART_START, PMAX, RESERVED, _fold, _partition_table, _partitions, _prefetch, popcount  # noqa: F401
 from .meld_sets import _next_perm, _sets_cost, _sets_cost_transfer, _sets_em, _top  # noqa: F401
 from .meld_memo import _all_windows, _hslot, _ml_order, _win_entry, _window_fill, _window_slot, _wt_entry, _wt_row, memo_trim_nb  # noqa: F401

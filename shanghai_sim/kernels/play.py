@@ -59,7 +59,7 @@ from .layout import (G_BUF, G_GD, G_GDJ, G_HANDS, G_LD, G_LOG, G_MKEYS, G_MN, G_
                      SCR_WANT_RUNS, SCR_WANT_SETS, SET, SWAP_ANYONE, SWAP_DOWN_ONLY, TM_HI,
                      TM_KEY, TM_KIND, TM_LO, TM_N, TM_NJ, TM_OWNER, TW, new_state)  # noqa: F401
 from .layout import CACHE_BITS, FP, MEMO_T, NPOS, SCRATCH, WT_SIZES, WT_W
-from .melds import deficiency_ws_nb, laydown_sat_nb, max_laid_nb, memo_trim_nb
+from .melds import deficiency_ws_nb, laydown_sat_nb, max_laid_nb, memo_trim_nb, runs_touch
 from .records import (HF_BLIND, HF_BUY_CARDS, HF_BUYS, HF_CARDS_LEFT, HF_DEALER, HF_DOWN_TURN,
                       HF_JOKERS_LEFT, HF_POINTS, HF_STOCK_PASSES, HF_TURNS, HF_WENT_OUT,
                       HF_STOPPED, NHF)
@@ -287,50 +287,68 @@ def draw_stock_nb(R, G):
 # ---------------------------------------------------------------- table melds
 
 @nb.njit(cache=True, _nrt=False)
+def meld_jokers_nb(cap, kind, key, lo, n, row, off, at_pos):
+    """The one meld rule (docs/rules.md §4, §3 joker_limit), for the table and for a
+    proposal alike: do the n cards row[off + k] make a meld of this kind and key (a set:
+    3 to TW cards of rank key; a run: 4 to 13 cards of suit key at positions lo..lo+n-1
+    within 0..13), with at least one natural and at most cap[n] jokers? A proposal row
+    lists a run's cards in order; the table keeps them at their positions (at_pos: the
+    card at position q is row[off + q]). Returns the number of jokers, or -1."""
+    if n < 1 or n >= cap.shape[0]:
+        return -1
+    if kind == SET:
+        if n < 3 or n > TW or key < 0 or key > 12:
+            return -1
+        base = off
+    elif kind == RUN:
+        if key < 0 or key > 3 or n < 4 or n > 13 or lo < 0 or lo + n - 1 > 13:
+            return -1
+        base = off + lo if at_pos else off
+    else:
+        return -1
+    nj = 0
+    for k in range(n):
+        c = row[base + k]
+        if c == JOKER:
+            nj += 1
+        elif kind == SET:
+            if c < 0 or c > JOKER or c % 13 != key:
+                return -1
+        elif c != key * 13 + (lo + k) % 13:
+            return -1
+    if nj >= n or nj > cap[n]:
+        return -1
+    return nj
+
+
+@nb.njit(cache=True, _nrt=False)
 def meld_valid_nb(R, G, m):
-    """Is table meld m valid under the rules (docs/rules.md §4, joker_limit)?"""
+    """Is table meld m valid (meld_jokers_nb), with its bookkeeping consistent: the joker
+    count TM_NJ, a run's TM_HI, empty cells outside the meld, and under set_joker_identity
+    = card a declared suit for each joker of a set?"""
     TM = G[G_TABLE]
     TC = G[G_TCARDS]
     TJ = G[G_TJOKERS]
-    cap = R[R_JOKER_CAP]
+    kind = TM[m, TM_KIND]
     n = TM[m, TM_N]
-    key = TM[m, TM_KEY]
-    nj = 0
-    nat = 0
-    if TM[m, TM_KIND] == SET:
-        if n < 3 or n > TW or key < 0 or key > 12:
+    lo = TM[m, TM_LO] if kind == RUN else 0
+    nj = meld_jokers_nb(R[R_JOKER_CAP], kind, TM[m, TM_KEY], lo, n, TC[m], 0, True)
+    if nj < 0 or nj != TM[m, TM_NJ]:
+        return False
+    if kind == RUN:
+        if TM[m, TM_HI] != lo + n - 1:
             return False
-        for k in range(n):
-            c = TC[m, k]
-            if c == JOKER:
-                nj += 1
-                if R[R_PARAMS][P_SET_JOKER_CARD] != 0 and (TJ[m, k] < 0 or TJ[m, k] > 3):
-                    return False
-            elif c < 0 or c % 13 != key:
+        for pos in range(14):
+            if (pos < lo or pos >= lo + n) and TC[m, pos] != -1:
                 return False
-            else:
-                nat += 1
+    else:
         for k in range(n, TW):
             if TC[m, k] != -1:
                 return False
-    else:
-        lo = TM[m, TM_LO]
-        hi = TM[m, TM_HI]
-        if key < 0 or key > 3 or lo < 0 or hi > 13 or hi - lo + 1 != n or n < 4 or n > 13:
-            return False
-        for pos in range(14):
-            c = TC[m, pos]
-            if pos < lo or pos > hi:
-                if c != -1:
+        if R[R_PARAMS][P_SET_JOKER_CARD] != 0:
+            for k in range(n):
+                if TC[m, k] == JOKER and (TJ[m, k] < 0 or TJ[m, k] > 3):
                     return False
-            elif c == JOKER:
-                nj += 1
-            elif c != key * 13 + pos % 13:
-                return False
-            else:
-                nat += 1
-    if nj != TM[m, TM_NJ] or nat < 1 or nj > cap[n]:
-        return False
     return True
 
 
@@ -649,45 +667,6 @@ def _sort_small(a, n):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _proposal_meld_ok(R, GD, i):
-    """Is proposal row i a valid meld (docs/rules.md §4 and joker_limit)?"""
-    cap = R[R_JOKER_CAP]
-    kind = GD[i, M_KIND]
-    key = GD[i, M_KEY]
-    lo = GD[i, M_LO]
-    n = GD[i, M_N]
-    if n < 1 or n > TW or n >= cap.shape[0]:
-        return False
-    nj = 0
-    nat = 0
-    if kind == SET:
-        if n < 3 or key < 0 or key > 12:
-            return False
-        for k in range(n):
-            c = GD[i, M_CARDS + k]
-            if c == JOKER:
-                nj += 1
-            elif c < 0 or c > JOKER or c % 13 != key:
-                return False
-            else:
-                nat += 1
-    elif kind == RUN:
-        if key < 0 or key > 3 or n < 4 or n > 13 or lo < 0 or lo + n - 1 > 13:
-            return False
-        for k in range(n):
-            c = GD[i, M_CARDS + k]
-            if c == JOKER:
-                nj += 1
-            elif c != key * 13 + (lo + k) % 13:
-                return False
-            else:
-                nat += 1
-    else:
-        return False
-    return nat >= 1 and nj <= cap[n]
-
-
-@nb.njit(cache=True, _nrt=False)
 def place_proposal_nb(R, G, p, nm):
     """Append the proposal's melds to the table (hand untouched); returns the first index."""
     S = G[G_S]
@@ -812,7 +791,8 @@ def check_proposal_nb(R, G, p):
         if SCR[SCR_PROP_RUNS, i] < SCR[SCR_WANT_RUNS, i] or (exact and SCR[SCR_PROP_RUNS, i] != SCR[SCR_WANT_RUNS, i]):
             return E_GD_SIZE
     for i in range(nm):
-        if not _proposal_meld_ok(R, GD, i):
+        if meld_jokers_nb(R[R_JOKER_CAP], GD[i, M_KIND], GD[i, M_KEY], GD[i, M_LO], GD[i, M_N],
+                          GD[i], M_CARDS, False) < 0:
             return E_GD_MELD
     # Distinct physical cards from the hand.
     tmp = SCR[SCR_PROP_HAND]
@@ -834,11 +814,7 @@ def check_proposal_nb(R, G, p):
             for j in range(i + 1, nm):
                 if GD[j, M_KIND] != RUN or GD[j, M_KEY] != GD[i, M_KEY]:
                     continue
-                ilo = GD[i, M_LO]
-                ihi = ilo + GD[i, M_N] - 1
-                jlo = GD[j, M_LO]
-                jhi = jlo + GD[j, M_N] - 1
-                if not (jlo > ihi + 1 or jhi < ilo - 1):
+                if runs_touch(GD[i, M_LO], GD[i, M_N], GD[j, M_LO], GD[j, M_N]):
                     return E_GD_GAP
     # The turn must remain finishable (docs/rules.md §3 go_out).
     r = PS[p, PS_N] - used
@@ -1365,155 +1341,211 @@ def _apply_go_down(R, G, p, custom):
     return E_OK
 
 
+# One apply helper per phase (and per action of the play phase), each returning E_OK or
+# a refusal with the state unchanged; apply_action_nb dispatches on the phase. They are
+# inline="always" like apply_action_nb itself: a call that passes R and G costs a few
+# hundred stack words (docs/DEVELOPING.md speed notes), and each has one caller.
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _apply_first(R, G, p, t):
+    """PH_FIRST (docs/rules.md §5.2): the first player takes the upcard or passes it to the
+    buy window."""
+    S = G[G_S]
+    if t == A_TAKE:
+        if _begin_turn(R, G, p):
+            c = _take_upcard(G, p)
+            _log_draw(G, p, 1, c)
+            S[S_PHASE] = PH_PLAY
+    elif t == A_PASS:
+        b = ev_nb(G, EV_PASS, 3)
+        if b >= 0:
+            G[G_LOG][b] = p
+            G[G_LOG][b + 1] = S[S_UP]
+            G[G_LOG][b + 2] = 0
+        _open_buy(R, G)
+    else:
+        return E_PHASE
+    return E_OK
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _apply_buy_card(R, G, p):
+    """A_BUY (docs/rules.md §5.9): the upcard and buy_penalty cards from the stock; a stock
+    that runs dry stops the hand."""
+    S = G[G_S]
+    PS = G[G_PS]
+    c = _take_upcard(G, p)
+    PS[p, PS_BUYS] += 1
+    PS[p, PS_BUYCARDS] += 1
+    S[S_BOUGHT] = 1
+    pen = R[R_PARAMS][P_BUY_PENALTY]
+    b = ev_nb(G, EV_BUY, 3)
+    if b >= 0:
+        G[G_LOG][b] = p
+        G[G_LOG][b + 1] = c
+        G[G_LOG][b + 2] = pen
+    stopped = False
+    for i in range(pen):
+        d = draw_stock_nb(R, G)
+        if d < 0:
+            stopped = True
+            break
+        add_card(G, p, d)
+        PS[p, PS_BUYCARDS] += 1
+        b = ev_nb(G, EV_PENALTY, 2)
+        if b >= 0:
+            G[G_LOG][b] = p
+            G[G_LOG][b + 1] = d
+    if stopped:
+        _stop_hand(G)
+    else:
+        S[S_PHASE] = PH_AFTERWIN
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _apply_buy(R, G, p, t):
+    """PH_BUY: the candidate seat buys the upcard or passes to the next candidate."""
+    S = G[G_S]
+    if t == A_BUY:
+        _apply_buy_card(R, G, p)
+    elif t == A_PASS:
+        b = ev_nb(G, EV_PASS, 3)
+        if b >= 0:
+            G[G_LOG][b] = p
+            G[G_LOG][b + 1] = S[S_UP]
+            G[G_LOG][b + 2] = 1
+        S[S_CAND] += 1
+        if S[S_CAND] >= S[S_BO_N]:
+            S[S_PHASE] = PH_AFTERWIN
+        else:
+            S[S_ACTOR] = S[S_BO0 + S[S_CAND]]
+    else:
+        return E_PHASE
+    return E_OK
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _apply_draw(R, G, p, t):
+    """PH_DRAW: a down player takes the unbought upcard or draws from the stock."""
+    S = G[G_S]
+    if t == A_TAKE:
+        c = _take_upcard(G, p)
+        _log_draw(G, p, 1, c)
+        S[S_PHASE] = PH_PLAY
+    elif t == A_DRAW:
+        _stock_draw_turn(R, G, p)
+    else:
+        return E_PHASE
+    return E_OK
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _apply_layoff(R, G, p, c, m, opt):
+    """A_LAYOFF: card c onto table meld m (opt: the run end, or a set joker's suit)."""
+    code = layoff_check_nb(R, G, p, c, m, opt)
+    if code != E_OK:
+        return code
+    S = G[G_S]
+    do_layoff_nb(R, G, p, c, m, opt)
+    _played_public(G, p, c)
+    if c == JOKER:
+        S[S_JK_PLAYED] += 1
+    b = ev_nb(G, EV_LAYOFF, 4)
+    if b >= 0:
+        G[G_LOG][b] = p
+        G[G_LOG][b + 1] = c
+        G[G_LOG][b + 2] = m
+        if G[G_TABLE][m, TM_KIND] == RUN:
+            G[G_LOG][b + 3] = G[G_TABLE][m, TM_LO] if opt == 0 else G[G_TABLE][m, TM_HI]
+        else:
+            G[G_LOG][b + 3] = G[G_TJOKERS][m, G[G_TABLE][m, TM_N] - 1]
+    if G[G_PS][p, PS_N] == 0:
+        _go_out(R, G, p, 0)
+    return E_OK
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _apply_swap(R, G, p, c, m, slot):
+    """A_SWAP (docs/rules.md §3 joker_swap): natural c for the joker at slot of meld m."""
+    code = swap_check_nb(R, G, p, c, m, slot)
+    if code != E_OK:
+        return code
+    ident = do_swap_nb(G, p, c, m, slot)
+    _played_public(G, p, c)
+    G[G_PS][p, PS_KNOWN0 + JOKER] += 1         # every seat saw it take the joker
+    if G[G_PS][p, PS_DOWN] == 0:
+        G[G_S][S_MUST_DOWN] = 1
+    b = ev_nb(G, EV_SWAP, 5)
+    if b >= 0:
+        G[G_LOG][b] = p
+        G[G_LOG][b + 1] = c
+        G[G_LOG][b + 2] = m
+        G[G_LOG][b + 3] = slot
+        G[G_LOG][b + 4] = ident
+    return E_OK
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _apply_discard(R, G, p, c):
+    """A_DISCARD: card c onto the pile, which ends the turn (or the hand, the last card)."""
+    code = discard_check_nb(R, G, p, c)
+    if code != E_OK:
+        return code
+    S = G[G_S]
+    rem_card(G, p, c)
+    _played_public(G, p, c)
+    if c == JOKER:
+        S[S_JK_PLAYED] += 1
+    G[G_PILE][S[S_PILE_N]] = c
+    S[S_PILE_N] += 1
+    b = ev_nb(G, EV_DISCARD, 2)
+    if b >= 0:
+        G[G_LOG][b] = p
+        G[G_LOG][b + 1] = c
+    if G[G_PS][p, PS_N] == 0:
+        _go_out(R, G, p, 1)
+    else:
+        S[S_UP] = c
+        S[S_UP_ON_PILE] = 1
+        S[S_UP_FROM] = p
+        S[S_NEXT] = (p + 1) % S[S_NP]
+        S[S_PHASE] = PH_OFFER
+    return E_OK
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _apply_play(R, G, p, a):
+    """PH_PLAY: go down, lay off, swap a joker or discard."""
+    t = a_type(a)
+    if t == A_GO_DOWN:
+        return _apply_go_down(R, G, p, a_opt(a))
+    if t == A_LAYOFF:
+        return _apply_layoff(R, G, p, a_card(a), a_meld(a), a_opt(a))
+    if t == A_SWAP:
+        return _apply_swap(R, G, p, a_card(a), a_meld(a), a_opt(a))
+    if t == A_DISCARD:
+        return _apply_discard(R, G, p, a_card(a))
+    return E_PHASE
+
+
 @nb.njit(cache=True, _nrt=False, inline="always")
 def apply_action_nb(R, G, a):
     """Apply action code a for the seat S_ACTOR; returns E_OK or an error code (state unchanged)."""
     S = G[G_S]
-    PS = G[G_PS]
     ph = S[S_PHASE]
     p = S[S_ACTOR]
-    t = a_type(a)
-    code = E_OK
     if ph == PH_FIRST:
-        if t == A_TAKE:
-            if not _begin_turn(R, G, p):
-                pass
-            else:
-                c = _take_upcard(G, p)
-                _log_draw(G, p, 1, c)
-                S[S_PHASE] = PH_PLAY
-        elif t == A_PASS:
-            b = ev_nb(G, EV_PASS, 3)
-            if b >= 0:
-                G[G_LOG][b] = p
-                G[G_LOG][b + 1] = S[S_UP]
-                G[G_LOG][b + 2] = 0
-            _open_buy(R, G)
-        else:
-            return E_PHASE
+        code = _apply_first(R, G, p, a_type(a))
     elif ph == PH_BUY:
-        if t == A_BUY:
-            c = _take_upcard(G, p)
-            PS[p, PS_BUYS] += 1
-            PS[p, PS_BUYCARDS] += 1
-            S[S_BOUGHT] = 1
-            pen = R[R_PARAMS][P_BUY_PENALTY]
-            b = ev_nb(G, EV_BUY, 3)
-            if b >= 0:
-                G[G_LOG][b] = p
-                G[G_LOG][b + 1] = c
-                G[G_LOG][b + 2] = pen
-            stopped = False
-            for i in range(pen):
-                d = draw_stock_nb(R, G)
-                if d < 0:
-                    stopped = True
-                    break
-                add_card(G, p, d)
-                PS[p, PS_BUYCARDS] += 1
-                b = ev_nb(G, EV_PENALTY, 2)
-                if b >= 0:
-                    G[G_LOG][b] = p
-                    G[G_LOG][b + 1] = d
-            if stopped:
-                _stop_hand(G)
-            else:
-                S[S_PHASE] = PH_AFTERWIN
-        elif t == A_PASS:
-            b = ev_nb(G, EV_PASS, 3)
-            if b >= 0:
-                G[G_LOG][b] = p
-                G[G_LOG][b + 1] = S[S_UP]
-                G[G_LOG][b + 2] = 1
-            S[S_CAND] += 1
-            if S[S_CAND] >= S[S_BO_N]:
-                S[S_PHASE] = PH_AFTERWIN
-            else:
-                S[S_ACTOR] = S[S_BO0 + S[S_CAND]]
-        else:
-            return E_PHASE
+        code = _apply_buy(R, G, p, a_type(a))
     elif ph == PH_DRAW:
-        if t == A_TAKE:
-            c = _take_upcard(G, p)
-            _log_draw(G, p, 1, c)
-            S[S_PHASE] = PH_PLAY
-        elif t == A_DRAW:
-            _stock_draw_turn(R, G, p)
-        else:
-            return E_PHASE
+        code = _apply_draw(R, G, p, a_type(a))
     elif ph == PH_PLAY:
-        if t == A_GO_DOWN:
-            code = _apply_go_down(R, G, p, a_opt(a))
-            if code != E_OK:
-                return code
-        elif t == A_LAYOFF:
-            c = a_card(a)
-            m = a_meld(a)
-            opt = a_opt(a)
-            code = layoff_check_nb(R, G, p, c, m, opt)
-            if code != E_OK:
-                return code
-            do_layoff_nb(R, G, p, c, m, opt)
-            _played_public(G, p, c)
-            if c == JOKER:
-                S[S_JK_PLAYED] += 1
-            b = ev_nb(G, EV_LAYOFF, 4)
-            if b >= 0:
-                G[G_LOG][b] = p
-                G[G_LOG][b + 1] = c
-                G[G_LOG][b + 2] = m
-                if G[G_TABLE][m, TM_KIND] == RUN:
-                    G[G_LOG][b + 3] = G[G_TABLE][m, TM_LO] if opt == 0 else G[G_TABLE][m, TM_HI]
-                else:
-                    G[G_LOG][b + 3] = G[G_TJOKERS][m, G[G_TABLE][m, TM_N] - 1]
-            if PS[p, PS_N] == 0:
-                _go_out(R, G, p, 0)
-        elif t == A_SWAP:
-            c = a_card(a)
-            m = a_meld(a)
-            slot = a_opt(a)
-            code = swap_check_nb(R, G, p, c, m, slot)
-            if code != E_OK:
-                return code
-            ident = do_swap_nb(G, p, c, m, slot)
-            _played_public(G, p, c)
-            PS[p, PS_KNOWN0 + JOKER] += 1
-            if PS[p, PS_DOWN] == 0:
-                S[S_MUST_DOWN] = 1
-            b = ev_nb(G, EV_SWAP, 5)
-            if b >= 0:
-                G[G_LOG][b] = p
-                G[G_LOG][b + 1] = c
-                G[G_LOG][b + 2] = m
-                G[G_LOG][b + 3] = slot
-                G[G_LOG][b + 4] = ident
-        elif t == A_DISCARD:
-            c = a_card(a)
-            code = discard_check_nb(R, G, p, c)
-            if code != E_OK:
-                return code
-            rem_card(G, p, c)
-            _played_public(G, p, c)
-            if c == JOKER:
-                S[S_JK_PLAYED] += 1
-            G[G_PILE][S[S_PILE_N]] = c
-            S[S_PILE_N] += 1
-            b = ev_nb(G, EV_DISCARD, 2)
-            if b >= 0:
-                G[G_LOG][b] = p
-                G[G_LOG][b + 1] = c
-            if PS[p, PS_N] == 0:
-                _go_out(R, G, p, 1)
-            else:
-                S[S_UP] = c
-                S[S_UP_ON_PILE] = 1
-                S[S_UP_FROM] = p
-                S[S_NEXT] = (p + 1) % S[S_NP]
-                S[S_PHASE] = PH_OFFER
-        else:
-            return E_PHASE
+        code = _apply_play(R, G, p, a)
     else:
-        return E_PHASE
+        code = E_PHASE
+    if code != E_OK:
+        return code
     S[S_NACT] += 1
     advance_nb(R, G)
     if S[S_CHECK] != 0:

@@ -21,6 +21,8 @@ CASES = [
                                  "--rule", "go_out=either", "--rule", "same_suit_runs=gap",
                                  "--rule", "set_joker_identity=card", "--rule", "down_may_buy=true",
                                  "--bots", "greedy"]),
+    ("shanghai_s15_p4_smart_greedy", ["--seed", "15", "--rules", "shanghai",
+                                      "--bots", "smart,greedy,smart:buy8=never:maxbuys9=1,greedy"]),
     # contract
     ("contract_s21_p3_greedy_random", ["--seed", "21", "--rules", "contract",
                                        "--bots", "greedy,random,greedy"]),
@@ -30,6 +32,7 @@ CASES = [
                                  "--rule", "joker_limit=table", "--rule", "initial_meld=exact",
                                  "--rule", "joker_swap=down_only", "--rule", "buy_priority=turn_order",
                                  "--bots", "greedy,greedy:buy=always,random,greedy"]),
+    ("contract_s24_p4_smart", ["--seed", "24", "--rules", "contract", "--bots", "smart"]),
     # progressive
     ("progressive_s31_p2_greedy", ["--seed", "31", "--rules", "progressive", "--players", "2",
                                    "--bots", "greedy"]),
