@@ -1,0 +1,260 @@
+"""What the analyses/ scripts share: options, bad input, compute records, report pieces, charts.
+
+(Named apart from benchmarks/_common.py: both folders go on sys.path as top-level
+modules, and the tests import both.)
+
+Each analysis (``python analyses/NAME.py [--games N] [--out DIR]``) asks one
+question through the public API (``shanghai_sim.experiment``, ``runner``,
+``tournament``) and writes ``report.md``, PNG charts and CSVs into ``--out``
+(default ``analyses/results/NAME``). The raw datasets go to ``OUT/data/``
+(git-ignored); a second run with the same options reuses them (the library's
+resume), so an interrupted analysis continues where it stopped.
+
+Charts follow docs/experiments.md and ../shared/ANALYSIS.md: a title that
+states the question, axes with units, the CI drawn, the line-up, rules and n
+in the caption, and markers/line styles that survive grey-scale printing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import platform
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+
+# Grey-scale safe: black / dark grey / mid grey, each with its own marker and line.
+STYLES = [dict(color="black", marker="o", mfc="black", ls="-"),
+          dict(color="0.35", marker="s", mfc="white", ls="--"),
+          dict(color="0.55", marker="^", mfc="0.55", ls=":"),
+          dict(color="0.15", marker="D", mfc="white", ls="-."),
+          dict(color="0.45", marker="v", mfc="0.45", ls=(0, (5, 1))),
+          dict(color="0.25", marker="P", mfc="white", ls=(0, (1, 1)))]
+
+
+class AnalysisError(ValueError):
+    """A bad option of an analysis script: one line, exit status 2."""
+
+
+def parser(name: str, doc: str, games: int, **extra) -> argparse.ArgumentParser:
+    """The options every analysis takes: --games, --out, --seed, --threads."""
+    ap = argparse.ArgumentParser(prog=f"analyses/{name}.py", description=doc.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=games, help=f"deals per arm (default {games})")
+    ap.add_argument("--out", default=str(RESULTS / name), help="output folder (default analyses/results/%(prog)s)")
+    ap.add_argument("--seed", type=int, default=1, help="job seed (default 1)")
+    ap.add_argument("--threads", type=int, default=None, help="worker threads (default: every core)")
+    ap.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    return ap
+
+
+def levels_arg(ap: argparse.ArgumentParser, default: str = "greedy,smart") -> None:
+    ap.add_argument("--levels", default=default,
+                    help="opponent levels: bot specs, the focal player and its opponents play the same one "
+                         f"(default {default}; add rollout once it exists)")
+
+
+def check_levels(text: str) -> list[str]:
+    """Each level must be a known bot spec (one line and exit 2 otherwise)."""
+    from shanghai_sim.bots import parse_bot
+    levels = [s.strip() for s in text.split(",") if s.strip()]
+    if not levels:
+        raise AnalysisError("--levels: give at least one bot spec, e.g. --levels greedy,smart")
+    for s in levels:
+        parse_bot(s, 10)
+    return levels
+
+
+def parse_hands(text: str, presets: list[str]) -> list[int]:
+    """``1-10`` or ``3,8`` -> hand numbers, each one a hand of every preset given."""
+    from shanghai_sim.rules import load_rules
+    out: list[int] = []
+    for part in text.split(","):
+        a, _, b = part.partition("-")
+        try:
+            out += list(range(int(a), int(b or a) + 1))
+        except ValueError:
+            raise AnalysisError(f"--hands {text!r}: expected hand numbers such as 1-10 or 3,8") from None
+    for p in presets:
+        r = load_rules(p)
+        if not out or not all(1 <= h <= r.hands for h in out):
+            raise AnalysisError(f"--hands {text}: the rules {p!r} have hands 1..{r.hands}")
+    return out
+
+
+def main_guard(fn) -> int:
+    """Run ``fn()``; the library's errors (bad spec, rules, folder) are one line and exit 2."""
+    from shanghai_sim.bots import BotError
+    from shanghai_sim.dataset import DatasetError, WriteError
+    from shanghai_sim.experiment import ExperimentError
+    from shanghai_sim.rules import RulesError
+    from shanghai_sim.runner import JobError
+    from shanghai_sim.tournament import TournamentError
+    try:
+        return fn() or 0
+    except (AnalysisError, BotError, DatasetError, ExperimentError, JobError, RulesError, TournamentError,
+            WriteError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: rerun the same command to continue (the datasets played are kept)", file=sys.stderr)
+        return 130
+
+
+def progress(quiet: bool):
+    return None if quiet else sys.stderr
+
+
+def say(quiet: bool, msg: str) -> None:
+    if not quiet:
+        print(msg, file=sys.stderr, flush=True)
+
+
+class Clock:
+    """Wall time of each step, for the report's compute budget."""
+
+    def __init__(self):
+        self.t0 = time.perf_counter()
+        self.steps: list[tuple[str, float]] = []
+
+    @contextmanager
+    def step(self, name: str):
+        t = time.perf_counter()
+        yield
+        self.steps.append((name, time.perf_counter() - t))
+
+    @property
+    def total(self) -> float:
+        return time.perf_counter() - self.t0
+
+
+def environment() -> str:
+    import numba
+    import numpy
+    import pyarrow
+    from shanghai_sim import __version__
+    from shanghai_sim.bots import BOTS
+    bots = ", ".join(f"{k} v{v.version}" for k, v in BOTS.items())
+    return (f"shanghai-sim {__version__} (bots: {bots}); Python {platform.python_version()}, numpy "
+            f"{numpy.__version__}, numba {numba.__version__}, pyarrow {pyarrow.__version__}; "
+            f"{platform.machine()}, run {_dt.datetime.now(_dt.timezone.utc):%Y-%m-%d %H:%M} UTC")
+
+
+def command_line() -> str:
+    args = " ".join(sys.argv[1:])
+    return f"python analyses/{Path(sys.argv[0]).name}" + (f" {args}" if args else "")
+
+
+def write_json(path: Path, obj) -> None:
+    path.write_text(json.dumps(obj, indent=1, default=str) + "\n", encoding="utf-8")
+
+
+def fmt_ci(mean: float, lo: float, hi: float, digits: int = 1, sign: bool = True) -> str:
+    f = f"{{:{'+' if sign else ''}.{digits}f}}"
+    return f"{f.format(mean)} [{f.format(lo)}, {f.format(hi)}]"
+
+
+def holm_words(p: float | None) -> str:
+    if p is None:
+        return "n/a"
+    return "<0.0001" if p < 1e-4 else f"{p:.2g}"
+
+
+def table_md(df, floatfmt: str = ".2f") -> str:
+    """A pandas frame as a Markdown table (no tabulate dependency)."""
+    cols = list(df.columns)
+    out = ["| " + " | ".join(map(str, cols)) + " |", "|" + "---|" * len(cols)]
+    for row in df.itertuples(index=False):
+        cells = []
+        for v in row:
+            if isinstance(v, float):
+                cells.append("" if v != v else format(v, floatfmt))
+            else:
+                cells.append(str(v))
+        out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def pyplot():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    plt.rcParams.update({"font.size": 9, "axes.titlesize": 10, "figure.dpi": 110, "savefig.dpi": 110})
+    return plt
+
+
+def caption(fig, text: str) -> None:
+    """The caption under the chart: line-up, rules, n, what the bars are."""
+    import textwrap
+    fig.text(0.01, 0.005, "\n".join(textwrap.wrap(text, 150)), fontsize=7, va="bottom", ha="left", color="0.2")
+
+
+def forest(ax, labels: list[str], series: list[tuple[str, list[float], list[float], list[float]]],
+           xlabel: str, title: str | None = None) -> None:
+    """A forest plot: one row per label (top to bottom), one marker per series with its CI.
+
+    ``series``: (name, means, los, his), each list aligned with ``labels`` (NaN: missing)."""
+    import numpy as np
+    k = len(series)
+    y0 = np.arange(len(labels))[::-1].astype(float)
+    off = (np.arange(k) - (k - 1) / 2) * (0.8 / max(k, 1))
+    for j, (name, m, lo, hi) in enumerate(series):
+        st = STYLES[j % len(STYLES)]
+        m, lo, hi = (np.asarray(x, dtype=float) for x in (m, lo, hi))
+        ax.errorbar(m, y0 + off[j], xerr=[m - lo, hi - m], fmt=st["marker"], color=st["color"],
+                    mfc=st["mfc"], mec=st["color"], ms=5, capsize=2, lw=1.2, label=name)
+    ax.axvline(0, color="0.5", lw=0.8, ls="-")
+    ax.set_yticks(y0)
+    ax.set_yticklabels(labels)
+    ax.set_ylim(-0.7, len(labels) - 0.3)
+    ax.set_xlabel(xlabel)
+    ax.grid(axis="x", color="0.9", lw=0.6)
+    if title:
+        ax.set_title(title)
+
+
+def focal_counts(location: str, hand: int | None = None) -> dict[str, float]:
+    """The focal player's (player 0) hands, hands gone out, blind go-outs and buys in one arm's
+    dataset, streamed by columns through the checked reader (memory: one part at a time)."""
+    import pyarrow.compute as pc
+    from shanghai_sim.integrity import iter_parts
+    c = {"hands": 0, "went_out": 0, "blind": 0, "buys": 0}
+    for _, t in iter_parts(location, "hands", ["player", "hand", "went_out", "blind", "buys"]):
+        keep = pc.equal(t["player"], 0)
+        if hand is not None:
+            keep = pc.and_(keep, pc.equal(t["hand"], hand))
+        t = t.filter(keep)
+        c["hands"] += t.num_rows
+        for k in ("went_out", "blind", "buys"):
+            c[k] += int(pc.sum(t[k].cast("int64")).as_py() or 0)
+    return c
+
+
+def recorded_seconds(folder: str) -> float:
+    """The time spent playing a run (``run_seconds`` of its manifest.json) or an experiment (the sum
+    over its arms' manifests), over every session that played games, so a rerun that only reads
+    the data again reports the time the data took to make, not the time to read it."""
+    p = Path(folder)
+    manifests = sorted((p / "arms").glob("*/manifest.json")) if (p / "experiment.json").exists() \
+        else [p / "manifest.json"]
+    try:
+        return sum(float(json.loads(m.read_text())["timings"]["run_seconds"]) for m in manifests) \
+            if manifests else float("nan")
+    except (OSError, ValueError, KeyError, TypeError):
+        return float("nan")
+
+
+def holm_column(p) -> list[float]:
+    """Holm-adjusted p-values of a column of p-values. A missing p (NaN: the arms played alike on
+    every deal, no variance) takes no part in the family and stays NaN (``stats.holm`` skips None,
+    but a NaN would upset its ordering)."""
+    import math
+    from shanghai_sim.stats import holm
+    vals = [None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x) for x in p]
+    return [float("nan") if x is None else x for x in holm(vals)]

@@ -1,0 +1,337 @@
+"""Is buying worth it, contract by contract? (issue #15, question 1: the flagship)
+
+For each contract N of the `shanghai` and `contract` presets (4 players), the
+focal player either never buys in that hand (`buyN=never`), buys by its own
+judgement (the baseline: no knob), or buys whenever it may (`buyN=always`).
+The focal player and its three opponents play the same bot: one experiment per
+opponent level (`--levels`, default greedy,smart).
+
+- Hand-level experiments (`--hand N`: only hand N is played, about ten times
+  cheaper) give the effect on that hand's points, run in rounds until the CI
+  half-width is at most `--target-ci` points (cap `--games` deals).
+- Whole games (`--game-deals`, 0 to skip) give the effect on game points and
+  win share: one experiment per level and preset with the 20 variants
+  (never/always in each hand N). Hands other than N are played identically in
+  both arms (common random numbers) and cancel exactly; the script checks that.
+
+    python analyses/buying.py                       # the committed default run
+    python analyses/buying.py --levels greedy --presets contract --hands 8 --games 400
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import analyses_common as C
+
+ARMS = (("never", "never buys in hand N"), ("always", "buys whenever it may in hand N"))
+
+
+def hand_level(level, preset, n, a, data):
+    """One hand-level experiment: own buying vs never vs always in hand n."""
+    from shanghai_sim.experiment import Arm, Experiment, per_deal, run_experiment
+    exp = Experiment(baseline=level, opponents=level, rules=preset, players=4, hand=n, seed=a.seed,
+                     variants=tuple(Arm(k, f"{level}:buy{n}={k}") for k, _ in ARMS),
+                     target_ci=a.target_ci, max_games=a.games, threads=a.threads)
+    out = os.path.join(data, f"hand-{preset}-{level}-{n}")
+    res = run_experiment(exp, out, resume=True, progress=None)
+    base = per_deal(os.path.join(out, res.arms[0].folder), 4, 1, res.games)
+    rows = []
+    for arm in res.arms:
+        row = {"level": level, "preset": preset, "hand": n, "arm": arm.name, "deals": res.games,
+               "hands_played": arm.hands_played, "no_winner_hands": arm.no_winner_hands,
+               "turn_cap_hands": arm.turn_cap_hands, "baseline_points": float(base.points.mean()),
+               "baseline_went_out": float(base.went_out.mean())}
+        for m, e in (arm.effects or {}).items():
+            row.update({f"{m}_mean": e.mean, f"{m}_lo": e.lo, f"{m}_hi": e.hi, f"{m}_p": e.p,
+                        f"{m}_vr": e.variance_reduction})
+        rows.append(row)
+    return rows, res
+
+
+def whole_games(level, preset, hands, a, data):
+    """Whole games: the 20 variants (never/always in each hand) against own buying."""
+    from shanghai_sim.experiment import Arm, Experiment, run_experiment
+    variants = tuple(Arm(f"{k} in {n}", f"{level}:buy{n}={k}") for n in hands for k, _ in ARMS)
+    exp = Experiment(baseline=level, opponents=level, rules=preset, players=4, seed=a.seed,
+                     variants=variants, games=a.game_deals, threads=a.threads)
+    res = run_experiment(exp, os.path.join(data, f"game-{preset}-{level}"), resume=True, progress=None)
+    rows = []
+    for arm in res.arms[1:]:
+        k, _, n = arm.name.partition(" in ")
+        others = [e for h, e in arm.hand_effects.items() if h != int(n)]
+        row = {"level": level, "preset": preset, "hand": int(n), "arm": k, "deals": res.games,
+               "no_winner_hands": arm.no_winner_hands, "turn_cap_hands": arm.turn_cap_hands,
+               "other_hands_cancel": all(e.mean == 0 and e.sd == 0 for e in others)}
+        for m, e in arm.effects.items():
+            row.update({f"{m}_mean": e.mean, f"{m}_lo": e.lo, f"{m}_hi": e.hi, f"{m}_p": e.p,
+                        f"{m}_vr": e.variance_reduction})
+        rows.append(row)
+    base = res.arms[0]
+    return rows, {"level": level, "preset": preset, "deals": res.games, "no_winner_hands": base.no_winner_hands,
+                  "turn_cap_hands": base.turn_cap_hands, "hands_played": base.hands_played}
+
+
+def verdict_sign(mean, lo, hi, p_holm) -> str:
+    if p_holm is not None and p_holm < 0.05 and not (lo <= 0 <= hi):
+        return "worse" if mean > 0 else "better"
+    return "cannot tell"
+
+
+def chart_hand(df, level, a, path):
+    plt = C.pyplot()
+    from shanghai_sim.rules import preset as get_preset
+    presets = list(dict.fromkeys(df.preset))
+    fig, axes = plt.subplots(1, len(presets), figsize=(5.2 * len(presets), 5.4), sharex=True, squeeze=False)
+    for ax, p in zip(axes[0], presets):
+        r = get_preset(p)
+        d = df[(df.preset == p) & (df.level == level)]
+        hands = sorted(d.hand.unique())
+        labels = [f"{h}: {r.contracts[h - 1]}" for h in hands]
+        series = []
+        for k, name in ARMS:
+            s = d[d.arm == k].set_index("hand").reindex(hands)
+            series.append((name, s.points_mean, s.points_lo, s.points_hi))
+        C.forest(ax, labels, series, "change in the focal player's points in that hand\n"
+                 "(variant - own buying; > 0 = worse, lower wins)", title=f"rules: {p}")
+    fig.legend(*axes[0][0].get_legend_handles_labels(), loc="upper center", ncol=2, fontsize=8,
+               bbox_to_anchor=(0.5, 0.955), frameon=False)
+    n = int(df[df.level == level].deals.min()), int(df[df.level == level].deals.max())
+    fig.suptitle(f"Does buying pay in each contract? The focal player's own buying vs never / always "
+                 f"(4 x {level})", fontsize=10)
+    C.caption(fig, f"Line-up: focal {level} + 3 x {level}, 4 players, rules presets as titled. Hand-level "
+                   f"experiments (only hand N played), duplicate seating, common random numbers, seed {a.seed}; "
+                   f"n = {n[0]:,}-{n[1]:,} deals per contract (each in 4 seatings). Bars: 95% CI per comparison, "
+                   f"unadjusted (report.md: Holm over all comparisons).")
+    fig.tight_layout(rect=(0, 0.06, 1, 0.92))
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def chart_games(dg, level, a, path):
+    plt = C.pyplot()
+    from shanghai_sim.rules import preset as get_preset
+    presets = list(dict.fromkeys(dg.preset))
+    fig, axes = plt.subplots(1, len(presets), figsize=(5.2 * len(presets), 5.4), sharex=True, squeeze=False)
+    for ax, p in zip(axes[0], presets):
+        r = get_preset(p)
+        d = dg[(dg.preset == p) & (dg.level == level)]
+        hands = sorted(d.hand.unique())
+        series = []
+        for k, name in ARMS:
+            s = d[d.arm == k].set_index("hand").reindex(hands)
+            series.append((name, 100 * s.win_share_mean, 100 * s.win_share_lo, 100 * s.win_share_hi))
+        C.forest(ax, [f"{h}: {r.contracts[h - 1]}" for h in hands], series,
+                 "change in the focal player's win share\n(percentage points; variant - own buying)",
+                 title=f"rules: {p}")
+    fig.legend(*axes[0][0].get_legend_handles_labels(), loc="upper center", ncol=2, fontsize=8,
+               bbox_to_anchor=(0.5, 0.955), frameon=False)
+    fig.suptitle(f"Does buying in hand N win games? Win share, own buying vs never / always (4 x {level})",
+                 fontsize=10)
+    C.caption(fig, f"Line-up: focal {level} + 3 x {level}, 4 players. Whole games, duplicate seating, common "
+                   f"random numbers, seed {a.seed}; n = {int(dg.deals.max()):,} deals per arm (each in 4 "
+                   f"seatings). Par win share 25%. Bars: 95% CI per comparison, unadjusted.")
+    fig.tight_layout(rect=(0, 0.06, 1, 0.92))
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def main(argv=None) -> int:
+    ap = C.parser("buying", __doc__, games=3000)
+    ap.add_argument("--target-ci", type=float, default=2.5,
+                    help="hand-level: CI half-width to reach, points (default 2.5; --games caps the deals)")
+    ap.add_argument("--game-deals", type=int, default=200, help="whole-game deals per arm (0: skip)")
+    ap.add_argument("--presets", default="shanghai,contract")
+    ap.add_argument("--hands", default="1-10", help="contracts to test, e.g. 1-10 or 8")
+    C.levels_arg(ap)
+    a = ap.parse_args(argv)
+    return C.main_guard(lambda: run(a))
+
+
+def run(a) -> int:
+    import pandas as pd
+    from pathlib import Path
+    levels = C.check_levels(a.levels)
+    presets = [p.strip() for p in a.presets.split(",") if p.strip()]
+    hands = C.parse_hands(a.hands, presets)
+    out = Path(a.out)
+    data = out / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    clock = C.Clock()
+    rows, grows, gbase, times = [], [], [], []
+    for level in levels:
+        for p in presets:
+            for n in hands:
+                with clock.step(f"hand {p} {level} {n}"):
+                    r, res = hand_level(level, p, n, a, str(data))
+                rows += r
+                times.append({"level": level, "preset": p, "hand": str(n), "mode": "hand", "deals": res.games,
+                              "seconds": round(C.recorded_seconds(res.out), 1)})
+                C.say(a.quiet, f"{level} {p} hand {n}: {res.games} deals, {clock.steps[-1][1]:.0f} s; " +
+                      "; ".join(f"{x.name} {x.effects['points'].mean:+.1f}±{x.effects['points'].half_width:.1f}"
+                                for x in res.arms[1:]))
+    if a.game_deals:
+        for level in levels:
+            for p in presets:
+                with clock.step(f"games {p} {level}"):
+                    g, b = whole_games(level, p, hands, a, str(data))
+                grows += g
+                gbase.append(b)
+                times.append({"level": level, "preset": p, "hand": "all", "mode": "whole games",
+                              "deals": a.game_deals,
+                              "seconds": round(C.recorded_seconds(str(data / f"game-{p}-{level}")), 1)})
+                C.say(a.quiet, f"{level} {p} whole games: {a.game_deals} deals, {clock.steps[-1][1]:.0f} s")
+
+    df = pd.DataFrame(rows)
+    var = df[df.arm != "baseline"].copy()
+    var["points_p_holm"] = C.holm_column(var.points_p)          # one family: every hand-level comparison
+    var["verdict"] = [verdict_sign(m, lo, hi, ph) for m, lo, hi, ph in
+                      zip(var.points_mean, var.points_lo, var.points_hi, var.points_p_holm)]
+    var["half_width"] = (var.points_hi - var.points_lo) / 2
+    df.to_csv(out / "hand_level.csv", index=False)
+    var.to_csv(out / "hand_points_effects.csv", index=False)
+    pd.DataFrame(times).to_csv(out / "times.csv", index=False)
+    dg = pd.DataFrame(grows)
+    if len(dg):
+        dg["points_p_holm"] = C.holm_column(dg.points_p)
+        dg["win_share_p_holm"] = C.holm_column(dg.win_share_p)
+        dg.to_csv(out / "game_effects.csv", index=False)
+    charts = []
+    for level in levels:
+        path = out / f"hand_points_{level.replace(':', '_')}.png"
+        chart_hand(var, level, a, path)
+        charts.append(path.name)
+        if len(dg):
+            path = out / f"win_share_{level.replace(':', '_')}.png"
+            chart_games(dg, level, a, path)
+            charts.append(path.name)
+    report(a, levels, presets, hands, df, var, dg, gbase, times, clock, charts, out)
+    C.say(a.quiet, f"written {out}/report.md ({clock.total:.0f} s)")
+    return 0
+
+
+def sign_table(var, levels):
+    """Per preset, hand and arm: the verdict at each level, and whether it depends on the level."""
+    rows = []
+    for (p, n, k), d in var.groupby(["preset", "hand", "arm"], sort=False):
+        v = {lv: d[d.level == lv].verdict.iloc[0] if (d.level == lv).any() else "" for lv in levels}
+        kinds = {x for x in v.values() if x in ("better", "worse")}
+        if len(kinds) == 2:
+            dep = "sign flips"
+        elif kinds and any(x == "cannot tell" for x in v.values()):
+            dep = "only at " + ", ".join(lv for lv, x in v.items() if x in kinds)
+        else:
+            dep = "same at every level"
+        rows.append({"preset": p, "hand": n, "arm": k, **v, "depends on opponents": dep})
+    import pandas as pd
+    return pd.DataFrame(rows)
+
+
+def report(a, levels, presets, hands, df, var, dg, gbase, times, clock, charts, out):
+    import pandas as pd
+    L = ["# Is buying worth it, contract by contract?", "",
+         f"Command: `{C.command_line()}`  ", f"Environment: {C.environment()}", ""]
+    L += ["## Design", "",
+          f"- 4 players; rules presets {', '.join(presets)} (docs/rules.md); contracts {a.hands}.",
+          f"- Opponent levels: {', '.join(levels)} (focal player and opponents play the same bot). The "
+          "`rollout` level (issue #14) is pending: it was not run here; add it with `--levels greedy,smart,rollout`"
+          " once it exists." if "rollout" not in ",".join(levels) else
+          f"- Opponent levels: {', '.join(levels)}.",
+          "- Arms, per contract N: the baseline (the bot's own buying, no knob), `buyN=never` and `buyN=always`.",
+          f"- Hand-level experiments (`shanghai_sim.experiment`, `hand=N`: only hand N is played), duplicate "
+          f"seating (each deal once with the focal player in each seat), common random numbers, job seed "
+          f"{a.seed}, deal seeds `game_seed_nb({a.seed}, k)`. Run in rounds to a CI half-width of "
+          f"{a.target_ci:g} points on hand-N points, capped at {a.games:,} deals.",
+          f"- Whole games: {a.game_deals:,} deals per arm, all 20 variants in one experiment per level and preset."
+          if a.game_deals else "- Whole games: skipped (`--game-deals 0`).",
+          "- The unit of every CI is the deal (the focal player's mean over its 4 seatings); 95% Student-t CIs, "
+          "per comparison.",
+          f"- Multiplicity: Holm's adjustment over all {len(var)} hand-level comparisons together (levels x "
+          "presets x contracts x 2 arms); a cell says *better*/*worse* only when its CI excludes 0 and its "
+          "Holm-adjusted p < 0.05, else *cannot tell*. Whole-game points and win share: Holm over each measure's "
+          f"{len(dg)} comparisons.", ""]
+    L += ["## Answer", ""]
+    for level in levels:
+        for p in presets:
+            d = var[(var.level == level) & (var.preset == p)]
+            nev, alw = d[d.arm == "never"], d[d.arm == "always"]
+            def lst(x, kind):
+                s = x[x.verdict == kind]
+                return ", ".join(f"{int(h)} ({m:+.1f} [{lo:+.1f}, {hi:+.1f}])"
+                                 for h, m, lo, hi in zip(s.hand, s.points_mean, s.points_lo, s.points_hi)) or "none"
+            L.append(f"- **{level}, {p}.** Never buying is worse (costs points in that hand) in contracts "
+                     f"{lst(nev, 'worse')}; better in {lst(nev, 'better')}; cannot tell in "
+                     f"{', '.join(str(int(h)) for h in nev[nev.verdict == 'cannot tell'].hand) or 'none'}. "
+                     f"Always buying is worse than its own judgement in {lst(alw, 'worse')}; better in "
+                     f"{lst(alw, 'better')}; cannot tell in "
+                     f"{', '.join(str(int(h)) for h in alw[alw.verdict == 'cannot tell'].hand) or 'none'}.")
+    L += ["", "Points are the focal player's points in hand N, variant minus its own buying (lower wins; "
+          "+10 means the variant costs 10 points in that hand), mean [95% CI].", ""]
+    if len(levels) > 1:
+        st = sign_table(var, levels)
+        st.to_csv(out / "sign_by_level.csv", index=False)
+        dep = st[st["depends on opponents"] != "same at every level"]
+        L += ["### Where the answer depends on the opponents", "",
+              f"{len(dep)} of {len(st)} (preset, contract, arm) cells differ between levels "
+              f"({(dep['depends on opponents'] == 'sign flips').sum()} flip sign, both significant).", "",
+              C.table_md(dep) if len(dep) else "(none)", ""]
+    for c in charts:
+        L += [f"![{c}]({c})", ""]
+    L += ["## Hand-level effects (points in hand N)", "",
+          "Own-buying level: the baseline's mean points in hand N and share of its seatings it went out. "
+          "Stopped hands: share of the arm's hands that ended with nobody out (stock rule, docs/rules.md §5.5) "
+          "and at the turn cap (§5.8), counted apart.", ""]
+    tab = []
+    for (level, p, n), d in df.groupby(["level", "preset", "hand"], sort=False):
+        b = d[d.arm == "baseline"].iloc[0]
+        for k, _ in ARMS:
+            v = var[(var.level == level) & (var.preset == p) & (var.hand == n) & (var.arm == k)].iloc[0]
+            x = d[d.arm == k].iloc[0]
+            tab.append({"level": level, "rules": p, "hand": n, "own: pts": round(b.baseline_points, 1),
+                        "own: out": round(b.baseline_went_out, 3),
+                        "arm": k, "points (variant - own)": C.fmt_ci(v.points_mean, v.points_lo, v.points_hi),
+                        "went out": C.fmt_ci(v.went_out_mean, v.went_out_lo, v.went_out_hi, 3),
+                        "p_holm": C.holm_words(v.points_p_holm), "verdict": v.verdict, "n deals": int(v.deals),
+                        "stopped own / arm": f"{b.no_winner_hands / b.hands_played:.1%} / "
+                                             f"{x.no_winner_hands / x.hands_played:.1%}",
+                        "turn cap own / arm": f"{int(b.turn_cap_hands)} / {int(x.turn_cap_hands)}"})
+    L += [C.table_md(pd.DataFrame(tab)), ""]
+    if len(dg):
+        L += ["## Whole games: game points and win share", "",
+              "Hands other than N cancel exactly between arms (common random numbers): "
+              f"{'yes, in every arm' if dg.other_hands_cancel.all() else 'NO: see game_effects.csv'}. So the "
+              "game-points effect is the hand-N effect measured again on fewer deals; win share is new.", ""]
+        tab = []
+        for r in dg.itertuples():
+            tab.append({"level": r.level, "rules": r.preset, "hand": r.hand, "arm": r.arm,
+                        "game points": C.fmt_ci(r.points_mean, r.points_lo, r.points_hi),
+                        "win share (pp)": C.fmt_ci(100 * r.win_share_mean, 100 * r.win_share_lo,
+                                                   100 * r.win_share_hi),
+                        "p_holm win share": C.holm_words(r.win_share_p_holm),
+                        "rank": C.fmt_ci(r.rank_mean, r.rank_lo, r.rank_hi, 3), "n deals": r.deals,
+                        "stopped hands": int(r.no_winner_hands), "turn cap": int(r.turn_cap_hands)})
+        L += [C.table_md(pd.DataFrame(tab)), "",
+              "Baselines' stopped hands (whole games): " + "; ".join(
+                  f"{b['level']} {b['preset']}: {b['no_winner_hands']:,} of {b['hands_played']:,} hands "
+                  f"({b['no_winner_hands'] / b['hands_played']:.1%}) with nobody out, {b['turn_cap_hands']} "
+                  "at the turn cap" for b in gbase) + ".", ""]
+    hw = var.half_width
+    tt = pd.DataFrame(times)
+    L += ["## Compute budget", "",
+          f"Compute: {tt.seconds.sum() / 60:.1f} min of play time as recorded in the arms' manifest.json files "
+          f"(this session's wall time, reading included: {clock.total / 60:.1f} min) on this machine "
+          f"({os.cpu_count()} cores, shared with other work). "
+          f"Hand-level: {tt[tt['mode'] == 'hand'].seconds.sum() / 60:.1f} min, {int(tt[tt['mode'] == 'hand'].deals.sum()):,} "
+          f"deals x 3 arms x 4 seatings; CI half-widths on hand-N points: median {hw.median():.2f}, widest "
+          f"{hw.max():.2f} points (target {a.target_ci:g}, cap {a.games:,} deals). "
+          + (f"Whole games: {tt[tt['mode'] == 'whole games'].seconds.sum() / 60:.1f} min. " if len(dg) else "")
+          + "Per-experiment times: times.csv.", "",
+          "Files: hand_level.csv (every arm, stopped hands), hand_points_effects.csv (effects, Holm), "
+          "game_effects.csv (whole games), sign_by_level.csv, times.csv. Raw datasets: data/ (not committed; "
+          "rerunning the command rebuilds them identically).", ""]
+    (out / "report.md").write_text("\n".join(L), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
