@@ -457,7 +457,9 @@ def _suit_front4(counts, x, s, joker_cap, exact, gap, scratch):
                        scratch[MS_FRONT + FP * 8:MS_FRONT + FP * 8 + MAXR])
 
 
-@nb.njit(cache=True, _nrt=False)
+# inline="always": through a call (17 arguments, arrays among them) shanghai's runs contracts,
+# which take _runs_fast, measured 9-20% fewer deficiencies/s than with the split written inline.
+@nb.njit(cache=True, inline="always")
 def _split_min(counts, q0, q1, q2, q3, s, nr, E0, M0, J, best, joker_cap, exact, gap, cvals, cn,
                scratch):
     """min(best, max(E0 + E, M0 + M - J) over every split of nr = 2..4 runs of size s over
@@ -480,13 +482,18 @@ def _split_min(counts, q0, q1, q2, q3, s, nr, E0, M0, J, best, joker_cap, exact,
     if nr == 3:
         # two runs in one suit and one in another, or one each in three suits
         for a in range(4):
-            qa = qs[a]
+            qa = q0 if a == 0 else (q1 if a == 1 else (q2 if a == 2 else q3))
             for i in range(cn[qa, 2]):
                 ea = E0 + cvals[qa, 2, i, 0]
                 ma = M0 + cvals[qa, 2, i, 1]
-                for b in range(4):
-                    if b != a:
-                        best = _front_min(cvals, cn, qs[b], 1, ea, ma, J, best)
+                if a != 0:
+                    best = _front_min(cvals, cn, q0, 1, ea, ma, J, best)
+                if a != 1:
+                    best = _front_min(cvals, cn, q1, 1, ea, ma, J, best)
+                if a != 2:
+                    best = _front_min(cvals, cn, q2, 1, ea, ma, J, best)
+                if a != 3:
+                    best = _front_min(cvals, cn, q3, 1, ea, ma, J, best)
         for i in range(cn[q0, 1]):
             ea = E0 + cvals[q0, 1, i, 0]
             ma = M0 + cvals[q0, 1, i, 1]
@@ -524,7 +531,7 @@ def _split_min(counts, q0, q1, q2, q3, s, nr, E0, M0, J, best, joker_cap, exact,
     if e0 < 0:
         e0 = 0
     for a in range(4):
-        qa = qs[a]
+        qa = q0 if a == 0 else (q1 if a == 1 else (q2 if a == 2 else q3))
         cards = 0
         for p in range(13):
             cards += counts[a * 13 + p]
