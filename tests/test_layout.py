@@ -44,6 +44,8 @@ def test_the_memo_follows_its_spec():
 
 def test_scratch_offsets_do_not_overlap():
     assert L.MS_FRONT + 8 * L.FP + 4 <= L.MS_HEAD
+    from shanghai_sim.kernels.meld_mixed import MIX_W
+    assert L.MS_FRONT + 8 * L.FP + 4 <= L.MS_MIX and L.MS_MIX + MIX_W <= L.MS_HEAD
     tail = sorted([(L.MS_SUIT_CNT, L.NPOS), (L.MS_RUN_CNT, 4 * L.NPOS), (L.MS_PMASK, 4),
                    (L.MS_WR, 4), (L.MS_RC, 13)])
     for (a, n), (b, _) in zip(tail, tail[1:]):

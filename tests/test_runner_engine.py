@@ -84,3 +84,26 @@ def test_dask_local_cluster_on_the_real_engine(base, tmp_path):
     assert r.exit_code == 0, r.output
     for t in ("hands", "games"):
         pd.testing.assert_frame_equal(read(base, t), read(tmp_path / "d", t))
+
+
+def test_warm_state_plays_what_a_fresh_one_plays():
+    """The runner's engine hook keeps a state (and its meld memo) per thread and rules across
+    calls (issue #17 item 3); each call's games are those of play_games_nb on a fresh state,
+    whatever was played before it and under other rules in between."""
+    from shanghai_sim.bots import parse_bots
+    from shanghai_sim.kernels.engine import play_games_nb
+    from shanghai_sim.kernels.records import NHF
+    from shanghai_sim.rules import preset
+
+    calls = [("progressive", 3, [5, 6]), ("shanghai", 4, [7, 8, 9]), ("progressive", 3, [5, 6]),
+             ("shanghai", 4, [1]), ("contract", 4, [2, 3]), ("progressive", 3, [11])]
+    for name, players, seeds in calls:
+        r = preset(name).with_players(players)
+        A = r.arrays(players)
+        kinds, params = parse_bots("greedy", players)
+        s = np.asarray(seeds, np.uint64)
+        want = np.zeros((len(s), r.hands, players, NHF), np.int32)
+        got = np.zeros_like(want)
+        play_games_nb(*A, kinds, params, s, want)
+        runner.play_games_warm(*A, kinds, params, s, got)
+        assert (got == want).all(), (name, seeds)

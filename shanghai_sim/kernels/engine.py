@@ -11,7 +11,7 @@ deals, same choices, same scores as the batch path.
 
 import numba as nb
 
-from .layout import G_REC, G_S, P_PLAYERS
+from .layout import G_REC, G_S, P_PLAYERS, R_PARAMS
 from .bots import bot_action_nb
 from .play import (E_OK, PH_OVER, S_ACTOR, S_ERR, S_PHASE, apply_action_nb, init_game_nb,
                    new_state_nb)
@@ -32,19 +32,29 @@ def play_game_nb(R, G, bot_kind, bot_params, seed, log_on, check):
     return E_OK
 
 
+@nb.njit(cache=True, nogil=True, _nrt=False)
+def play_games_on_nb(R, G, bot_kind, bot_params, seeds, hand_out):
+    """play_games_nb on a state tuple the caller keeps (``layout.new_state``): its meld memo
+    stays warm from one call to the next (answers never depend on it). Returns -1, or the
+    index of the game in which a bot chose an illegal action."""
+    P = R[R_PARAMS][P_PLAYERS]
+    REC = G[G_REC]
+    for i in range(seeds.shape[0]):
+        err = play_game_nb(R, G, bot_kind, bot_params, seeds[i], 0, 0)
+        if err != E_OK:
+            return i
+        for h in range(hand_out.shape[1]):
+            for q in range(P):
+                for f in range(hand_out.shape[3]):
+                    hand_out[i, h, q, f] = REC[h, q, f]
+    return -1
+
+
 @nb.njit(cache=True, nogil=True, _nrt=True)
 def play_games_nb(params, points, joker_cap, meld_kind, meld_size, n_melds, deal, buys,
                   bot_kind, bot_params, seeds, hand_out):
     """Play one game per seed (uint64[n]) and fill hand_out int32[n, hands, players, NHF]."""
     R = (params, points, joker_cap, meld_kind, meld_size, n_melds, deal, buys)
     G = new_state_nb(params, 0)
-    P = params[P_PLAYERS]
-    REC = G[G_REC]
-    for i in range(seeds.shape[0]):
-        err = play_game_nb(R, G, bot_kind, bot_params, seeds[i], 0, 0)
-        if err != E_OK:
-            raise RuntimeError("engine: a bot chose an illegal action (run the replay of this seed)")
-        for h in range(hand_out.shape[1]):
-            for q in range(P):
-                for f in range(hand_out.shape[3]):
-                    hand_out[i, h, q, f] = REC[h, q, f]
+    if play_games_on_nb(R, G, bot_kind, bot_params, seeds, hand_out) >= 0:
+        raise RuntimeError("engine: a bot chose an illegal action (run the replay of this seed)")

@@ -130,6 +130,8 @@ MS_WIN_L = 66                       #   length,
 MS_WIN_R = 132                      #   ranks held (mask),
 MS_WIN_T = 198                      #   and touch mask
 MS_FRONT = 264                      # _suit_store: Pareto front (e, m, FP * 4 each), then the selection
+MS_MIX = 512                        # meld_mixed (sets with several runs): its own area (MIX_W),
+                                    #   clear of _suit_setup/_suit_store's, which it calls
 MS_SUIT_CNT = SCRATCH - 112         # _suit_setup: the suit's counts by position (NPOS)
 MS_RUN_CNT = SCRATCH - 80           # runs-only: counts by suit and position (4 x NPOS)
 MS_PMASK = SCRATCH - 24             # one-run paths: position mask of each suit (4)

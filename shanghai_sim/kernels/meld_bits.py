@@ -23,8 +23,12 @@ from .layout import MAX_MELDS as MAXM  # melds per contract
 # - runs only (one run size): suits do not interact, so each suit's Pareto
 #   front of (E, M) for t = 0..nr runs is computed once per suit content and
 #   memoised (``cache``); the fronts of the four suits are then combined
-#   (``_runs_fast`` reads them in place for 2-3 runs and at most two copies
+#   (``_runs_fast`` reads them in place for 2-4 runs and at most two copies
 #   of a card, ``_runs_only`` otherwise);
+# - one or two sets with two or three runs (one size each, at most two copies of a
+#   card): for each choice of the sets' ranks and of the cards of those ranks they
+#   take, the runs' best split of the per-suit fronts of what is left
+#   (``meld_mixed``), choices taken in the order of a lower bound;
 # - one run and sets of one size: the run's windows in a suit, reduced to the
 #   undominated ones and memoised by the suit's position mask
 #   (``_window_slot``); the sets take what the run leaves, and a set group
@@ -33,7 +37,7 @@ from .layout import MAX_MELDS as MAXM  # melds per contract
 #   M unchanged). ``_one_run_one_set`` / ``_one_run_sets`` read the sets'
 #   best ranks off rank-count level masks; ``_one_run`` is the general form
 #   (and the path of small memos, which would refill on every call).
-# Anything else (several runs with sets, mixed sizes) uses the general search.
+# Anything else (three or more sets with several runs, mixed sizes) uses the general search.
 
 MAXR = 4                 # runs per contract handled by the per-suit fronts
 PMAX = 48                # Pareto points while combining suits

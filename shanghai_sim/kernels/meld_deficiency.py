@@ -14,6 +14,7 @@ from .meld_sets import _sets_cost, _top
 from .meld_memo import _wt_row, memo_trim_nb
 from .meld_onerun import _one_run, _one_run_one_set, _one_run_sets
 from .meld_runs import _runs_fast, _runs_only
+from .meld_mixed import _sets_runs
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -79,14 +80,19 @@ def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cva
             if v == -INF:
                 v = _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, cvals, cn)
             return v if v > 0 else 0
-        if ns == 0 and (nr == 2 or nr == 3) and ckeys.shape[0] >= MEMO_MIN:
+        if nr >= 2 and nr <= MAXR and ns <= 2 and ckeys.shape[0] >= MEMO_MIN and (
+                ns == 0 or (nr <= 3 and s_set <= 13)):
             small = True
             for c in range(52):
                 if counts[c] > 2:
                     small = False
                     break
             if small:
-                v = _runs_fast(counts, J, s_run, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
+                if ns == 0:
+                    v = _runs_fast(counts, J, s_run, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
+                else:
+                    v = _sets_runs(counts, J, ns, s_set, nr, s_run, joker_cap, exact, gap, ckeys,
+                                   cvals, cn, scratch)
                 if v != -INF:
                     return v if v > 0 else 0
         if ns == 0 and nr <= MAXR:

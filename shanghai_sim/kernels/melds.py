@@ -41,7 +41,7 @@ The search enumerates shapes with a branch and bound:
 Modules (each imports only those above it): ``meld_search`` (the general search),
 ``meld_bits`` (fast-path primitives), ``meld_sets`` (sets only), ``meld_memo`` (the memo
 and window table), ``meld_onerun`` (one run with sets), ``meld_runs`` (runs only),
-``meld_deficiency`` (the dispatcher that picks a fast path or the general search),
+``meld_mixed`` (one or two sets with two or three runs), ``meld_deficiency`` (the dispatcher that picks a fast path or the general search),
 ``meld_lay`` (lay-down). Every name stays importable from here.
 """
 
@@ -54,7 +54,8 @@ from .meld_bits import MAXR, MEMO_MIN, PARTS, PART_START, PMAX, RESERVED, _fold,
 from .meld_sets import _next_perm, _sets_cost, _sets_cost_transfer, _sets_em, _top  # noqa: F401
 from .meld_memo import _all_windows, _hslot, _ml_order, _win_entry, _window_fill, _window_slot, _wt_entry, _wt_row, memo_trim_nb  # noqa: F401
 from .meld_onerun import NLV, _class_top, _levels, _one_run, _one_run_one_set, _one_run_sets, _sets_v, _two_sets  # noqa: F401
-from .meld_runs import _best_split, _front_min, _pair_min, _pareto_add, _runs_fast, _runs_only, _suit_fill, _suit_front, _suit_front3, _suit_front_small, _suit_key, _suit_setup, _suit_slot, _suit_store, _suit_windows, _touch  # noqa: F401
+from .meld_runs import _best_split, _front_min, _pair_min, _pareto_add, _runs_fast, _runs_only, _split_min, _suit_fill, _suit_front, _suit_front3, _suit_front4, _suit_front_small, _suit_key, _suit_setup, _suit_slot, _suit_store, _suit_windows, _touch  # noqa: F401
+from .meld_mixed import MIX_W, _group_em, _lb_of, _ranks_choice, _sets_runs, _take_slot  # noqa: F401
 from .meld_deficiency import deficiency_batch_nb, deficiency_nb, deficiency_ws_nb  # noqa: F401
 from .meld_lay import _lay_runs_by_suit, _lay_search, _lay_undo, laydown_nb, laydown_sat_nb, max_laid_nb  # noqa: F401
 

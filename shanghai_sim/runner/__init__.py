@@ -46,7 +46,7 @@ from .manifest import (LOCK, OutputLock, Prepared, _describe_difference, _differ
                        _fmt_value, _manifest_or_none, _now, _part_names, _prepare, _ranges,
                        check_shards, job_for_resume, job_from_parts, new_manifest, read_manifest,
                        rules_from_dict, same_job)
-from .planning import (MAX_TOURNAMENT_SEATINGS, Engine, Plan, _bot_name, _tournament_seatings,  # noqa: F401
-                   default_engine, default_shard_size, distinct_seatings_count, game_seeds, plan,
+from .planning import (MAX_TOURNAMENT_SEATINGS, WARM_STATES, Engine, Plan, _bot_name, _tournament_seatings,  # noqa: F401
+                   default_engine, default_shard_size, distinct_seatings_count, game_seeds, plan, play_games_warm,
                    rotations, tournament_seatings)
 from .progress import Progress, _fmt_duration  # noqa: F401

@@ -19,8 +19,8 @@ from .manifest import OutputLock, Prepared, _now, _prepare, _ranges, new_manifes
 from .planning import Engine, Plan, default_engine
 from .progress import Progress
 
-# Target time of one kernel call. Longer calls are faster (the engine keeps its meld
-# memo for the length of a call); shorter ones give finer progress and a prompter Ctrl-C.
+# Target time of one kernel call: shorter ones give finer progress and a prompter Ctrl-C.
+# The meld memo stays warm across calls (planning.play_games_warm keeps a state per thread).
 CHUNK_SECONDS = 5.0
 MAX_CHUNK = 1000
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 import math
 import os
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -39,8 +41,35 @@ def _bot_name(spec: str) -> str:
 
 def default_engine() -> Engine:
     from ..bots import parse_bots
-    from ..kernels.engine import play_games_nb
-    return Engine(play_games_nb, parse_bots, _bot_name)
+    return Engine(play_games_warm, parse_bots, _bot_name)
+
+
+# The engine's state tuples kept per thread, one per rules (the meld memo in them belongs to
+# one rules and one thread), the least recently used dropped past WARM_STATES.
+_WARM = threading.local()
+WARM_STATES = 2
+
+
+def play_games_warm(*args) -> None:
+    """``kernels.engine.play_games_nb``'s arguments and results, on a state kept per thread
+    and per rules, so the meld memo stays warm from one shard call to the next (a
+    tournament's seatings are many small calls). Answers never depend on the memo."""
+    from ..kernels.engine import play_games_on_nb
+    from ..kernels.layout import new_state
+    *ra, kind, params, seeds, out = args
+    R = tuple(ra)
+    key = tuple((a.dtype.str, a.shape, a.tobytes()) for a in R)
+    states = getattr(_WARM, "d", None)
+    if states is None:
+        states = _WARM.d = OrderedDict()
+    G = states.pop(key, None)
+    if G is None:
+        G = new_state(R, 0)
+        while len(states) >= WARM_STATES:
+            states.popitem(last=False)
+    states[key] = G
+    if play_games_on_nb(R, G, kind, params, seeds, out) >= 0:
+        raise RuntimeError("engine: a bot chose an illegal action (run the replay of this seed)")
 
 
 # A tournament plays at most this many seatings of a deal; past it, the rotations (docs/tournament.md).
