@@ -68,6 +68,14 @@ HOW = {
         "Four seats of each bot, `shanghai` rules, one thread: games per second and decisions "
         "per second; then a tournament of greedy against a greedy that never buys and a random "
         "bot, every deal in every distinct seating, as `shanghai-sim tournament` reports it."),
+    "rollout": (
+        "The rollout bot",
+        "Playouts: seat 0's searched decisions in games of four smart bots (`shanghai`), each "
+        "searched with K samples and each playout policy; a playout is one candidate played to the "
+        "end of the hand on one sample. Strength: `shanghai-sim tournament` of one rollout bot "
+        "against three smart bots, every deal with the rollout bot in each seat, win share per seat "
+        "held with 95% CIs over deals (par 0.25); the budget curve repeats it at several K on "
+        "other seeds."),
 }
 
 
@@ -126,7 +134,7 @@ def render(results: dict, charts: dict, base: Path) -> str:
                 f"({_x(s['min'])}-{_x(s['max'])} over the passes)"
                 for label, s in headline_ratios(results)]
         out += [""]
-    for name in ("melds", "growth", "engine", "runner", "verify", "startup", "bots"):
+    for name in ("melds", "growth", "engine", "runner", "verify", "startup", "bots", "rollout"):
         res = results.get(name)
         if not res:
             continue
