@@ -6,7 +6,9 @@
 - Strength: one `rollout` against three `smart`, 4 players, every deal played with the
   rollout bot in each of the four seats (`shanghai-sim tournament`, seed 1): win share per
   seat held (par 0.25) with its 95% CI over deals, and points per game against smart.
-- Budget curve: the same at several budgets K (rollouts=K), with games per minute.
+- Budget curve: the same at several budgets K (rollouts=K, the other parameters at their
+  defaults), same deals, with games per minute; the default budget's point is the
+  `shanghai` strength row.
 
     python benchmarks/run_all.py --only rollout [--quick]
 """
@@ -73,31 +75,36 @@ def _tournament(spec: str, rules: str, deals: int, seed: int, threads: int | Non
     return out
 
 
-def measure(deals: int = 200, presets=("shanghai", "contract"), budgets=(4, 8, 16, 32),
-            budget_deals: int = 100, speed_k: int = 16, speed_decisions: int = 100,
-            default: str = "rollout", seed: int = 1, threads: int | None = None,
-            progress=None) -> dict:
+def measure(deals: int = 200, presets=("shanghai", "contract"), budgets=(4, 8, 16, 32, 64),
+            speed_k: int = 16, speed_decisions: int = 100, default: str = "rollout", seed: int = 1,
+            threads: int | None = None, progress=None) -> dict:
+    from shanghai_sim.bots import parse_bot
     say = progress or (lambda s: None)
     speed = []
     for policy in ("smart", "greedy"):
         say(f"  playouts, policy {policy}, K={speed_k}, {speed_decisions} searched decisions")
         speed.append(_playout_rate(policy, speed_k, speed_decisions))
         say(f"    {speed[-1]['playouts_per_s']:,.0f} playouts/s")
-    runs = []
-    for rules in presets:
-        say(f"  {default},smart,smart,smart, {rules}, {deals:,} deals")
-        runs.append(_tournament(default, rules, deals, seed, threads))
-        w = runs[-1]["bots"]["rollout"]["win_share"]
-        say(f"    win share {w['mean']:.3f} [{w['lo']:.3f}, {w['hi']:.3f}]")
     curve = []
     for k in budgets:
-        spec = f"rollout:rollouts={k}"
-        say(f"  {spec},smart,smart,smart, shanghai, {budget_deals:,} deals")
-        curve.append(_tournament(spec, "shanghai", budget_deals, seed + 1, threads))
+        spec = parse_bot(f"rollout:rollouts={k}").name
+        say(f"  {spec},smart,smart,smart, shanghai, {deals:,} deals")
+        curve.append(_tournament(spec, "shanghai", deals, seed, threads))
         curve[-1]["k"] = k
         w = curve[-1]["bots"]["rollout"]["win_share"]
         say(f"    win share {w['mean']:.3f} [{w['lo']:.3f}, {w['hi']:.3f}], "
             f"{curve[-1]['games_per_min']:.1f} games/min")
+    default = parse_bot(default).name
+    runs = []
+    for rules in presets:
+        same = [c for c in curve if c["spec"] == default and rules == "shanghai"]
+        if same:                       # the curve's point at the default budget: the same run
+            runs.append(same[0])
+            continue
+        say(f"  {default},smart,smart,smart, {rules}, {deals:,} deals")
+        runs.append(_tournament(default, rules, deals, seed, threads))
+        w = runs[-1]["bots"]["rollout"]["win_share"]
+        say(f"    win share {w['mean']:.3f} [{w['lo']:.3f}, {w['hi']:.3f}]")
 
     def ci(x, k=3):
         return f"{x['mean']:.{k}f} [{x['lo']:.{k}f}, {x['hi']:.{k}f}]"
@@ -114,9 +121,8 @@ def measure(deals: int = 200, presets=("shanghai", "contract"), budgets=(4, 8, 1
         "name": "rollout",
         "title": "The rollout bot: playouts per second, and one rollout against three smart",
         "settings": {"default": default, "deals": deals, "presets": list(presets), "budgets": list(budgets),
-                     "budget_deals": budget_deals, "speed_k": speed_k, "speed_decisions": speed_decisions,
-                     "seed": seed, "budget_seed": seed + 1, "players": 4, "seatings_per_deal": 4,
-                     "threads": threads},
+                     "speed_k": speed_k, "speed_decisions": speed_decisions, "seed": seed,
+                     "players": 4, "seatings_per_deal": 4, "threads": threads},
         "figures": {"speed": speed, "runs": runs, "curve": curve},
         "tables": [
             table(f"Playouts per second, one thread: seat 0's searched decisions in games of 4 smart "
@@ -128,7 +134,8 @@ def measure(deals: int = 200, presets=("shanghai", "contract"), budgets=(4, 8, 1
                   ["rules", "rollout spec", "deals", "rollout win share", "rollout points/game",
                    "smart - rollout points", "rollout hands out", "games/min",
                    "hands nobody out", "turn-cap hands"], rows),
-            table(f"Budget curve, `shanghai`, seed {seed + 1}: rollout:rollouts=K against three smart",
+            table(f"Budget curve, `shanghai`, seed {seed}, {deals:,} deals x 4 seatings per K: "
+                  "rollout:rollouts=K against three smart",
                   ["K", "deals", "rollout win share", "smart - rollout points", "games/min"], crows),
         ],
         "notes": ["Win share per seat: a bot's share of the game's win (1/k for k tied winners) "

@@ -333,7 +333,7 @@ def rollout(res: dict, path: Path) -> Path:
     ax2.set_xlabel("playout policy")
     ax2.set_title("How fast are the playouts?", fontsize=10)
     ax2.grid(axis="y", alpha=0.3)
-    return _finish(fig, res, path, whiskers=f"95% CI over deals · seed {res['settings']['budget_seed']}, "
+    return _finish(fig, res, path, whiskers=f"95% CI over deals · seed {res['settings']['seed']}, "
                    "every deal with the rollout bot in each of the 4 seats")
 
 

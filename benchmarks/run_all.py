@@ -44,7 +44,7 @@ SIZES: dict[str, dict[str, dict]] = {
         "startup": dict(reps=5, cold=True, cold_reps=1),
         "bots": dict(games={"random": 50, "greedy": 500, "smart": 500}, reps=5, tournament_deals=200),
         "strength": dict(deals=10_000),
-        "rollout": dict(deals=200, budgets=(4, 8, 16, 32, 64), budget_deals=100, speed_decisions=200),
+        "rollout": dict(deals=200, budgets=(4, 8, 16, 32, 64), speed_decisions=200),
     },
     "quick": {
         "melds": dict(hands=5_000, warm=20_000, reps=3, ref_hands=3, ref_reps=3,
@@ -60,8 +60,7 @@ SIZES: dict[str, dict[str, dict]] = {
         "startup": dict(reps=3, cold=False),
         "bots": dict(games={"random": 20, "greedy": 100, "smart": 100}, reps=3, tournament_deals=20),
         "strength": dict(deals=1_000),
-        "rollout": dict(deals=30, presets=("shanghai",), budgets=(4, 16), budget_deals=15,
-                        speed_decisions=40),
+        "rollout": dict(deals=50, budgets=(4, 8, 16), speed_decisions=60),
     },
     "tiny": {
         "melds": dict(presets=("shanghai",), hands=20, warm=20, reps=2, ref_hands=1, ref_reps=1,
@@ -76,8 +75,8 @@ SIZES: dict[str, dict[str, dict]] = {
         "startup": dict(reps=1, cold=False),
         "bots": dict(games={"random": 1, "greedy": 2, "smart": 2}, reps=2, tournament_deals=2),
         "strength": dict(deals=2, presets=("shanghai",)),
-        "rollout": dict(deals=2, presets=("shanghai",), budgets=(2,), budget_deals=2, speed_k=2,
-                        speed_decisions=2, default="rollout:rollouts=2:candidates=2"),
+        "rollout": dict(deals=2, presets=("shanghai",), budgets=(2,), speed_k=2, speed_decisions=2,
+                        default="rollout:rollouts=2:candidates=2"),
     },
 }
 

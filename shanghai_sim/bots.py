@@ -22,7 +22,7 @@ from .kernels.bots import (BOT_GREEDY, BOT_RANDOM, BOT_ROLLOUT, BOT_SMART, BP_BU
                            BP_BUY_SHORT, BP_CANDS, BP_DUMP, BP_FEED, BP_HAND0, BP_LATE, BP_MARGIN,
                            BP_MAXBUYS, BP_OUTS, BP_PARTNER, BP_POINTS, BP_POLICY, BP_PRUNE,
                            BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD, BP_S_DOWN, BP_S_TAKE, BP_UTILITY,
-                           BP_WAIT_BLIND, BUY_ALWAYS, BUY_AUTO, BUY_NEVER, BUY_USEFUL,
+                           BP_WAIT_BLIND, BP_Z, BUY_ALWAYS, BUY_AUTO, BUY_NEVER, BUY_USEFUL,
                            MAX_HAND_PARAMS, NBP)
 
 
@@ -183,7 +183,10 @@ _ROLLOUT_PARAMS = (
              "outcome minimised: its points for the hand, or its total less the best other "
              "total after the hand (lead)", choices=(("points", 0), ("lead", 1))),
     BotParam("margin", "float", BP_MARGIN, 0.0,
-             "points per hand another candidate must beat smart's choice by", lo=0, hi=1000),
+             "points per hand another candidate's mean must beat smart's choice by", lo=0, hi=1000),
+    BotParam("z", "float", BP_Z, 1.0,
+             "another candidate replaces smart's choice only when its mean paired difference "
+             "(same samples) is below -z standard errors (0: whenever it is lower)", lo=0, hi=10),
     BotParam("prune", "int", BP_PRUNE, 1,
              "upcards searched: 0 every one, 1 a joker, one that lowers the deficiency or "
              "has a partner in hand, 2 a joker or one that lowers the deficiency", lo=0, hi=2),

@@ -63,7 +63,8 @@ BP_POLICY = BP_OUTS + 14               # playout policy: 0 smart, 1 greedy
 BP_UTILITY = BP_OUTS + 15              # 0 own hand points, 1 own total less the best other total
 BP_MARGIN = BP_OUTS + 16               # points a candidate must beat smart's choice by
 BP_PRUNE = BP_OUTS + 17                # 1: search take/buy only for a card that could matter
-NBP = BP_OUTS + 18
+BP_Z = BP_OUTS + 18                    # standard errors a candidate must beat smart's choice by
+NBP = BP_OUTS + 19
 
 BUY_NEVER = 0
 BUY_USEFUL = 1

@@ -182,9 +182,11 @@ NW = G_MKEYS + 2
 RI_POOL = 0           # the cards the searching seat has not seen, shuffled per sample
 RI_CAND = 1           # the candidate actions of the decision searched
 NRI = 2
-RF_BP = 0             # the parameter vector of the other seats in a playout (knobs cleared)
-RF_SUM = 1            # per candidate: the sum of its outcomes over the samples
-NRF, RF_W = 2, 64
+RF_SELF = 0           # the searching seat's parameter vector in a playout
+RF_OTHER = 1          # the other seats' (the same, experiment knobs cleared)
+RF_SUM = 2            # per candidate: the sum of its outcomes over the samples, then the mean
+RF_DSQ = 3            # per candidate: the sum of squares of its outcome less the first's
+NRF, RF_W = 4, 64
 
 assert tuple(s[0] for s in STATE_SPEC) == _G_NAMES
 assert all(globals()["G_" + n] == i for i, n in enumerate(_G_NAMES))

@@ -34,7 +34,7 @@ dispatches through ``kernels.dispatch``.
 import numba as nb
 import numpy as np
 
-from .bots import (BP_BUY, BP_CANDS, BP_HAND0, BP_MARGIN, BP_MAXBUYS, BP_POLICY, BP_PRUNE,
+from .bots import (BP_BUY, BP_CANDS, BP_Z, BP_HAND0, BP_MARGIN, BP_MAXBUYS, BP_POLICY, BP_PRUNE,
                    BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD, BP_S_DOWN, BP_S_TAKE, BP_UTILITY,
                    BP_WAIT_BLIND, BUY_AUTO, MAX_HAND_PARAMS, NBP, _buy_policy, _contract_kinds,
                    _def_with, _mates, _smart_discard, cards_short_nb, greedy_action_nb,
@@ -43,7 +43,7 @@ from .layout import (G_BUF, G_GD, G_GDJ, G_HANDS, G_LD, G_LOG, G_MKEYS, G_MN, G_
                      G_PILE, G_PS, G_REC, G_RNG, G_S, G_SCR, G_STOCK, G_TABLE, G_TCARDS,
                      G_TJOKERS, G_WT, JOKER, LAY_W, MAX_MELDS, MAXLEGAL, MAXP, MAXT, NCARDS, NPS,
                      NRF, NRI, NRNG, NS, NSCR, NTM, P_DECKS, P_JOKERS, P_NHANDS, P_PLAYERS,
-                     PS_BUYS, PS_DEFOK, PS_DOWN, PS_KNOWN0, PS_N, PS_TOTAL, PW, R_PARAMS, RF_BP, RF_SUM,
+                     PS_BUYS, PS_DEFOK, PS_DOWN, PS_KNOWN0, PS_N, PS_TOTAL, PW, R_PARAMS, RF_DSQ, RF_OTHER, RF_SELF, RF_SUM,
                      RF_W, RI_CAND, RI_POOL, RNG_BOT0, RNG_DEAL, RNG_SEED, RUN, S_CGD_AT,
                      S_ACTOR, S_CHECK, S_GD_AT, S_HAND, S_HANDS_DONE, S_LOG_ON, S_MUST_DOWN, S_NP, S_NT,
                      S_PHASE, S_PILE_N, S_SHOE, S_STOCK_N, S_UP, SCR_CAND, SCR_UNSEEN, SCR_W,
@@ -57,9 +57,6 @@ from .rng import next_u64_nb, seed_state_nb, shuffle_nb
 EV_SEARCH = 16        # the log event of one search (after play.EV_GAME_END)
 DEC_TAKE, DEC_BUY, DEC_DISCARD, DEC_DOWN = 0, 1, 2, 3
 MAXC = 8              # candidates of one decision at most
-RF_SELF = RF_BP       # RF rows: the searching seat's own parameters in the playouts,
-RF_OTHER = RF_BP + 1  #   the other seats' (the same, experiment knobs cleared),
-RF_MEAN = RF_SUM      #   and per candidate the sum, then the mean, of its outcomes
 ILLEGAL = 1.0e6       # outcome of a candidate the scratch state refused (never expected)
 
 
@@ -237,7 +234,8 @@ def outcome_nb(G2, p, h, util):
 @nb.njit(cache=True, _nrt=False)
 def search_nb(R, G, W, p, bp, n):
     """Mean outcome of each of the n candidate actions in W[W_RI][RI_CAND] over
-    BP_ROLLOUTS samples (common to all candidates) into W[W_RF][RF_MEAN]; False if the
+    BP_ROLLOUTS samples (common to all candidates) into W[W_RF][RF_SUM], and the sum of
+    squares of each one's paired difference with the first into RF_DSQ; False if the
     seat's view did not add up (then nothing was searched)."""
     G2 = (W[G_S], W[G_PS], W[G_HANDS], W[G_STOCK], W[G_PILE], W[G_TABLE], W[G_TCARDS],
           W[G_TJOKERS], W[G_GD], W[G_GDJ], W[G_RNG], W[G_LOG], W[G_REC], W[G_SCR], W[G_LD],
@@ -257,7 +255,8 @@ def search_nb(R, G, W, p, bp, n):
     for i in range(MAX_HAND_PARAMS):
         RF[RF_OTHER, BP_HAND0 + i] = -1.0
     for i in range(n):
-        RF[RF_MEAN, i] = 0.0
+        RF[RF_SUM, i] = 0.0
+        RF[RF_DSQ, i] = 0.0
     K = max(int(bp[BP_ROLLOUTS]), 1)
     policy = int(bp[BP_POLICY])
     util = int(bp[BP_UTILITY])
@@ -266,14 +265,19 @@ def search_nb(R, G, W, p, bp, n):
     for _ in range(K):
         seed = next_u64_nb(rng)
         shuffle_nb(rng, pool, npool)
+        v0 = 0.0
         for i in range(n):
             load_sample_nb(R, G, G2, p, pool, seed)
             v = ILLEGAL
             if apply_action_nb(R, G2, cand[i]) == E_OK and playout_nb(R, G2, p, RF, policy, h):
                 v = outcome_nb(G2, p, h, util)
-            RF[RF_MEAN, i] += v
+            RF[RF_SUM, i] += v
+            if i == 0:
+                v0 = v
+            else:
+                RF[RF_DSQ, i] += (v - v0) * (v - v0)
     for i in range(n):
-        RF[RF_MEAN, i] /= K
+        RF[RF_SUM, i] /= K
     return True
 
 
@@ -380,12 +384,22 @@ def rollout_action_nb(R, G, W, p, bp):
         return a0
     if not search_nb(R, G, W, p, bp, n):
         return a0
+    # The best other candidate replaces smart's choice (the first) only when its paired
+    # mean difference is below -margin and below -z standard errors: between near equals
+    # the sampling noise would otherwise pick at random where smart's rule knows better.
     RF = W[W_RF]
     best = 1
     for i in range(2, n):
-        if RF[RF_MEAN, i] < RF[RF_MEAN, best]:
+        if RF[RF_SUM, i] < RF[RF_SUM, best]:
             best = i
-    if not RF[RF_MEAN, best] < RF[RF_MEAN, 0] - bp[BP_MARGIN]:
+    K = max(int(bp[BP_ROLLOUTS]), 1)
+    d = RF[RF_SUM, best] - RF[RF_SUM, 0]
+    se = 0.0
+    if K > 1:
+        var = (RF[RF_DSQ, best] / K - d * d) * K / (K - 1)
+        if var > 0:
+            se = np.sqrt(var / K)
+    if not (d < -bp[BP_MARGIN] and d + bp[BP_Z] * se < 0):
         best = 0
     if S[S_LOG_ON] != 0:
         b = ev_nb(G, EV_SEARCH, 5 + 2 * n)
@@ -397,5 +411,5 @@ def rollout_action_nb(R, G, W, p, bp):
         LOG[b + 4] = n
         for i in range(n):
             LOG[b + 5 + 2 * i] = cand[i]
-            LOG[b + 6 + 2 * i] = int(np.floor(RF[RF_MEAN, i] * 100.0 + 0.5))
+            LOG[b + 6 + 2 * i] = int(np.floor(RF[RF_SUM, i] * 100.0 + 0.5))
     return cand[best]
