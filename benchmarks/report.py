@@ -68,6 +68,13 @@ HOW = {
         "Four seats of each bot, `shanghai` rules, one thread: games per second and decisions "
         "per second; then a tournament of greedy against a greedy that never buys and a random "
         "bot, every deal in every distinct seating, as `shanghai-sim tournament` reports it."),
+    "strength": (
+        "Bot strength",
+        "Issue #13's strength target: one `smart` against three `greedy`, 4 players, every deal "
+        "played with `smart` in each of the four seats (`shanghai-sim tournament`), on seed 1; "
+        "smart's weights were tuned on other seeds (`analyses/tune_smart.py`, seed 7000000). Win "
+        "share per seat held (par 0.25), points, the share of hands gone out, the paired point "
+        "difference per deal, with 95% CIs over deals."),
     "rollout": (
         "The rollout bot",
         "Playouts: seat 0's searched decisions in games of four smart bots (`shanghai`), each "
@@ -134,7 +141,7 @@ def render(results: dict, charts: dict, base: Path) -> str:
                 f"({_x(s['min'])}-{_x(s['max'])} over the passes)"
                 for label, s in headline_ratios(results)]
         out += [""]
-    for name in ("melds", "growth", "engine", "runner", "verify", "startup", "bots", "rollout"):
+    for name in ("melds", "growth", "engine", "runner", "verify", "startup", "bots", "strength", "rollout"):
         res = results.get(name)
         if not res:
             continue

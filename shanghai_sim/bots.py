@@ -22,7 +22,7 @@ from .kernels.bots import (BOT_GREEDY, BOT_RANDOM, BOT_ROLLOUT, BOT_SMART, BP_BU
                            BP_BUY_SHORT, BP_CANDS, BP_DUMP, BP_FEED, BP_HAND0, BP_LATE, BP_MARGIN,
                            BP_MAXBUYS, BP_OUTS, BP_PARTNER, BP_POINTS, BP_POLICY, BP_PRUNE,
                            BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD, BP_S_DOWN, BP_S_TAKE, BP_UTILITY,
-                           BP_WAIT_BLIND, BP_Z, BUY_ALWAYS, BUY_AUTO, BUY_NEVER, BUY_USEFUL,
+                           BP_WAIT_BLIND, BP_Z, BP_FIT, BUY_ALWAYS, BUY_AUTO, BUY_NEVER, BUY_USEFUL,
                            MAX_HAND_PARAMS, NBP)
 
 
@@ -187,6 +187,10 @@ _ROLLOUT_PARAMS = (
     BotParam("z", "float", BP_Z, 1.0,
              "another candidate replaces smart's choice only when its mean paired difference "
              "(same samples) is below -z standard errors (0: whenever it is lower)", lo=0, hi=10),
+    BotParam("fit", "int", BP_FIT, 8,
+             "a sampled other hand (not down) is the best by deficiency of 1 + min(turns it has "
+             "played this hand, fit) random draws, since players keep the cards that serve them "
+             "(0: uniform samples)", lo=0, hi=64),
     BotParam("prune", "int", BP_PRUNE, 1,
              "upcards searched: 0 every one, 1 a joker, one that lowers the deficiency or "
              "has a partner in hand, 2 a joker or one that lowers the deficiency", lo=0, hi=2),

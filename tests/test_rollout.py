@@ -9,7 +9,7 @@ from shanghai_sim.bots import parse_bot
 from shanghai_sim.cards import card_str, parse_cards
 from shanghai_sim.game import Game, game_events
 from shanghai_sim.kernels import layout as L
-from shanghai_sim.kernels.rollout import load_sample_nb, unseen_pool_nb
+from shanghai_sim.kernels.rollout import fit_hands_nb, load_sample_nb, unseen_pool_nb
 from shanghai_sim.rules import preset
 
 from test_bots_play import _hidden_shuffled, act, one_hand
@@ -42,11 +42,16 @@ def _all_counts(G, players):
     return c
 
 
-def _check_sample(g, seat, seed):
+def _check_sample(g, seat, seed, fit=0):
     R, G = g.R, g.G
     pool = g.W[L.W_RI][L.RI_POOL]
     n = unseen_pool_nb(R, G, seat, pool)
     assert n >= 0, "the seat's view does not add up"
+    if fit:
+        before = np.sort(pool[:n])
+        rng = g.G[L.G_RNG][L.RNG_BOT0 + seat].copy()
+        fit_hands_nb(R, G, seat, pool, n, fit, rng, g.W[L.G_SCR][L.SCR_TMP], g.W[L.G_SCR][L.SCR_CAND])
+        assert (np.sort(pool[:n]) == before).all()      # a reordering of the same cards
     G2 = _scratch(g)
     before = [a.copy() for a in G[:L.G_MKEYS]]
     load_sample_nb(R, G, G2, seat, pool, np.uint64(seed))
@@ -76,7 +81,7 @@ def test_samples_conserve_cards_and_keep_what_the_seat_knows(rules):
         while not g.over:
             if k % 7 == 0:
                 seat = g.to_act
-                G2 = _check_sample(g, seat, 1000 + k)
+                G2 = _check_sample(g, seat, 1000 + k, fit=(k // 7) % 3 * 4)
                 others = [q for q in range(4) if q != seat]
                 hidden_differ += int(any((G2[L.G_HANDS][q] != g.G[L.G_HANDS][q]).any() for q in others))
             g.step()

@@ -64,7 +64,8 @@ BP_UTILITY = BP_OUTS + 15              # 0 own hand points, 1 own total less the
 BP_MARGIN = BP_OUTS + 16               # points a candidate must beat smart's choice by
 BP_PRUNE = BP_OUTS + 17                # 1: search take/buy only for a card that could matter
 BP_Z = BP_OUTS + 18                    # standard errors a candidate must beat smart's choice by
-NBP = BP_OUTS + 19
+BP_FIT = BP_OUTS + 19                  # sampled other hands: best of 1 + min(turns, fit) draws
+NBP = BP_OUTS + 20
 
 BUY_NEVER = 0
 BUY_USEFUL = 1

@@ -34,7 +34,7 @@ dispatches through ``kernels.dispatch``.
 import numba as nb
 import numpy as np
 
-from .bots import (BP_BUY, BP_CANDS, BP_Z, BP_HAND0, BP_MARGIN, BP_MAXBUYS, BP_POLICY, BP_PRUNE,
+from .bots import (BP_BUY, BP_CANDS, BP_FIT, BP_Z, BP_HAND0, BP_MARGIN, BP_MAXBUYS, BP_POLICY, BP_PRUNE,
                    BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD, BP_S_DOWN, BP_S_TAKE, BP_UTILITY,
                    BP_WAIT_BLIND, BUY_AUTO, MAX_HAND_PARAMS, NBP, _buy_policy, _contract_kinds,
                    _def_with, _mates, _smart_discard, cards_short_nb, greedy_action_nb,
@@ -43,16 +43,16 @@ from .layout import (G_BUF, G_GD, G_GDJ, G_HANDS, G_LD, G_LOG, G_MKEYS, G_MN, G_
                      G_PILE, G_PS, G_REC, G_RNG, G_S, G_SCR, G_STOCK, G_TABLE, G_TCARDS,
                      G_TJOKERS, G_WT, JOKER, LAY_W, MAX_MELDS, MAXLEGAL, MAXP, MAXT, NCARDS, NPS,
                      NRF, NRI, NRNG, NS, NSCR, NTM, P_DECKS, P_JOKERS, P_NHANDS, P_PLAYERS,
-                     PS_BUYS, PS_DEFOK, PS_DOWN, PS_KNOWN0, PS_N, PS_TOTAL, PW, R_PARAMS, RF_DSQ, RF_OTHER, RF_SELF, RF_SUM,
+                     PS_BUYS, PS_DEFOK, PS_DOWN, PS_KNOWN0, PS_N, PS_TOTAL, PS_TURNS, PW, R_PARAMS, RF_DSQ, RF_OTHER, RF_SELF, RF_SUM,
                      RF_W, RI_CAND, RI_POOL, RNG_BOT0, RNG_DEAL, RNG_SEED, RUN, S_CGD_AT,
                      S_ACTOR, S_CHECK, S_GD_AT, S_HAND, S_HANDS_DONE, S_LOG_ON, S_MUST_DOWN, S_NP, S_NT,
-                     S_PHASE, S_PILE_N, S_SHOE, S_STOCK_N, S_UP, SCR_CAND, SCR_UNSEEN, SCR_W,
+                     S_PHASE, S_PILE_N, S_SHOE, S_STOCK_N, S_UP, SCR_CAND, SCR_TMP, SCR_UNSEEN, SCR_W,
                      TM_HI, TM_KIND, TM_LO, TM_N, TW, W_RF, W_RI)
 from .play import (A_BUY, A_DISCARD, A_GO_DOWN, A_PASS, A_TAKE, E_OK, PH_BUY, PH_FIRST, PH_OVER,
                    PH_PLAY, a_card, a_type, action_nb, apply_action_nb, def_of_nb, ev_nb,
                    hand_def_nb, unplace_nb)
 from .records import HF_POINTS, NHF
-from .rng import next_u64_nb, seed_state_nb, shuffle_nb
+from .rng import next_u64_nb, randint_nb, seed_state_nb, shuffle_nb
 
 EV_SEARCH = 16        # the log event of one search (after play.EV_GAME_END)
 DEC_TAKE, DEC_BUY, DEC_DISCARD, DEC_DOWN = 0, 1, 2, 3
@@ -199,6 +199,56 @@ def load_sample_nb(R, G, G2, p, pool, seed):
     S2[S_CGD_AT] = -1
 
 
+@nb.njit(cache=True, _nrt=False)
+def fit_hands_nb(R, G, p, pool, npool, fit, rng, tmp, best):
+    """Reorder the shuffled pool so that load_sample_nb deals each other seat q (not down)
+    the best, by deficiency, of 1 + min(its turns this hand, fit) random draws of its
+    hidden cards: a player keeps the cards that serve its contract and throws the others,
+    so its hand is not a random one (a uniform sample makes the opponents slow, and the
+    search then overrates taking and buying). tmp (NCARDS) and best (the largest hidden
+    count) are scratch rows."""
+    S = G[G_S]
+    PS = G[G_PS]
+    k = 0
+    for q in range(S[S_NP]):
+        if q == p:
+            continue
+        hidden = PS[q, PS_N]
+        for c in range(NCARDS):
+            hidden -= PS[q, PS_KNOWN0 + c]
+        m = 1 + min(PS[q, PS_TURNS], fit)
+        if PS[q, PS_DOWN] != 0 or hidden <= 0 or hidden > best.shape[0]:
+            m = 1
+        if m > 1:
+            for c in range(NCARDS):
+                tmp[c] = PS[q, PS_KNOWN0 + c]
+            bd = np.int64(1) << 40
+            for t in range(m):
+                if t > 0:                    # a fresh draw: the first cards of pool[k:] anew
+                    for i in range(k, k + hidden):
+                        j = i + randint_nb(rng, npool - i)
+                        x = pool[i]
+                        pool[i] = pool[j]
+                        pool[j] = x
+                for i in range(k, k + hidden):
+                    tmp[pool[i]] += 1
+                d = def_of_nb(R, G, tmp)
+                for i in range(k, k + hidden):
+                    tmp[pool[i]] -= 1
+                if d < bd:
+                    bd = d
+                    for i in range(hidden):
+                        best[i] = pool[k + i]
+            for i in range(hidden):          # the best draw back in front
+                c = best[i]
+                for j in range(k + i, npool):
+                    if pool[j] == c:
+                        pool[j] = pool[k + i]
+                        pool[k + i] = c
+                        break
+        k += hidden
+
+
 # ---------------------------------------------------------------- playouts
 
 @nb.njit(cache=True, _nrt=False)
@@ -262,9 +312,12 @@ def search_nb(R, G, W, p, bp, n):
     util = int(bp[BP_UTILITY])
     h = G[G_S][S_HAND]
     rng = G[G_RNG][RNG_BOT0 + p]
+    fit = int(bp[BP_FIT])
     for _ in range(K):
         seed = next_u64_nb(rng)
         shuffle_nb(rng, pool, npool)
+        if fit > 0:
+            fit_hands_nb(R, G, p, pool, npool, fit, rng, W[G_SCR][SCR_TMP], W[G_SCR][SCR_CAND])
         v0 = 0.0
         for i in range(n):
             load_sample_nb(R, G, G2, p, pool, seed)
