@@ -184,13 +184,13 @@ _ROLLOUT_PARAMS = (
              "total after the hand (lead)", choices=(("points", 0), ("lead", 1))),
     BotParam("margin", "float", BP_MARGIN, 0.0,
              "points per hand another candidate's mean must beat smart's choice by", lo=0, hi=1000),
-    BotParam("z", "float", BP_Z, 1.0,
+    BotParam("z", "float", BP_Z, 2.0,
              "another candidate replaces smart's choice only when its mean paired difference "
              "(same samples) is below -z standard errors (0: whenever it is lower)", lo=0, hi=10),
     BotParam("fit", "int", BP_FIT, 8,
-             "a sampled other hand (not down) is the best by deficiency of 1 + min(turns it has "
-             "played this hand, fit) random draws, since players keep the cards that serve them "
-             "(0: uniform samples)", lo=0, hi=64),
+             "a sampled other hand (not down) is drawn with min(turns it played this hand, fit) "
+             "cards more, and those that serve its contract least go back: players keep the "
+             "cards that serve them (0: uniform samples)", lo=0, hi=64),
     BotParam("prune", "int", BP_PRUNE, 1,
              "upcards searched: 0 every one, 1 a joker, one that lowers the deficiency or "
              "has a partner in hand, 2 a joker or one that lowers the deficiency", lo=0, hi=2),
