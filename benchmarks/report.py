@@ -82,7 +82,8 @@ HOW = {
         "end of the hand on one sample. Strength: `shanghai-sim tournament` of one rollout bot "
         "against three smart bots, every deal with the rollout bot in each seat, win share per seat "
         "held with 95% CIs over deals (par 0.25); the budget curve repeats it at several K on "
-        "other seeds."),
+        "the same deals (its point at the default K is the `shanghai` strength row). Figures of "
+        "a shared 2-core machine: the quick run shared it with a test suite."),
 }
 
 

@@ -18,7 +18,7 @@ def test_parse_canonical_names():
 
 
 @pytest.mark.parametrize("spec,needle", [
-    ("smart", "valid bots: random, greedy"),
+    ("clever", "valid bots: random, greedy, smart, rollout"),
     ("greedy:foo=1", "valid: buy="),
     ("greedy:buy=sometimes", "never, useful, always"),
     ("greedy:buy99=never", "hand numbers"),
