@@ -338,6 +338,43 @@ def play_quality(res: dict, path: Path) -> Path:
     return _finish(fig, res, path)
 
 
+def rollout(res: dict, path: Path) -> Path:
+    f = res["figures"]
+    curve = f["curve"]
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 4.2), gridspec_kw={"width_ratios": [2, 1]})
+    if curve:
+        ks = [c["k"] for c in curve]
+        ws = [c["bots"]["rollout"]["win_share"] for c in curve]
+        med = np.array([w["mean"] for w in ws])
+        err = np.vstack([med - [w["lo"] for w in ws], [w["hi"] for w in ws] - med])
+        x = np.arange(len(ks))
+        ax.errorbar(x, med, yerr=err, fmt="o-", color=C_OURS, capsize=4, label="rollout (95% CI)")
+        for i, c in enumerate(curve):
+            ax.text(x[i] + 0.05, med[i] + 0.01, f"{med[i]:.3f}\n{c['games_per_min']:.1f} games/min",
+                    fontsize=7, va="bottom")
+        ax.set_xticks(x)
+        ax.set_xticklabels([f"K = {k}" for k in ks])
+        ax.axhline(0.25, color=C_FLOOR, ls="--", lw=1, label="par (0.25)")
+        ax.axhline(0.33, color=C_LAY, ls=":", lw=1, label="target (0.33)")
+        ax.set_ylim(0, max(0.6, max(w["hi"] for w in ws) + 0.08))
+        ax.set_ylabel("win share per seat held")
+        ax.set_xlabel("rollouts per candidate (samples)")
+        ax.set_title(f"Does more search win more? one rollout vs three smart\n(shanghai, "
+                     f"n = {curve[0]['deals']:,} deals x 4 seatings per K)", fontsize=10)
+        ax.legend(fontsize=8, loc="upper left")
+        ax.grid(axis="y", alpha=0.3)
+    sp = f["speed"]
+    ax2.bar([s["policy"] for s in sp], [s["playouts_per_s"] for s in sp], color=C_OURS)
+    for i, s in enumerate(sp):
+        ax2.text(i, s["playouts_per_s"], f"{s['playouts_per_s']:,.0f}", ha="center", va="bottom", fontsize=8)
+    ax2.set_ylabel("playouts per second, one thread")
+    ax2.set_xlabel("playout policy")
+    ax2.set_title("How fast are the playouts?", fontsize=10)
+    ax2.grid(axis="y", alpha=0.3)
+    return _finish(fig, res, path, whiskers=f"95% CI over deals · seed {res['settings']['seed']}, "
+                   "every deal with the rollout bot in each of the 4 seats")
+
+
 def headline_ratios(results: dict) -> list[tuple[str, dict]]:
     """Our speed as a multiple of each peer, measured in the same run: (label, spread of the
     per-pass ratios). Pass k of ours is divided by pass k of the peer."""
@@ -394,7 +431,7 @@ def headline(results: dict, path: Path) -> Path | None:
 
 DRAW = {"melds": melds, "growth": growth, "engine": engine, "runner": runner,
         "verify": verify, "startup": startup, "bots": bots, "strength": strength,
-        "play_quality": play_quality}
+        "play_quality": play_quality, "rollout": rollout}
 
 
 def draw_all(results: dict, folder: Path) -> dict[str, Path]:

@@ -88,6 +88,15 @@ HOW = {
         "runs (`runner.run`, the hands table's `ended`) of 3-8 players per bot. "
         "`python benchmarks/bench_play_quality.py` runs the first part alone (`--turn-cap` the "
         "second, `--turn-cap-games 100000` the target's size)."),
+    "rollout": (
+        "The rollout bot",
+        "Playouts: seat 0's searched decisions in games of four smart bots (`shanghai`), each "
+        "searched with K samples and each playout policy; a playout is one candidate played to the "
+        "end of the hand on one sample. Strength: `shanghai-sim tournament` of one rollout bot "
+        "against three smart bots, every deal with the rollout bot in each seat, win share per seat "
+        "held with 95% CIs over deals (par 0.25); the budget curve repeats it at several K on "
+        "the same deals (its point at the default K is the `shanghai` strength row). Figures of "
+        "a shared 2-core machine: the quick run shared it with a test suite."),
 }
 
 
@@ -147,7 +156,7 @@ def render(results: dict, charts: dict, base: Path) -> str:
                 for label, s in headline_ratios(results)]
         out += [""]
     for name in ("melds", "growth", "engine", "runner", "verify", "startup", "bots", "strength",
-                 "play_quality"):
+                 "play_quality", "rollout"):
         res = results.get(name)
         if not res:
             continue

@@ -26,7 +26,8 @@ sys.path.insert(0, str(HERE.parent / "tests"))          # tests/reference.py, th
 
 from _common import ROOT, machine  # noqa: E402
 
-ORDER = ("melds", "growth", "engine", "runner", "verify", "startup", "bots", "strength", "play_quality")
+ORDER = ("melds", "growth", "engine", "runner", "verify", "startup", "bots", "strength", "play_quality",
+         "rollout")
 
 # Sample sizes of each run size. "tiny" exists for the tests (the pipeline, not the timings).
 SIZES: dict[str, dict[str, dict]] = {
@@ -45,6 +46,7 @@ SIZES: dict[str, dict[str, dict]] = {
         "bots": dict(games={"random": 50, "greedy": 500, "smart": 500}, reps=5, tournament_deals=200),
         "strength": dict(deals=10_000),
         "play_quality": dict(games=1_000, turn_cap_games=1_000),
+        "rollout": dict(deals=200, budgets=(4, 8, 16, 32, 64), speed_decisions=200),
     },
     "quick": {
         "melds": dict(hands=5_000, warm=20_000, reps=3, ref_hands=3, ref_reps=3,
@@ -61,6 +63,7 @@ SIZES: dict[str, dict[str, dict]] = {
         "bots": dict(games={"random": 20, "greedy": 100, "smart": 100}, reps=3, tournament_deals=20),
         "strength": dict(deals=1_000),
         "play_quality": dict(games=100, turn_cap_games=100),
+        "rollout": dict(deals=50, budgets=(4, 8, 16), speed_decisions=60),
     },
     "tiny": {
         "melds": dict(presets=("shanghai",), hands=20, warm=20, reps=2, ref_hands=1, ref_reps=1,
@@ -76,6 +79,8 @@ SIZES: dict[str, dict[str, dict]] = {
         "bots": dict(games={"random": 1, "greedy": 2, "smart": 2}, reps=2, tournament_deals=2),
         "strength": dict(deals=2, presets=("shanghai",)),
         "play_quality": dict(presets=("shanghai",), games=2, turn_cap_games=2, turn_cap_players=(3,)),
+        "rollout": dict(deals=2, presets=("shanghai",), budgets=(2,), speed_k=2, speed_decisions=2,
+                        default="rollout:rollouts=2:candidates=2"),
     },
 }
 

@@ -18,10 +18,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .kernels.bots import (BOT_GREEDY, BOT_RANDOM, BOT_SMART, BP_BUY, BP_BUY_DMAX, BP_BUY_SHORT,
-                           BP_BUY_STOCK, BP_DUMP, BP_FEED_DOWN,
-                           BP_FEED, BP_HAND0, BP_LATE, BP_MAXBUYS, BP_MAXBUYS0, BP_OUTS, BP_PARTNER,
-                           BP_POINTS, BP_WAIT_BLIND, BUY_ALWAYS, BUY_AUTO, BUY_NEVER, BUY_USEFUL,
+from .kernels.bots import (BOT_GREEDY, BOT_RANDOM, BOT_ROLLOUT, BOT_SMART, BP_BUY, BP_BUY_DMAX,
+                           BP_BUY_SHORT, BP_BUY_STOCK, BP_CANDS, BP_DUMP, BP_FEED, BP_FEED_DOWN,
+                           BP_HAND0, BP_LATE, BP_MARGIN, BP_MAXBUYS, BP_MAXBUYS0, BP_OUTS, BP_PARTNER, BP_POINTS, BP_POLICY, BP_PRUNE,
+                           BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD, BP_S_DOWN, BP_S_TAKE, BP_UTILITY,
+                           BP_WAIT_BLIND, BP_Z, BP_FIT, BUY_ALWAYS, BUY_AUTO, BUY_NEVER, BUY_USEFUL,
                            MAX_HAND_PARAMS, NBP)
 
 
@@ -143,6 +144,67 @@ def _knobs(buy_choices, buy_default, buy_help):
     )
 
 
+# smart's weights: smart reads them, and rollout for its playouts and unsearched decisions
+_SMART_WEIGHTS = (
+    BotParam("outs", "float", BP_OUTS, 0.0,
+             "weight of each unseen card a discard gives up as an out", lo=0, hi=100),
+    BotParam("partner", "float", BP_PARTNER, 1.5,
+             "weight of each card in hand a discard would have partnered", lo=0, hi=100),
+    BotParam("points", "float", BP_POINTS, 1.2,
+             "weight of each penalty point a discard sheds", lo=0, hi=100),
+    BotParam("late", "float", BP_LATE, 1.0,
+             "extra weight of points for each opponent already down", lo=0, hi=100),
+    BotParam("feed", "float", BP_FEED, 4.0,
+             "cost of discarding a mate of a card the next player took", lo=0, hi=1000),
+    BotParam("buy_dmax", "int", BP_BUY_DMAX, 6,
+             "buys a card that lowers its deficiency only up to this deficiency "
+             "(any, when short of cards)", lo=0, hi=99),
+    BotParam("buy_short", "int", BP_BUY_SHORT, 4,
+             "short of cards: buys a card with a partner in hand up to this "
+             "deficiency", lo=0, hi=99),
+    BotParam("dump", "int", BP_DUMP, 3,
+             "when a down opponent holds 2 cards or fewer and its deficiency is at "
+             "least this, it sheds its highest points first (0: never)", lo=0, hi=99),
+    BotParam("feed_down", "float", BP_FEED_DOWN, 100.0,
+             "cost of discarding a card that a next player who is down could lay off",
+             lo=0, hi=1000),
+    BotParam("buy_stock", "int", BP_BUY_STOCK, 0,
+             "with fewer cards than this in the stock, it buys only at deficiency 2 "
+             "or less (buys drain the stock; 0: no such rule)", lo=0, hi=999),
+)
+
+# rollout's budget and switches (kernels.rollout); defaults from benchmarks/bench_rollout.py
+_ROLLOUT_PARAMS = (
+    BotParam("rollouts", "int", BP_ROLLOUTS, 8,
+             "samples per searched decision; each candidate is played out on every sample",
+             lo=1, hi=4096),
+    BotParam("candidates", "int", BP_CANDS, 3,
+             "discards searched: smart's choice and its next best that keep the deficiency",
+             lo=1, hi=8),
+    BotParam("s_take", "bool", BP_S_TAKE, 1, "search take or pass on the upcard"),
+    BotParam("s_buy", "bool", BP_S_BUY, 1, "search buy or pass (with buy=auto)"),
+    BotParam("s_discard", "bool", BP_S_DISCARD, 1, "search the discard (not down)"),
+    BotParam("s_down", "bool", BP_S_DOWN, 1, "search going down now or waiting a turn"),
+    BotParam("policy", "choice", BP_POLICY, 0, "the playout policy of every seat",
+             choices=(("smart", 0), ("greedy", 1))),
+    BotParam("utility", "choice", BP_UTILITY, 0,
+             "outcome minimised: its points for the hand, or its total less the best other "
+             "total after the hand (lead)", choices=(("points", 0), ("lead", 1))),
+    BotParam("margin", "float", BP_MARGIN, 0.0,
+             "points per hand another candidate's mean must beat smart's choice by", lo=0, hi=1000),
+    BotParam("z", "float", BP_Z, 2.0,
+             "another candidate replaces smart's choice only when its mean paired difference "
+             "(same samples) is below -z standard errors (0: whenever it is lower)", lo=0, hi=10),
+    BotParam("fit", "int", BP_FIT, 8,
+             "a sampled other hand (not down) is drawn with min(turns it played this hand, fit) "
+             "cards more, and those that serve its contract least go back: players keep the "
+             "cards that serve them (0: uniform samples)", lo=0, hi=64),
+    BotParam("prune", "int", BP_PRUNE, 1,
+             "upcards searched: 0 every one, 1 a joker, one that lowers the deficiency or "
+             "has a partner in hand, 2 a joker or one that lowers the deficiency", lo=0, hi=2),
+)
+
+
 # The registry: one entry per bot. The order of ``params`` is the order of canonical specs.
 BOTS: dict[str, BotInfo] = {b.name: b for b in (
     BotInfo("random", BOT_RANDOM, "uniformly random among the legal actions (fuzzing, and a floor)"),
@@ -161,33 +223,14 @@ BOTS: dict[str, BotInfo] = {b.name: b for b in (
             "and not feeding the next player; buys by card count as well as by card; "
             "decides from its seat's view only",
             _knobs(_BUY_SMART, BUY_AUTO, "buy policy: its own judgement (auto), or greedy's "
-                   "never, useful, always") + (
-                BotParam("outs", "float", BP_OUTS, 0.0,
-                         "weight of each unseen card a discard gives up as an out", lo=0, hi=100),
-                BotParam("partner", "float", BP_PARTNER, 1.5,
-                         "weight of each card in hand a discard would have partnered", lo=0, hi=100),
-                BotParam("points", "float", BP_POINTS, 1.2,
-                         "weight of each penalty point a discard sheds", lo=0, hi=100),
-                BotParam("late", "float", BP_LATE, 1.0,
-                         "extra weight of points for each opponent already down", lo=0, hi=100),
-                BotParam("feed", "float", BP_FEED, 4.0,
-                         "cost of discarding a mate of a card the next player took", lo=0, hi=1000),
-                BotParam("buy_dmax", "int", BP_BUY_DMAX, 6,
-                         "buys a card that lowers its deficiency only up to this deficiency "
-                         "(any, when short of cards)", lo=0, hi=99),
-                BotParam("buy_short", "int", BP_BUY_SHORT, 4,
-                         "short of cards: buys a card with a partner in hand up to this "
-                         "deficiency", lo=0, hi=99),
-                BotParam("dump", "int", BP_DUMP, 3,
-                         "when a down opponent holds 2 cards or fewer and its deficiency is at "
-                         "least this, it sheds its highest points first (0: never)", lo=0, hi=99),
-                BotParam("feed_down", "float", BP_FEED_DOWN, 100.0,
-                         "cost of discarding a card that a next player who is down could lay off",
-                         lo=0, hi=1000),
-                BotParam("buy_stock", "int", BP_BUY_STOCK, 0,
-                         "with fewer cards than this in the stock, it buys only at deficiency 2 "
-                         "or less (buys drain the stock; 0: no such rule)", lo=0, hi=999),
-            )),
+                   "never, useful, always") + _SMART_WEIGHTS),
+    BotInfo("rollout", BOT_ROLLOUT,
+            "determinized Monte Carlo search over smart (docs/rollout.md): at the upcard, buy, "
+            "discard and going-down decisions it samples the cards it has not seen (consistent "
+            "with its seat's view), plays the hand out with smart in every seat once per "
+            "candidate on the same samples, and takes the best mean; elsewhere it plays as smart",
+            _knobs(_BUY_SMART, BUY_AUTO, "buy policy: searched (auto), or greedy's never, "
+                   "useful, always (no search then)") + _ROLLOUT_PARAMS + _SMART_WEIGHTS),
 )}
 
 

@@ -25,7 +25,7 @@ from .bots import BotError, parse_bot, seat_specs, split_specs
 from .cards import RANKS, SUITS, card_id, card_str, parse_cards
 from .kernels import layout as L
 from .kernels import play as K
-from .kernels.bots import bot_action_nb
+from .kernels.dispatch import seat_action_nb
 from .kernels.engine import play_game_nb
 from .log import decode, meld_dict, ranking
 from .rules import Rules, RulesError, load_rules
@@ -153,6 +153,7 @@ class Game:
         self._log_size = int(log_size)
         self._check = bool(check)
         self.G = L.new_state(self.R, self._log_size)
+        self.W = L.new_workspace(self.R)      # the search bots' scratch (kernels.rollout)
         K.init_game_nb(self.R, self.G, np.uint64(self.seed), 1, int(check))
 
     # ------------------------------------------------------------ state
@@ -365,12 +366,12 @@ class Game:
         (a random bot draws from it) and the game stays the same seeded game."""
         seat = self.to_act
         if spec is None:
-            code = int(bot_action_nb(self.R, self.G, np.int64(self.kinds[seat]), self.params[seat]))
+            code = int(seat_action_nb(self.R, self.G, self.W, np.int64(self.kinds[seat]), self.params[seat]))
             return self._describe(code)
         b = parse_bot(spec)
         rng = self.G[L.G_RNG][L.RNG_BOT0 + seat].copy()
         try:
-            code = int(bot_action_nb(self.R, self.G, np.int64(b.kind), b.array()))
+            code = int(seat_action_nb(self.R, self.G, self.W, np.int64(b.kind), b.array()))
         finally:
             self.G[L.G_RNG][L.RNG_BOT0 + seat] = rng
         return self._describe(code)
@@ -429,7 +430,7 @@ def game_events(rules: "str | Rules | None" = "shanghai", players: int | None = 
     while True:
         G = L.new_state(R, size)
         try:
-            err = play_game_nb(R, G, kinds, params, np.uint64(int(seed)), 1, int(check))
+            err = play_game_nb(R, G, L.new_workspace(R), kinds, params, np.uint64(int(seed)), 1, int(check))
         except ValueError as e:
             if "log_size" in str(e) and size < (1 << 28):
                 size *= 4

@@ -15,6 +15,19 @@ import numpy as np
 
 from .cards import RANKS, SUITS, card_str
 from .kernels import play as K
+from .kernels.rollout import EV_SEARCH
+
+_DECISIONS = ("take", "buy", "discard", "down")     # kernels.rollout DEC_*
+_ACTION_WORDS = {K.A_DRAW: "draw", K.A_TAKE: "take", K.A_PASS: "pass", K.A_BUY: "buy",
+                 K.A_GO_DOWN: "go_down", K.A_LAYOFF: "layoff", K.A_SWAP: "swap",
+                 K.A_DISCARD: "discard"}
+
+
+def _action_word(code: int) -> str:
+    """A searched candidate (an action code, kernels.play.action_nb) in words."""
+    t = code & 15
+    w = _ACTION_WORDS.get(t, str(t))
+    return f"{w} {card_str((code >> 4) & 63)}" if t == K.A_DISCARD else w
 
 SCHEMA_VERSION = 1
 
@@ -159,6 +172,12 @@ def decode(log: np.ndarray, players: int, contracts: "list[str] | None" = None) 
             e = {"event": "hand_end", "hand": hand, "winner": a[0] if a[0] >= 0 else None,
                  "reason": ("out", "stock", "turn_cap")[a[1]],
                  "scores": a[2:2 + p], "totals": a[2 + p:2 + 2 * p]}
+        elif t == EV_SEARCH:
+            seat, dec, k, best, nc = a[:5]
+            e = {"event": "search", "hand": hand, "seat": seat, "decision": _DECISIONS[dec],
+                 "rollouts": k, "chosen": best,
+                 "candidates": [{"action": _action_word(a[5 + 2 * j]), "mean": a[6 + 2 * j] / 100}
+                                for j in range(nc)]}
         elif t == K.EV_GAME_END:
             totals = a[:players]
             best = min(totals)
@@ -234,6 +253,10 @@ def format_event(e: dict[str, Any]) -> str:
             ("stopped: stock exhausted" if e["reason"] == "stock" else "stopped: turn cap (max_hand_turns)")
         return (f"  hand {e['hand']} ends, {who}; scores {' '.join(map(str, e['scores']))}; "
                 f"totals {' '.join(map(str, e['totals']))}")
+    if ev == "search":
+        cs = ", ".join(f"{c['action']} {c['mean']:g}" for c in e["candidates"])
+        return (f"  {s} searches ({e['decision']}, {e['rollouts']} samples, mean points): {cs}"
+                f" -> {e['candidates'][e['chosen']]['action']}")
     if ev == "game_end":
         w = ", ".join(f"seat {q}" for q in e["winners"])
         shared = " (shared)" if len(e["winners"]) > 1 else ""

@@ -18,7 +18,7 @@ def test_parse_canonical_names():
 
 
 @pytest.mark.parametrize("spec,needle", [
-    ("clever", "valid bots: random, greedy, smart"),
+    ("clever", "valid bots: random, greedy, smart, rollout"),
     ("smart:outs=-1", "a number 0..100"),
     ("smart:outs=x", "a number 0..100"),
     ("greedy:buy=auto", "never, useful, always"),

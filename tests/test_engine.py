@@ -23,8 +23,9 @@ def _fuzz(name, players, bots, seeds):
     R = tuple(r.arrays(players))
     kinds, params = parse_bots(bots, players)
     G = K.new_state(R, 0)
+    W = L.new_workspace(R)
     for seed in seeds:
-        err = play_game_nb(R, G, kinds, params, np.uint64(seed), 0, 1)
+        err = play_game_nb(R, G, W, kinds, params, np.uint64(seed), 0, 1)
         assert err == K.E_OK, f"{name} {players}p {bots} seed {seed}: error {err}"
         assert G[L.G_S][K.S_PHASE] == K.PH_OVER          # every game ends
         rec = G[L.G_REC][:, :players]

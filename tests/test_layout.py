@@ -36,6 +36,19 @@ def test_every_state_allocator_follows_the_spec(preset, players, log_size):
         assert (np.delete(S, [L.S_SHOE, L.S_NP]) == 0).all()
 
 
+@pytest.mark.parametrize("preset,players", [("shanghai", 4), ("contract", 5)])
+def test_the_rollout_workspace_follows_its_spec(preset, players):
+    from shanghai_sim.kernels.rollout import new_workspace_nb
+    R = tuple(rules.preset(preset).with_players(players).arrays(players))
+    dims = L.state_dims(R[L.R_PARAMS], 0)
+    assert L.WORKSPACE_SPEC[:L.G_MKEYS] == L.STATE_SPEC[:L.G_MKEYS]
+    for W in (L.new_workspace(R), new_workspace_nb(R[L.R_PARAMS])):
+        _check(W, L.WORKSPACE_SPEC, dims)
+        S = W[L.G_S]
+        assert S[L.S_SHOE] == dims["shoe"] and S[L.S_NP] == players
+        assert (np.delete(S, [L.S_SHOE, L.S_NP]) == 0).all()
+
+
 def test_the_memo_follows_its_spec():
     _check(L.new_cache(), L.CACHE_SPEC, L.cache_dims())
     assert melds.new_cache is L.new_cache

@@ -35,6 +35,7 @@ from .rng import randint_nb
 BOT_RANDOM = 0
 BOT_GREEDY = 1
 BOT_SMART = 2
+BOT_ROLLOUT = 3        # kernels.rollout (dispatched by kernels.dispatch, which imports this module)
 
 # The experiment knobs, read by every thinking bot
 BP_BUY = 0
@@ -55,7 +56,20 @@ BP_BUY_SHORT = BP_OUTS + 6             # short of cards: buys a partnered card u
 BP_DUMP = BP_OUTS + 7                  # sheds points first at this deficiency when a down opponent is near out
 BP_FEED_DOWN = BP_OUTS + 8             # a discard a next player who is down could lay off
 BP_BUY_STOCK = BP_OUTS + 9             # below this many stock cards, buys only near the contract
-NBP = BP_OUTS + 10
+# rollout's budget and switches (kernels.rollout; shanghai_sim.bots documents each)
+BP_ROLLOUTS = BP_OUTS + 10              # samples per decision (each candidate plays every sample)
+BP_CANDS = BP_OUTS + 11                 # discard candidates searched (smart's best first)
+BP_S_TAKE = BP_OUTS + 12               # 1: search take-or-pass on the upcard
+BP_S_BUY = BP_OUTS + 13                # 1: search buy-or-pass
+BP_S_DISCARD = BP_OUTS + 14            # 1: search the discard
+BP_S_DOWN = BP_OUTS + 15               # 1: search go down now or wait a turn
+BP_POLICY = BP_OUTS + 16               # playout policy: 0 smart, 1 greedy
+BP_UTILITY = BP_OUTS + 17              # 0 own hand points, 1 own total less the best other total
+BP_MARGIN = BP_OUTS + 18               # points a candidate must beat smart's choice by
+BP_PRUNE = BP_OUTS + 19                # 1: search take/buy only for a card that could matter
+BP_Z = BP_OUTS + 20                    # standard errors a candidate must beat smart's choice by
+BP_FIT = BP_OUTS + 21                  # sampled other hands: best of 1 + min(turns, fit) draws
+NBP = BP_OUTS + 22
 
 BUY_NEVER = 0
 BUY_USEFUL = 1

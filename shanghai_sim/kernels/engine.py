@@ -3,7 +3,7 @@
 ``play_games_nb`` plays ``len(seeds)`` games serially, each a pure function
 of (rules, players, bots, seed), filling ``hand_out`` int32[n, hands,
 players, NHF] (``kernels.records``). It releases the GIL and keeps all its
-state in arrays it allocates itself, so the batch runner may call it from
+state in arrays it allocates itself (the game state and the search bots' workspace), so the batch runner may call it from
 several threads on disjoint shards. ``play_game_nb`` plays one game on a
 state tuple (``kernels.play``); the replay calls it with logging on: same
 deals, same choices, same scores as the batch path.
@@ -12,19 +12,20 @@ deals, same choices, same scores as the batch path.
 import numba as nb
 
 from .layout import G_REC, G_S, P_PLAYERS, R_PARAMS
-from .bots import bot_action_nb
+from .dispatch import new_workspace_nb, seat_action_nb
 from .play import (E_OK, PH_OVER, S_ACTOR, S_ERR, S_PHASE, apply_action_nb, init_game_nb,
                    new_state_nb)
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
-def play_game_nb(R, G, bot_kind, bot_params, seed, log_on, check):
-    """Play one game with bots; returns E_OK or the error code of a broken action/check."""
+def play_game_nb(R, G, W, bot_kind, bot_params, seed, log_on, check):
+    """Play one game with bots; returns E_OK or the error code of a broken action/check.
+    W: the workspace of the search bots (``layout.new_workspace``), one per thread."""
     init_game_nb(R, G, seed, log_on, check)
     S = G[G_S]
     while S[S_PHASE] != PH_OVER:
         p = S[S_ACTOR]
-        a = bot_action_nb(R, G, bot_kind[p], bot_params[p])
+        a = seat_action_nb(R, G, W, bot_kind[p], bot_params[p])
         err = apply_action_nb(R, G, a)
         if err != E_OK:
             S[S_ERR] = err
@@ -33,14 +34,15 @@ def play_game_nb(R, G, bot_kind, bot_params, seed, log_on, check):
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
-def play_games_on_nb(R, G, bot_kind, bot_params, seeds, hand_out):
-    """play_games_nb on a state tuple the caller keeps (``layout.new_state``): its meld memo
-    stays warm from one call to the next (answers never depend on it). Returns -1, or the
-    index of the game in which a bot chose an illegal action."""
+def play_games_on_nb(R, G, W, bot_kind, bot_params, seeds, hand_out):
+    """play_games_nb on a state tuple and a search workspace the caller keeps
+    (``layout.new_state``, ``layout.new_workspace``): the meld memo stays warm from one call
+    to the next (answers never depend on it). Returns -1, or the index of the game in which
+    a bot chose an illegal action."""
     P = R[R_PARAMS][P_PLAYERS]
     REC = G[G_REC]
     for i in range(seeds.shape[0]):
-        err = play_game_nb(R, G, bot_kind, bot_params, seeds[i], 0, 0)
+        err = play_game_nb(R, G, W, bot_kind, bot_params, seeds[i], 0, 0)
         if err != E_OK:
             return i
         for h in range(hand_out.shape[1]):
@@ -56,5 +58,6 @@ def play_games_nb(params, points, joker_cap, meld_kind, meld_size, n_melds, deal
     """Play one game per seed (uint64[n]) and fill hand_out int32[n, hands, players, NHF]."""
     R = (params, points, joker_cap, meld_kind, meld_size, n_melds, deal, buys)
     G = new_state_nb(params, 0)
-    if play_games_on_nb(R, G, bot_kind, bot_params, seeds, hand_out) >= 0:
+    W = new_workspace_nb(params)
+    if play_games_on_nb(R, G, W, bot_kind, bot_params, seeds, hand_out) >= 0:
         raise RuntimeError("engine: a bot chose an illegal action (run the replay of this seed)")

@@ -173,8 +173,32 @@ STATE_SPEC = (
     ("BUF", np.int64, (MAXLEGAL,), 0),            # legal action buffer
 ) + CACHE_SPEC                                    # the meld finder's memo, scratch, window table
 
+# ---------------------------------------------------------------- the rollout bot's workspace (W)
+# kernels.rollout plays its playouts on a scratch state: W's first NG - NC arrays are the
+# game arrays of STATE_SPEC (same names, same indices G_S..G_BUF), and the real state's meld
+# memo (G_MKEYS..G_WT, a pure cache, one per thread) completes the tuple: never copied.
+# Then the workspace's own rows:
+W_RI = G_MKEYS        # int64[NRI, shoe]
+W_RF = G_MKEYS + 1    # float64[NRF, RF_W]
+NW = G_MKEYS + 2
+RI_POOL = 0           # the cards the searching seat has not seen, shuffled per sample
+RI_CAND = 1           # the candidate actions of the decision searched
+NRI = 2
+RF_SELF = 0           # the searching seat's parameter vector in a playout
+RF_OTHER = 1          # the other seats' (the same, experiment knobs cleared)
+RF_SUM = 2            # per candidate: the sum of its outcomes over the samples, then the mean
+RF_DSQ = 3            # per candidate: the sum of squares of its outcome less the first's
+NRF, RF_W = 4, 64
+
 assert tuple(s[0] for s in STATE_SPEC) == _G_NAMES
 assert all(globals()["G_" + n] == i for i, n in enumerate(_G_NAMES))
+
+# The workspace W (kernels.rollout.new_workspace_nb in numba): STATE_SPEC's game arrays, then its own.
+WORKSPACE_SPEC = STATE_SPEC[:G_MKEYS] + (
+    ("RI", np.int64, (NRI, "shoe"), 0),             # RI_* rows
+    ("RF", np.float64, (NRF, RF_W), 0.0),           # RF_* rows
+)
+assert len(WORKSPACE_SPEC) == NW
 
 
 def spec_shape(shape, **dims):
@@ -218,3 +242,12 @@ def new_state(R, log_size=0):
     G[G_S][S_SHOE] = 52 * int(params[P_DECKS]) + int(params[P_JOKERS])
     G[G_S][S_NP] = params[P_PLAYERS]
     return G
+
+
+def new_workspace(R):
+    """Allocate the rollout bot's workspace for these rules (``kernels.rollout``)."""
+    params = R[R_PARAMS]
+    W = allocate(WORKSPACE_SPEC, **state_dims(params, 0))
+    W[G_S][S_SHOE] = 52 * int(params[P_DECKS]) + int(params[P_JOKERS])
+    W[G_S][S_NP] = params[P_PLAYERS]
+    return W

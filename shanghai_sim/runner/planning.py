@@ -55,20 +55,20 @@ def play_games_warm(*args) -> None:
     and per rules, so the meld memo stays warm from one shard call to the next (a
     tournament's seatings are many small calls). Answers never depend on the memo."""
     from ..kernels.engine import play_games_on_nb
-    from ..kernels.layout import new_state
+    from ..kernels.layout import new_state, new_workspace
     *ra, kind, params, seeds, out = args
     R = tuple(ra)
     key = tuple((a.dtype.str, a.shape, a.tobytes()) for a in R)
     states = getattr(_WARM, "d", None)
     if states is None:
         states = _WARM.d = OrderedDict()
-    G = states.pop(key, None)
-    if G is None:
-        G = new_state(R, 0)
+    GW = states.pop(key, None)
+    if GW is None:
+        GW = (new_state(R, 0), new_workspace(R))      # the search bots' scratch goes with it
         while len(states) >= WARM_STATES:
             states.popitem(last=False)
-    states[key] = G
-    if play_games_on_nb(R, G, kind, params, seeds, out) >= 0:
+    states[key] = GW
+    if play_games_on_nb(R, GW[0], GW[1], kind, params, seeds, out) >= 0:
         raise RuntimeError("engine: a bot chose an illegal action (run the replay of this seed)")
 
 

@@ -1,0 +1,145 @@
+"""The rollout bot (issue #14): how fast it plays out, and how strong it is against `smart`.
+
+- Playouts per second: from the states of the decisions the bot searches (`shanghai`,
+  4 players, seat 0 of games played by `smart`), each searched once per playout policy with
+  K samples; one playout is one candidate played to the end of the hand on one sample.
+- Strength: one `rollout` against three `smart`, 4 players, every deal played with the
+  rollout bot in each of the four seats (`shanghai-sim tournament`, seed 1): win share per
+  seat held (par 0.25) with its 95% CI over deals, and points per game against smart.
+- Budget curve: the same at several budgets K (rollouts=K, the other parameters at their
+  defaults), same deals, with games per minute; the default budget's point is the
+  `shanghai` strength row.
+
+    python benchmarks/run_all.py --only rollout [--quick]
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import table  # noqa: E402
+
+
+def _playout_rate(policy: str, k: int, decisions: int, seed: int = 1) -> dict:
+    """Search the first ``decisions`` searched decisions of seat 0 (games of 4 smart bots)."""
+    from shanghai_sim.game import Game
+    from shanghai_sim.kernels import layout as L
+    spec = f"rollout:rollouts={k}:policy={policy}"
+    n_dec = n_play = 0
+    secs = 0.0
+    game = 0
+    while n_dec < decisions:
+        g = Game(rules="shanghai", players=4, seed=seed + game, bots="smart")
+        game += 1
+        while not g.over and n_dec < decisions:
+            if g.to_act == 0:
+                rf = g.W[L.W_RF][L.RF_SUM]
+                rf[:] = -1.0
+                t0 = time.perf_counter()
+                g.bot_action(spec)
+                dt = time.perf_counter() - t0
+                nc = int((rf[:8] != -1.0).sum())
+                if nc >= 2:
+                    n_dec += 1
+                    n_play += nc * k
+                    secs += dt
+            g.step()
+    return {"policy": policy, "k": k, "decisions": n_dec, "playouts": n_play, "seconds": secs,
+            "playouts_per_s": n_play / secs if secs else float("nan"),
+            "ms_per_decision": 1000 * secs / max(n_dec, 1), "games": game}
+
+
+def _tournament(spec: str, rules: str, deals: int, seed: int, threads: int | None) -> dict:
+    import tempfile
+
+    from shanghai_sim import tournament as T
+    lineup = (spec, "smart", "smart", "smart")
+    with tempfile.TemporaryDirectory() as d:
+        t0 = time.perf_counter()
+        r = T.run_tournament(T.Tournament(lineup, rules=rules, deals=deals, seed=seed, threads=threads),
+                             f"{d}/t", progress=None)
+        seconds = time.perf_counter() - t0
+    out = {"spec": spec, "rules": rules, "deals": r.deals, "games": r.bots[0].games,
+           "seconds": seconds, "games_per_min": 60 * r.bots[0].games / seconds,
+           "hands": r.hands_played, "no_winner_hands": r.no_winner_hands,
+           "turn_cap_hands": r.turn_cap_hands, "bots": {}}
+    for b in r.bots:
+        row = {k: {"mean": e.mean, "lo": e.lo, "hi": e.hi} for k, e in b.figures.items()}
+        if b.effects:
+            row["vs_first"] = {k: {"mean": e.mean, "lo": e.lo, "hi": e.hi} for k, e in b.effects.items()}
+        out["bots"]["rollout" if b.bot.startswith("rollout") else b.bot] = row
+    return out
+
+
+def measure(deals: int = 200, presets=("shanghai", "contract"), budgets=(4, 8, 16, 32, 64),
+            speed_k: int = 16, speed_decisions: int = 100, default: str = "rollout", seed: int = 1,
+            threads: int | None = None, progress=None) -> dict:
+    from shanghai_sim.bots import parse_bot
+    say = progress or (lambda s: None)
+    speed = []
+    for policy in ("smart", "greedy"):
+        say(f"  playouts, policy {policy}, K={speed_k}, {speed_decisions} searched decisions")
+        speed.append(_playout_rate(policy, speed_k, speed_decisions))
+        say(f"    {speed[-1]['playouts_per_s']:,.0f} playouts/s")
+    curve = []
+    for k in budgets:
+        spec = parse_bot(f"rollout:rollouts={k}").name
+        say(f"  {spec},smart,smart,smart, shanghai, {deals:,} deals")
+        curve.append(_tournament(spec, "shanghai", deals, seed, threads))
+        curve[-1]["k"] = k
+        w = curve[-1]["bots"]["rollout"]["win_share"]
+        say(f"    win share {w['mean']:.3f} [{w['lo']:.3f}, {w['hi']:.3f}], "
+            f"{curve[-1]['games_per_min']:.1f} games/min")
+    default = parse_bot(default).name
+    runs = []
+    for rules in presets:
+        same = [c for c in curve if c["spec"] == default and rules == "shanghai"]
+        if same:                       # the curve's point at the default budget: the same run
+            runs.append(same[0])
+            continue
+        say(f"  {default},smart,smart,smart, {rules}, {deals:,} deals")
+        runs.append(_tournament(default, rules, deals, seed, threads))
+        w = runs[-1]["bots"]["rollout"]["win_share"]
+        say(f"    win share {w['mean']:.3f} [{w['lo']:.3f}, {w['hi']:.3f}]")
+
+    def ci(x, k=3):
+        return f"{x['mean']:.{k}f} [{x['lo']:.{k}f}, {x['hi']:.{k}f}]"
+    srows = [[s["policy"], s["k"], s["decisions"], s["playouts"], round(s["playouts_per_s"]),
+              round(s["ms_per_decision"], 1)] for s in speed]
+    rows = [[r["rules"], r["spec"], r["deals"], ci(r["bots"]["rollout"]["win_share"]),
+             ci(r["bots"]["rollout"]["points"], 1), ci(r["bots"]["smart"]["vs_first"]["points"], 1),
+             ci(r["bots"]["rollout"]["went_out"]), round(r["games_per_min"], 1),
+             f"{r['no_winner_hands'] / r['hands']:.1%}", r["turn_cap_hands"]] for r in runs]
+    crows = [[c["k"], c["deals"], ci(c["bots"]["rollout"]["win_share"]),
+              ci(c["bots"]["smart"]["vs_first"]["points"], 1), round(c["games_per_min"], 1)]
+             for c in curve]
+    return {
+        "name": "rollout",
+        "title": "The rollout bot: playouts per second, and one rollout against three smart",
+        "settings": {"default": default, "deals": deals, "presets": list(presets), "budgets": list(budgets),
+                     "speed_k": speed_k, "speed_decisions": speed_decisions, "seed": seed,
+                     "players": 4, "seatings_per_deal": 4, "threads": threads},
+        "figures": {"speed": speed, "runs": runs, "curve": curve},
+        "tables": [
+            table(f"Playouts per second, one thread: seat 0's searched decisions in games of 4 smart "
+                  f"bots (`shanghai`), K = {speed_k} samples each, every candidate played out on "
+                  "every sample", ["playout policy", "K", "decisions", "playouts", "playouts/s",
+                                   "ms per decision"], srows),
+            table(f"`{default},smart,smart,smart`, 4 players, seed {seed}, every deal with the rollout "
+                  "bot in each seat; 95% CIs over deals; par win share 0.250",
+                  ["rules", "rollout spec", "deals", "rollout win share", "rollout points/game",
+                   "smart - rollout points", "rollout hands out", "games/min",
+                   "hands nobody out", "turn-cap hands"], rows),
+            table(f"Budget curve, `shanghai`, seed {seed}, {deals:,} deals x 4 seatings per K: "
+                  "rollout:rollouts=K against three smart",
+                  ["K", "deals", "rollout win share", "smart - rollout points", "games/min"], crows),
+        ],
+        "notes": ["Win share per seat: a bot's share of the game's win (1/k for k tied winners) "
+                  "averaged over the seats it held in every seating of a deal.",
+                  "games/min: the whole tournament's games (4 seatings x deals) per minute of wall "
+                  "time on this machine, all threads the runner used."],
+    }

@@ -1,0 +1,475 @@
+"""The rollout bot (issue #14): determinized Monte Carlo search on the engine.
+
+At the decisions that matter (take or pass the upcard, buy or pass, the discard among
+`smart`'s best few, go down now or wait a turn) the bot samples the cards it has not seen
+consistently with its seat's view, and plays the hand out once per candidate on each
+sample, with `smart` (or `greedy`) in every seat, all candidates on the same samples
+(common random numbers). It chooses the candidate with the best mean outcome; every
+other decision is `smart`'s.
+
+A sample (``unseen_pool_nb``, ``load_sample_nb``): the other seats keep their hand sizes
+and the cards they are known to hold (``PS_KNOWN0``: taken from the pile or bought, not
+played since); their other cards and the stock are a shuffle of the cards this seat has
+not seen (the shoe less its own hand, the pile, the table and those known cards). The
+other hands' real cards are never read.
+
+Memory: the playouts run on a scratch state whose game arrays are the workspace W
+(``layout.WORKSPACE_SPEC``, allocated once per thread: ``new_workspace_nb`` in the batch
+kernel, ``layout.new_workspace`` for ``Game``) and whose meld memo is the real state's
+(a cache: sharing it changes no answer). Nothing is allocated per sample or playout, and
+the real state is not written: its caches, log, records and deal stream stay as they
+were (the seat's bot stream G[G_RNG][RNG_BOT0 + p] advances: every draw of the search
+comes from it, so a game replays identically on any thread).
+
+Outcome of a playout: the seat's points for the hand (BP_UTILITY 0), or its total less
+the lowest total of the other seats once the hand is scored (1). Lower is better.
+With logging on, each search writes an EV_SEARCH event: seat, decision (DEC_*), samples,
+the index chosen, the number of candidates, then per candidate its action and 100 x its
+mean outcome (rounded).
+
+This module calls `smart`, so ``bots.bot_action_nb`` cannot dispatch to it: the engine
+dispatches through ``kernels.dispatch``.
+"""
+
+import numba as nb
+import numpy as np
+
+from .bots import (BP_BUY, BP_CANDS, BP_FIT, BP_Z, BP_HAND0, BP_MARGIN, BP_MAXBUYS, BP_POLICY, BP_PRUNE,
+                   BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD, BP_S_DOWN, BP_S_TAKE, BP_UTILITY,
+                   BP_WAIT_BLIND, BUY_AUTO, MAX_HAND_PARAMS, NBP, _buy_policy, _contract_kinds,
+                   _def_with, _mates, _smart_discard, cards_short_nb, greedy_action_nb,
+                   smart_action_nb)
+from .layout import (G_BUF, G_GD, G_GDJ, G_HANDS, G_LD, G_LOG, G_MKEYS, G_MN, G_MSCR, G_MVALS,
+                     G_PILE, G_PS, G_REC, G_RNG, G_S, G_SCR, G_STOCK, G_TABLE, G_TCARDS,
+                     G_TJOKERS, G_WT, JOKER, LAY_W, MAX_MELDS, MAXLEGAL, MAXP, MAXT, NCARDS, NPS,
+                     NRF, NRI, NRNG, NS, NSCR, NTM, P_DECKS, P_JOKERS, P_NHANDS, P_PLAYERS,
+                     PS_BUYS, PS_DEFOK, PS_DOWN, PS_KNOWN0, PS_N, PS_TOTAL, PS_TURNS, PW, R_PARAMS, RF_DSQ, RF_OTHER, RF_SELF, RF_SUM,
+                     RF_W, RI_CAND, RI_POOL, RNG_BOT0, RNG_DEAL, RNG_SEED, RUN, S_CGD_AT,
+                     S_ACTOR, S_CHECK, S_GD_AT, S_HAND, S_HANDS_DONE, S_LOG_ON, S_MUST_DOWN, S_NP, S_NT,
+                     S_PHASE, S_PILE_N, S_SHOE, S_STOCK_N, S_UP, SCR_CAND, SCR_TMP, SCR_UNSEEN, SCR_W,
+                     TM_HI, TM_KIND, TM_LO, TM_N, TW, W_RF, W_RI)
+from .play import (A_BUY, A_DISCARD, A_GO_DOWN, A_PASS, A_TAKE, E_OK, PH_BUY, PH_FIRST, PH_OVER,
+                   PH_PLAY, a_card, a_type, action_nb, apply_action_nb, def_of_nb, ev_nb,
+                   hand_def_nb, unplace_nb)
+from .records import HF_POINTS, NHF
+from .rng import next_u64_nb, randint_nb, seed_state_nb, shuffle_nb
+
+EV_SEARCH = 16        # the log event of one search (after play.EV_GAME_END)
+DEC_TAKE, DEC_BUY, DEC_DISCARD, DEC_DOWN = 0, 1, 2, 3
+MAXC = 8              # candidates of one decision at most
+ILLEGAL = 1.0e6       # outcome of a candidate the scratch state refused (never expected)
+
+
+@nb.njit(cache=True, _nrt=True)
+def new_workspace_nb(params):
+    """``layout.new_workspace`` inside numba: layout.WORKSPACE_SPEC written out in its
+    order (tests/test_layout.py checks it against the spec)."""
+    shoe = 52 * params[P_DECKS] + params[P_JOKERS]
+    hands = params[P_NHANDS]
+    S = np.zeros(NS, np.int64)
+    S[S_SHOE] = shoe
+    S[S_NP] = params[P_PLAYERS]
+    TC = np.full((MAXT, TW), -1, np.int64)
+    TJ = np.full((MAXT, TW), -1, np.int64)
+    GDJ = np.full((MAX_MELDS, TW), -1, np.int64)
+    return (S, np.zeros((MAXP, NPS), np.int64), np.zeros((MAXP, NCARDS), np.int64),
+            np.zeros(shoe, np.int64), np.zeros(shoe, np.int64),
+            np.zeros((MAXT, NTM), np.int64), TC, TJ, np.zeros((MAX_MELDS, PW), np.int64),
+            GDJ, np.zeros((NRNG, 4), np.uint64), np.zeros(1, np.int64),
+            np.zeros((hands, MAXP, NHF), np.int32),
+            np.zeros((NSCR, SCR_W), np.int64), np.zeros((MAX_MELDS, LAY_W), np.int64),
+            np.zeros(MAXLEGAL, np.int64), np.zeros((NRI, shoe), np.int64),
+            np.zeros((NRF, RF_W), np.float64))
+
+
+# ---------------------------------------------------------------- sampling
+
+@nb.njit(cache=True, _nrt=False)
+def unseen_pool_nb(R, G, p, pool):
+    """Write into pool the cards seat p has not seen (the shoe less its hand, the pile,
+    the table and the cards other seats are known to hold), in card order; returns how
+    many, or -1 if they do not add up to the other seats' hidden cards plus the stock.
+    Reads nothing another seat hides."""
+    params = R[R_PARAMS]
+    S = G[G_S]
+    PS = G[G_PS]
+    Hp = G[G_HANDS][p]
+    U = G[G_SCR][SCR_UNSEEN]
+    dk = params[P_DECKS]
+    for c in range(52):
+        U[c] = dk - Hp[c]
+    U[JOKER] = params[P_JOKERS] - Hp[JOKER]
+    PILE = G[G_PILE]
+    for i in range(S[S_PILE_N]):
+        U[PILE[i]] -= 1
+    TM = G[G_TABLE]
+    TC = G[G_TCARDS]
+    for m in range(S[S_NT]):
+        if TM[m, TM_KIND] == RUN:
+            lo = TM[m, TM_LO]
+            hi = TM[m, TM_HI]
+        else:
+            lo = 0
+            hi = TM[m, TM_N] - 1
+        for k in range(lo, hi + 1):
+            c = TC[m, k]
+            if c >= 0:
+                U[c] -= 1
+    need = S[S_STOCK_N]
+    for q in range(S[S_NP]):
+        if q == p:
+            continue
+        hidden = PS[q, PS_N]
+        for c in range(NCARDS):
+            U[c] -= PS[q, PS_KNOWN0 + c]
+            hidden -= PS[q, PS_KNOWN0 + c]
+        if hidden < 0:
+            return -1
+        need += hidden
+    n = 0
+    for c in range(NCARDS):
+        if U[c] < 0:
+            return -1
+        for _ in range(U[c]):
+            pool[n] = c
+            n += 1
+    if n != need:
+        return -1
+    return n
+
+
+@nb.njit(cache=True, _nrt=False)
+def load_sample_nb(R, G, G2, p, pool, seed):
+    """G2 := the state G as seat p sees it: the other seats' hidden cards, then the stock,
+    dealt from pool in order (unseen_pool_nb, shuffled); G2's deal stream seeded ``seed``,
+    logging, checks and the go-down caches off. Reads G's other hands only for their sizes."""
+    S = G[G_S]
+    S2 = G2[G_S]
+    PS = G[G_PS]
+    PS2 = G2[G_PS]
+    H = G[G_HANDS]
+    H2 = G2[G_HANDS]
+    nt = S[S_NT]
+    unplace_nb(G2, nt)           # table rows a previous playout added beyond the real table
+    for i in range(NS):
+        S2[i] = S[i]
+    P = S[S_NP]
+    k = 0
+    for q in range(P):
+        for f in range(NPS):
+            PS2[q, f] = PS[q, f]
+        if q == p:
+            for c in range(NCARDS):
+                H2[q, c] = H[q, c]
+            continue
+        hidden = PS[q, PS_N]
+        for c in range(NCARDS):
+            H2[q, c] = PS[q, PS_KNOWN0 + c]
+            hidden -= H2[q, c]
+        for _ in range(hidden):
+            H2[q, pool[k]] += 1
+            k += 1
+        PS2[q, PS_DEFOK] = 0
+    STK2 = G2[G_STOCK]
+    for i in range(S[S_STOCK_N]):
+        STK2[i] = pool[k]
+        k += 1
+    PILE = G[G_PILE]
+    PILE2 = G2[G_PILE]
+    for i in range(S[S_PILE_N]):
+        PILE2[i] = PILE[i]
+    TM = G[G_TABLE]
+    TM2 = G2[G_TABLE]
+    TC = G[G_TCARDS]
+    TC2 = G2[G_TCARDS]
+    TJ = G[G_TJOKERS]
+    TJ2 = G2[G_TJOKERS]
+    for m in range(nt):
+        for f in range(NTM):
+            TM2[m, f] = TM[m, f]
+        for j in range(TW):
+            TC2[m, j] = TC[m, j]
+            TJ2[m, j] = TJ[m, j]
+    RNG2 = G2[G_RNG]
+    seed_state_nb(seed, RNG2[RNG_DEAL])
+    RNG2[RNG_SEED, 0] = G[G_RNG][RNG_SEED, 0]
+    S2[S_LOG_ON] = 0
+    S2[S_CHECK] = 0
+    S2[S_GD_AT] = 0
+    S2[S_CGD_AT] = -1
+
+
+@nb.njit(cache=True, _nrt=False)
+def fit_hands_nb(R, G, p, pool, npool, fit, rng, tmp, spare):
+    """Reorder the shuffled pool so that load_sample_nb deals each other seat q (not down)
+    a hand it could have kept: a player who has played t turns of the hand has seen t more
+    cards than it holds and thrown the ones that served its contract least. So q's hidden
+    cards are drawn with e = min(t, fit) more, and the e whose loss keeps its deficiency
+    lowest are thrown back into the rest of the pool, one at a time (never a joker or a
+    card it is known to hold). A uniform sample makes the opponents slow (measured: hands
+    stopped by the stock in 14% of the playouts, none in the games they came from), and
+    the search then overrates taking and buying. tmp: scratch counts (NCARDS); spare:
+    unused."""
+    S = G[G_S]
+    PS = G[G_PS]
+    k = 0
+    for q in range(S[S_NP]):
+        if q == p:
+            continue
+        hidden = PS[q, PS_N]
+        for c in range(NCARDS):
+            hidden -= PS[q, PS_KNOWN0 + c]
+        e = min(PS[q, PS_TURNS], fit, npool - k - hidden)
+        if PS[q, PS_DOWN] != 0 or hidden <= 0:
+            e = 0
+        if e > 0:
+            for c in range(NCARDS):
+                tmp[c] = PS[q, PS_KNOWN0 + c]
+            end = k + hidden + e              # q's draw is pool[k:end]
+            for i in range(k, end):
+                tmp[pool[i]] += 1
+            for r in range(e):
+                best = -1
+                bd = np.int64(1) << 40
+                for c in range(JOKER):
+                    if tmp[c] > PS[q, PS_KNOWN0 + c]:
+                        tmp[c] -= 1
+                        d = def_of_nb(R, G, tmp)
+                        tmp[c] += 1
+                        if d < bd:
+                            bd = d
+                            best = c
+                if best < 0:
+                    break
+                tmp[best] -= 1
+                # move one copy of it to the end of q's draw, then out into the rest
+                last = end - 1 - r
+                for i in range(k, last + 1):
+                    if pool[i] == best:
+                        pool[i] = pool[last]
+                        pool[last] = best
+                        break
+                j = last + randint_nb(rng, npool - last)     # into the thrown or the rest
+                x = pool[last]
+                pool[last] = pool[j]
+                pool[j] = x
+        k += hidden
+
+
+# ---------------------------------------------------------------- playouts
+
+@nb.njit(cache=True, _nrt=False)
+def playout_nb(R, G2, p, RF, policy, h):
+    """Play hand h of G2 to its end: seat p with RF[RF_SELF], the others with
+    RF[RF_OTHER], all by smart (policy 0) or greedy (1). False if an action was refused."""
+    S2 = G2[G_S]
+    while S2[S_PHASE] != PH_OVER and S2[S_HANDS_DONE] <= h:
+        q = S2[S_ACTOR]
+        qbp = RF[RF_SELF if q == p else RF_OTHER]
+        if policy == 1:
+            a = greedy_action_nb(R, G2, q, qbp)
+        else:
+            a = smart_action_nb(R, G2, q, qbp)
+        if apply_action_nb(R, G2, a) != E_OK:
+            return False
+    return True
+
+
+@nb.njit(cache=True, _nrt=False)
+def outcome_nb(G2, p, h, util):
+    """Seat p's outcome of the hand h just played in G2 (lower is better)."""
+    if util == 0:
+        return float(G2[G_REC][h, p, HF_POINTS])
+    PS2 = G2[G_PS]
+    best = np.int64(1) << 62
+    for q in range(G2[G_S][S_NP]):
+        if q != p and PS2[q, PS_TOTAL] < best:
+            best = PS2[q, PS_TOTAL]
+    return float(PS2[p, PS_TOTAL] - best)
+
+
+@nb.njit(cache=True, _nrt=False)
+def search_nb(R, G, W, p, bp, n):
+    """Mean outcome of each of the n candidate actions in W[W_RI][RI_CAND] over
+    BP_ROLLOUTS samples (common to all candidates) into W[W_RF][RF_SUM], and the sum of
+    squares of each one's paired difference with the first into RF_DSQ; False if the
+    seat's view did not add up (then nothing was searched)."""
+    G2 = (W[G_S], W[G_PS], W[G_HANDS], W[G_STOCK], W[G_PILE], W[G_TABLE], W[G_TCARDS],
+          W[G_TJOKERS], W[G_GD], W[G_GDJ], W[G_RNG], W[G_LOG], W[G_REC], W[G_SCR], W[G_LD],
+          W[G_BUF], G[G_MKEYS], G[G_MVALS], G[G_MN], G[G_MSCR], G[G_WT])
+    RF = W[W_RF]
+    pool = W[W_RI][RI_POOL]
+    cand = W[W_RI][RI_CAND]
+    npool = unseen_pool_nb(R, G, p, pool)
+    if npool < 0:
+        return False
+    for i in range(NBP):
+        RF[RF_SELF, i] = bp[i]
+        RF[RF_OTHER, i] = bp[i]
+    RF[RF_OTHER, BP_BUY] = BUY_AUTO
+    RF[RF_OTHER, BP_MAXBUYS] = -1.0
+    RF[RF_OTHER, BP_WAIT_BLIND] = 0.0
+    for i in range(MAX_HAND_PARAMS):
+        RF[RF_OTHER, BP_HAND0 + i] = -1.0
+    for i in range(n):
+        RF[RF_SUM, i] = 0.0
+        RF[RF_DSQ, i] = 0.0
+    K = max(int(bp[BP_ROLLOUTS]), 1)
+    policy = int(bp[BP_POLICY])
+    util = int(bp[BP_UTILITY])
+    h = G[G_S][S_HAND]
+    rng = G[G_RNG][RNG_BOT0 + p]
+    fit = int(bp[BP_FIT])
+    for _ in range(K):
+        seed = next_u64_nb(rng)
+        shuffle_nb(rng, pool, npool)
+        if fit > 0:
+            fit_hands_nb(R, G, p, pool, npool, fit, rng, W[G_SCR][SCR_TMP], W[G_SCR][SCR_CAND])
+        v0 = 0.0
+        for i in range(n):
+            load_sample_nb(R, G, G2, p, pool, seed)
+            v = ILLEGAL
+            if apply_action_nb(R, G2, cand[i]) == E_OK and playout_nb(R, G2, p, RF, policy, h):
+                v = outcome_nb(G2, p, h, util)
+            RF[RF_SUM, i] += v
+            if i == 0:
+                v0 = v
+            else:
+                RF[RF_DSQ, i] += (v - v0) * (v - v0)
+    for i in range(n):
+        RF[RF_SUM, i] /= K
+    return True
+
+
+# ---------------------------------------------------------------- candidates
+
+@nb.njit(cache=True, _nrt=False)
+def card_matters_nb(R, G, p, c, prune):
+    """Whether taking or buying card c deserves a search: prune 0 always; 1 when it is a
+    joker, lowers the deficiency, meets a contract short of cards, or has a partner in
+    hand (same rank, or same suit within two); 2 only for the first three."""
+    if prune == 0 or c == JOKER:
+        return True
+    d0 = hand_def_nb(R, G, p)
+    if d0 == 0:
+        return cards_short_nb(R, G, p) > 0
+    if _def_with(R, G, p, c, 1) < d0:
+        return True
+    if prune >= 2:
+        return False
+    has_set, has_run = _contract_kinds(R, G)
+    m = _mates(c, has_set, has_run)
+    Hp = G[G_HANDS][p]
+    for d in range(52):
+        if Hp[d] > 0 and (m >> d) & 1:
+            return True
+    return False
+
+
+@nb.njit(cache=True, _nrt=False)
+def discard_cands_nb(R, G, p, a0, out, cmax):
+    """smart's discard a0, then up to cmax - 1 more in smart's ranking (SCR_CAND, left
+    there by the call that chose a0) that keep the deficiency a0 leaves; never a joker or
+    the card just taken (smart's last resorts). Returns how many."""
+    Hp = G[G_HANDS][p]
+    keys = G[G_SCR][SCR_CAND]
+    nd = 0
+    for c in range(NCARDS):
+        if Hp[c] > 0:
+            nd += 1
+    c0 = a_card(a0)
+    out[0] = a0
+    n = 1
+    Hp[c0] -= 1
+    d0 = def_of_nb(R, G, Hp)
+    Hp[c0] += 1
+    for k in range(nd):
+        if n >= cmax:
+            break
+        if (keys[k] >> 56) == 0:
+            continue
+        c = 255 - (keys[k] & 255)
+        if c == c0 or Hp[c] == 0:
+            continue
+        Hp[c] -= 1
+        d = def_of_nb(R, G, Hp)
+        Hp[c] += 1
+        if d <= d0:
+            out[n] = action_nb(A_DISCARD, c, 0, 0)
+            n += 1
+    return n
+
+
+@nb.njit(cache=True, _nrt=False)
+def rollout_action_nb(R, G, W, p, bp):
+    """The rollout bot's action for seat p (the seat to act)."""
+    a0 = smart_action_nb(R, G, p, bp)
+    S = G[G_S]
+    PS = G[G_PS]
+    ph = S[S_PHASE]
+    cand = W[W_RI][RI_CAND]
+    prune = int(bp[BP_PRUNE])
+    n = 0
+    dec = -1
+    t0 = a_type(a0)
+    if ph == PH_FIRST:
+        if bp[BP_S_TAKE] != 0 and card_matters_nb(R, G, p, S[S_UP], prune):
+            cand[0] = a0
+            cand[1] = action_nb(A_PASS if t0 == A_TAKE else A_TAKE, 0, 0, 0)
+            n = 2
+            dec = DEC_TAKE
+    elif ph == PH_BUY:
+        # the experiment knobs decide where they are set (buy=, buyN=, maxbuys=)
+        if (bp[BP_S_BUY] != 0 and _buy_policy(bp, S[S_HAND]) == BUY_AUTO and PS[p, PS_DOWN] == 0
+                and (bp[BP_MAXBUYS] < 0 or PS[p, PS_BUYS] < bp[BP_MAXBUYS])
+                and card_matters_nb(R, G, p, S[S_UP], prune)):
+            cand[0] = a0
+            cand[1] = action_nb(A_PASS if t0 == A_BUY else A_BUY, 0, 0, 0)
+            n = 2
+            dec = DEC_BUY
+    elif ph == PH_PLAY and PS[p, PS_DOWN] == 0:
+        if t0 == A_GO_DOWN:
+            # wait_blind= decides where it is set
+            if bp[BP_S_DOWN] != 0 and S[S_MUST_DOWN] == 0 and bp[BP_WAIT_BLIND] == 0:
+                w = _smart_discard(R, G, p, bp)
+                if a_card(w) >= 0:
+                    cand[0] = a0
+                    cand[1] = w
+                    n = 2
+                    dec = DEC_DOWN
+        elif t0 == A_DISCARD and a_card(a0) >= 0 and bp[BP_S_DISCARD] != 0:
+            n = discard_cands_nb(R, G, p, a0, cand, min(max(int(bp[BP_CANDS]), 1), MAXC))
+            dec = DEC_DISCARD
+    if n < 2:
+        return a0
+    if not search_nb(R, G, W, p, bp, n):
+        return a0
+    # The best other candidate replaces smart's choice (the first) only when its paired
+    # mean difference is below -margin and below -z standard errors: between near equals
+    # the sampling noise would otherwise pick at random where smart's rule knows better.
+    RF = W[W_RF]
+    best = 1
+    for i in range(2, n):
+        if RF[RF_SUM, i] < RF[RF_SUM, best]:
+            best = i
+    K = max(int(bp[BP_ROLLOUTS]), 1)
+    d = RF[RF_SUM, best] - RF[RF_SUM, 0]
+    se = 0.0
+    if K > 1:
+        var = (RF[RF_DSQ, best] / K - d * d) * K / (K - 1)
+        if var > 0:
+            se = np.sqrt(var / K)
+    if not (d < -bp[BP_MARGIN] and d + bp[BP_Z] * se < 0):
+        best = 0
+    if S[S_LOG_ON] != 0:
+        b = ev_nb(G, EV_SEARCH, 5 + 2 * n)
+        LOG = G[G_LOG]
+        LOG[b] = p
+        LOG[b + 1] = dec
+        LOG[b + 2] = int(bp[BP_ROLLOUTS])
+        LOG[b + 3] = best
+        LOG[b + 4] = n
+        for i in range(n):
+            LOG[b + 5 + 2 * i] = cand[i]
+            LOG[b + 6 + 2 * i] = int(np.floor(RF[RF_SUM, i] * 100.0 + 0.5))
+    return cand[best]

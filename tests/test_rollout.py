@@ -1,0 +1,234 @@
+"""The rollout bot (kernels.rollout, docs/bots.md): its samples conserve the cards and keep
+what the seat knows, it decides from its seat's view, it replays identically, and on a
+scripted position it finds a move smart misses."""
+
+import numpy as np
+import pytest
+
+from shanghai_sim.bots import parse_bot
+from shanghai_sim.cards import card_str, parse_cards
+from shanghai_sim.game import Game, game_events
+from shanghai_sim.kernels import layout as L
+from shanghai_sim.kernels.rollout import fit_hands_nb, load_sample_nb, unseen_pool_nb
+from shanghai_sim.rules import preset
+
+from test_bots_play import _hidden_shuffled, act, one_hand
+
+FAST = "rollout:rollouts=2:candidates=2"
+
+
+def _scratch(g):
+    """The scratch state a search plays on: the workspace's game arrays, the real memo."""
+    return g.W[:L.G_MKEYS] + g.G[L.G_MKEYS:L.NG]
+
+
+def _table_counts(G):
+    out = np.zeros(53, np.int64)
+    TM, TC = G[L.G_TABLE], G[L.G_TCARDS]
+    for m in range(int(G[L.G_S][L.S_NT])):
+        lo, hi = ((TM[m, L.TM_LO], TM[m, L.TM_HI]) if TM[m, L.TM_KIND] == L.RUN
+                  else (0, TM[m, L.TM_N] - 1))
+        for k in range(lo, hi + 1):
+            if TC[m, k] >= 0:
+                out[TC[m, k]] += 1
+    return out
+
+
+def _all_counts(G, players):
+    S = G[L.G_S]
+    c = G[L.G_HANDS][:players].sum(axis=0) + _table_counts(G)
+    c += np.bincount(G[L.G_STOCK][:S[L.S_STOCK_N]], minlength=53)
+    c += np.bincount(G[L.G_PILE][:S[L.S_PILE_N]], minlength=53)
+    return c
+
+
+def _check_sample(g, seat, seed, fit=0):
+    R, G = g.R, g.G
+    pool = g.W[L.W_RI][L.RI_POOL]
+    n = unseen_pool_nb(R, G, seat, pool)
+    assert n >= 0, "the seat's view does not add up"
+    if fit:
+        before = np.sort(pool[:n])
+        rng = g.G[L.G_RNG][L.RNG_BOT0 + seat].copy()
+        fit_hands_nb(R, G, seat, pool, n, fit, rng, g.W[L.G_SCR][L.SCR_TMP], g.W[L.G_SCR][L.SCR_CAND])
+        assert (np.sort(pool[:n]) == before).all()      # a reordering of the same cards
+    G2 = _scratch(g)
+    before = [a.copy() for a in G[:L.G_MKEYS]]
+    load_sample_nb(R, G, G2, seat, pool, np.uint64(seed))
+    for a, b in zip(before, G[:L.G_MKEYS]):
+        assert (a == b).all()                  # the real state is not written
+    P = g.players
+    assert (_all_counts(G2, P) == _all_counts(G, P)).all()      # the same shoe
+    PS, PS2 = G[L.G_PS], G2[L.G_PS]
+    assert (G2[L.G_HANDS][seat] == G[L.G_HANDS][seat]).all()
+    for q in range(P):
+        assert G2[L.G_HANDS][q].sum() == PS[q, L.PS_N] == PS2[q, L.PS_N]
+        known = PS[q, L.PS_KNOWN0:L.PS_KNOWN0 + 53]
+        assert (G2[L.G_HANDS][q] >= known).all()                  # known cards stay
+    S, S2 = G[L.G_S], G2[L.G_S]
+    assert S2[L.S_STOCK_N] == S[L.S_STOCK_N] and S2[L.S_PILE_N] == S[L.S_PILE_N]
+    assert (G2[L.G_PILE][:S[L.S_PILE_N]] == G[L.G_PILE][:S[L.S_PILE_N]]).all()
+    assert S2[L.S_LOG_ON] == 0 and S2[L.S_CHECK] == 0
+    return G2
+
+
+@pytest.mark.parametrize("rules", ["shanghai", "contract"])
+def test_samples_conserve_cards_and_keep_what_the_seat_knows(rules):
+    hidden_differ = 0
+    for seed in range(2):
+        g = Game(rules=rules, players=4, seed=seed, bots="smart", check=True)
+        k = 0
+        while not g.over:
+            if k % 7 == 0:
+                seat = g.to_act
+                G2 = _check_sample(g, seat, 1000 + k, fit=(k // 7) % 3 * 4)
+                others = [q for q in range(4) if q != seat]
+                hidden_differ += int(any((G2[L.G_HANDS][q] != g.G[L.G_HANDS][q]).any() for q in others))
+            g.step()
+            k += 1
+    assert hidden_differ > 50           # the other hands really are resampled
+
+
+def test_a_sample_ignores_the_hidden_cards():
+    """The pool is built from the seat's view only: dealing the other hands' hidden cards
+    anew gives the same pool and the same sample."""
+    rng = np.random.default_rng(1)
+    g = Game(rules="shanghai", players=4, seed=4, bots="smart")
+    for _ in range(60):
+        g.step()
+    seat = g.to_act
+    pool = g.W[L.W_RI][L.RI_POOL]
+    n = unseen_pool_nb(g.R, g.G, seat, pool)
+    want = pool[:n].copy()
+    _hidden_shuffled(g, seat, rng)
+    assert unseen_pool_nb(g.R, g.G, seat, pool) == n and (pool[:n] == want).all()
+
+
+def test_rollout_decides_from_its_seat_view():
+    """At every decision of a game, the rollout bot's action and the means of its search are
+    the same after the other hands' hidden cards are dealt anew among them (its samples
+    come from the seat's view and its own random stream, restored by bot_action)."""
+    rng = np.random.default_rng(5)
+    g = Game(rules="shanghai", players=4, seed=2, bots="smart")
+    checked = searched = 0
+    while not g.over and checked < 250:
+        seat = g.to_act
+        rf = g.W[L.W_RF][L.RF_SUM]
+        rf[:] = -1
+        want = str(g.bot_action(FAST))
+        means = rf[:8].copy()
+        saved = (g.G[L.G_HANDS].copy(), g.G[L.G_PS].copy())
+        _hidden_shuffled(g, seat, rng)
+        got = str(g.bot_action(FAST))
+        assert got == want and (rf[:8] == means).all(), (g.view(seat), want, got)
+        g.G[L.G_HANDS][:] = saved[0]
+        g.G[L.G_PS][:] = saved[1]
+        searched += int((means != -1).any())
+        checked += 1
+        g.step()
+    assert checked == 250 and searched > 20
+
+
+def test_the_real_state_is_left_as_it_was():
+    """A search reads the game and writes only its workspace, the bot scratch rows and
+    the seat's bot stream: after smart's own call (which fills smart's caches), the rollout
+    bot's call leaves every other array of the state as it was (logging off here: with it
+    on, a search adds its event)."""
+    g = Game(rules="shanghai", players=4, seed=6, bots="smart")
+    searched = 0
+    skip = (L.G_SCR, L.G_BUF, L.G_RNG)
+    for _ in range(150):
+        g.bot_action("smart")
+        g.S[L.S_LOG_ON] = 0
+        before = [a.copy() for a in g.G[:L.G_MKEYS]]
+        rf = g.W[L.W_RF][L.RF_SUM]
+        rf[:] = -1
+        g.bot_action(FAST)
+        searched += int((rf[:8] != -1).any())
+        for i, (x, y) in enumerate(zip(before, g.G[:L.G_MKEYS])):
+            assert i in skip or (x == y).all(), L.STATE_SPEC[i][0]
+        g.S[L.S_LOG_ON] = 1
+        g.step()
+    assert searched > 10
+
+
+def test_same_seed_same_game_with_its_searches_logged():
+    bots = f"{FAST},smart,smart,smart"
+    ev1, rec1 = game_events("shanghai", 4, seed=11, bots=bots)
+    ev2, rec2 = game_events("shanghai", 4, seed=11, bots=bots)
+    assert ev1 == ev2 and (rec1 == rec2).all()
+    searches = [e for e in ev1 if e["event"] == "search"]
+    assert searches and all(e["seat"] == 0 for e in searches)
+    assert {e["decision"] for e in searches} >= {"take", "discard"}
+    for e in searches:
+        assert 2 <= len(e["candidates"]) and 0 <= e["chosen"] < len(e["candidates"])
+    from shanghai_sim.log import format_event
+    assert "searches" in format_event(searches[0])
+
+
+def test_equal_across_threads():
+    """The batch runner's shards on 1 and on 2 threads give the same records."""
+    from shanghai_sim.bots import parse_bots
+    from shanghai_sim.kernels.engine import play_games_nb
+    base = preset("shanghai")
+    r = base.replace(contracts=base.contracts[:3], buys_per_hand=base.buys_per_hand[:3])
+    R = tuple(r.arrays(4))
+    kinds, params = parse_bots(f"{FAST},smart,smart,smart", 4, r.hands)
+    seeds = np.arange(4, dtype=np.uint64) * np.uint64(7919)
+    out1 = np.zeros((4, r.hands, 4, 12), np.int32)
+    play_games_nb(*R, kinds, params, seeds, out1)
+    import threading
+    out2 = np.zeros_like(out1)
+
+    def half(i):
+        play_games_nb(*R, kinds, params, seeds[2 * i:2 * i + 2], out2[2 * i:2 * i + 2])
+    ts = [threading.Thread(target=half, args=(i,)) for i in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert (out1 == out2).all()
+
+
+def _stock_rest(g, players, pile, known_table=()):
+    """The cards of the shoe not in a hand, on the table or in the pile, as a stock
+    string (a fixed order), so that a scripted position conserves the cards."""
+    G = g.G
+    shoe = np.full(53, 2, np.int64)
+    shoe[52] = 4
+    used = G[L.G_HANDS][:players].sum(axis=0) + _table_counts(G)
+    for c in parse_cards(pile):
+        used[c] += 1
+    rest = shoe - used
+    assert (rest >= 0).all()
+    cards = [c for c in range(53) for _ in range(rest[c])]
+    np.random.default_rng(0).shuffle(cards)
+    return " ".join(card_str(c) for c in cards)
+
+
+def test_the_search_finds_a_move_smart_misses():
+    """set3 set3: the next player is down with one card, a nine, that it is known to hold
+    (it took it) and that fits its 9-9-9. Smart sheds KS (more points) though the next player
+    would take it and go out at once (it fits K-K-K); discarding 3H instead leaves it a
+    draw to find a fit, and this seat the turns to complete 7-7-7 or 8-8-8."""
+    g, d = one_hand("set3 set3")
+    a, nxt, b, c = (d + 1) % 4, (d + 2) % 4, (d + 3) % 4, d
+    hands = {nxt: "9C 9D 9S KC KD KH 9H 5H", a: "4C 4D 4S 7C 7D 8C 8D KS 3H",
+             b: "AC 2D 3S 5C 6D TS JC QD AH 2H 6S", c: "AD 2C 3C 5D 6C TH JD QC AS 3D 5S"}
+    g.set_position(hands)
+    g.set_position({}, upcard="2S", stock=_stock_rest(g, 4, "2S"), play=nxt)
+    act(g, "go_down")
+    act(g, "discard", "5H")
+    nine = g.hand_cards(nxt)
+    assert len(nine) == 1 and nine[0][0] == "9"
+    g.set_position({}, pile="2S", upcard="5H", stock=_stock_rest(g, 4, "2S 5H"), play=a,
+                   known={nxt: nine[0]})
+    for q in (b, c):
+        g.G[L.G_PS][q, L.PS_BUYS] = 3           # no buys left: nobody takes KS away from nxt
+    assert g.bot_action("smart").card == "KS"
+    spec = "rollout:rollouts=64"
+    assert g.bot_action(spec).card == "3H"
+    means = dict(zip(("KS", "3H"), g.W[L.W_RF][L.RF_SUM][:2]))
+    assert means["KS"] == 40              # the next player always goes out: 4-4-4 7-7 8-8 3H left
+    assert means["3H"] < 35
+    assert parse_bot(spec).name == spec
