@@ -208,7 +208,8 @@ def _stock_rest(g, players, pile, known_table=()):
 
 def test_the_search_finds_a_move_smart_misses():
     """set3 set3: the next player is down with one card, a nine, that it is known to hold
-    (it took it) and that fits its 9-9-9. Smart sheds KS (more points) though the next player
+    (it took it) and that fits its 9-9-9. Smart without its feed_down weight sheds KS (more
+    points) though the next player
     would take it and go out at once (it fits K-K-K); discarding 3H instead leaves it a
     draw to find a fit, and this seat the turns to complete 7-7-7 or 8-8-8."""
     g, d = one_hand("set3 set3")
@@ -225,8 +226,11 @@ def test_the_search_finds_a_move_smart_misses():
                    known={nxt: nine[0]})
     for q in (b, c):
         g.G[L.G_PS][q, L.PS_BUYS] = 3           # no buys left: nobody takes KS away from nxt
-    assert g.bot_action("smart").card == "KS"
-    spec = "rollout:rollouts=64"
+    # smart's own feed_down weight now sees this one (it keeps KS); with it off, smart's
+    # choice is KS, and the search, with the same weights, finds the better discard
+    assert g.bot_action("smart").card != "KS"
+    assert g.bot_action("smart:feed_down=0").card == "KS"
+    spec = "rollout:rollouts=64:feed_down=0"
     assert g.bot_action(spec).card == "3H"
     means = dict(zip(("KS", "3H"), g.W[L.W_RF][L.RF_SUM][:2]))
     assert means["KS"] == 40              # the next player always goes out: 4-4-4 7-7 8-8 3H left
