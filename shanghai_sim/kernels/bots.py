@@ -252,7 +252,7 @@ def _greedy_discard(R, G, p):
             acc |= np.int64(NEAR[c])
     full = popcount(acc)
     pre = np.int64(0)
-    n = 0
+    n = np.int64(0)
     for c in range(53):
         if Hp[c] == 0:
             continue
@@ -620,7 +620,7 @@ def _smart_discard(R, G, p, bp):
             hm |= np.int64(1) << c
     full = _live(acc, l0, l1, l2, l3)
     pre = np.int64(0)
-    n = 0
+    n = np.int64(0)
     for c in range(53):
         if Hp[c] == 0:
             continue

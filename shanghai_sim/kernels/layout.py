@@ -143,7 +143,7 @@ _G_NAMES = ("S", "PS", "HANDS", "STOCK", "PILE", "TABLE", "TCARDS", "TJOKERS", "
             "RNG", "LOG", "REC", "SCR", "LD", "BUF", "MKEYS", "MVALS", "MN", "MSCR", "WT")
 
 # (name, dtype, shape, fill). Shape entries are ints or the names "slots", "wt_rows"
-# (deficiency_nb's own small memo uses 8 slots and 1 window-table row).
+# (a memo below MEMO_MIN slots skips the memoised fast paths; deficiency_nb takes none).
 CACHE_SPEC = (
     ("MKEYS", np.int64, ("slots",), 0),
     ("MVALS", np.int16, ("slots", MEMO_T, FP, 2), 0),

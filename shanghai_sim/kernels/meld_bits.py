@@ -41,7 +41,7 @@ from .layout import MAX_MELDS as MAXM  # melds per contract
 
 MAXR = 4                 # runs per contract handled by the per-suit fronts
 PMAX = 48                # Pareto points while combining suits
-MEMO_MIN = 4096           # smaller memos (deficiency_nb's) skip the memoised fast paths
+MEMO_MIN = 4096           # smaller memos skip the memoised fast paths
 RESERVED = 5             # last memo slots: per-suit fronts and a window list when the memo is full
 
 

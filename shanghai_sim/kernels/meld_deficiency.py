@@ -20,10 +20,12 @@ from .meld_mixed import _sets_runs
 @nb.njit(cache=True, _nrt=False)
 def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cvals, cn, scratch, wt):
     """Deficiency with the memo and scratch of ``layout.new_cache()``; exact for every contract."""
-    ns = 0
-    nr = 0
-    s_set = 0
-    s_run = 0
+    # np.int64(0), not 0: a literal start value makes numba compile every callee once more
+    # for the literal types it sees before the loop's types settle (kernels/__init__.py)
+    ns = np.int64(0)
+    nr = np.int64(0)
+    s_set = np.int64(0)
+    s_run = np.int64(0)
     mixed = False
     for i in range(nm):
         if kinds[i] == SET:
@@ -46,61 +48,64 @@ def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cva
                 rc[t % 13] += counts[t]
             top = scratch[0:MAXM]
             _top(rc, ns, top)
-            v = _sets_cost(top, ns, s_set, s_set - joker_cap[s_set], 0, 0, J)
+            v = _sets_cost(top, ns, s_set, s_set - joker_cap[s_set], np.int64(0), np.int64(0), J)
             return v if v > 0 else 0
-        if nr == 1:
-            rc = scratch[MS_RC:MS_RC + 13]
-            pmask = scratch[MS_PMASK:MS_PMASK + 4]
-            wr = scratch[MS_WR:MS_WR + 4]
-            # a small memo (deficiency_nb's) would refill on every call: no fast path
-            fast = ns > 0 and ckeys.shape[0] >= MEMO_MIN
-            for x in range(4):
-                pm = 0
-                for p in range(13):
-                    if counts[x * 13 + p] > 0:
-                        pm |= 1 << p
-                pmask[x] = pm | ((pm & 1) << 13)
-                if fast:
-                    _prefetch(wt, ((s_run - 4) << NPOS) | pmask[x])
-            for r in range(13):
-                rc[r] = counts[r] + counts[13 + r] + counts[26 + r] + counts[39 + r]
-            v = -INF
-            if fast:
-                full = True
+        # The fast paths need the memo. Without one (ckeys None: deficiency_nb, one hand at
+        # a time) numba prunes them unseen and only the general search is compiled in.
+        if ckeys is not None:
+            if nr == 1:
+                rc = scratch[MS_RC:MS_RC + 13]
+                pmask = scratch[MS_PMASK:MS_PMASK + 4]
+                wr = scratch[MS_WR:MS_WR + 4]
+                # a small memo would refill on every call: no fast path
+                fast = ns > 0 and ckeys.shape[0] >= MEMO_MIN
                 for x in range(4):
-                    r = _wt_row(pmask[x], s_run, exact, joker_cap, wt, ckeys, cvals, cn)
-                    wr[x] = r
-                    if wt[r, 0] < 0:
-                        full = False      # rare: too many undominated windows for a row
-                if full:
-                    if ns == 1:
-                        v = _one_run_one_set(rc, wr, J, s_set, joker_cap, scratch, wt)
-                    else:
-                        v = _one_run_sets(rc, wr, J, ns, s_set, joker_cap, scratch, wt)
-            if v == -INF:
-                v = _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, cvals, cn)
-            return v if v > 0 else 0
-        if nr >= 2 and nr <= MAXR and ns <= 2 and ckeys.shape[0] >= MEMO_MIN and (
-                ns == 0 or (nr <= 3 and s_set <= 13)):
-            small = True
-            for c in range(52):
-                if counts[c] > 2:
-                    small = False
-                    break
-            if small:
-                if ns == 0:
-                    v = _runs_fast(counts, J, s_run, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
-                else:
-                    v = _sets_runs(counts, J, ns, s_set, nr, s_run, joker_cap, exact, gap, ckeys,
-                                   cvals, cn, scratch)
-                if v != -INF:
-                    return v if v > 0 else 0
-        if ns == 0 and nr <= MAXR:
-            cnt = scratch[MS_RUN_CNT:MS_RUN_CNT + 4 * NPOS].reshape((4, NPOS))
-            _suit_counts(counts, cnt)
-            v = _runs_only(cnt, J, s_run, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
-            if v >= 0:
+                    pm = 0
+                    for p in range(13):
+                        if counts[x * 13 + p] > 0:
+                            pm |= 1 << p
+                    pmask[x] = pm | ((pm & 1) << 13)
+                    if fast:
+                        _prefetch(wt, ((s_run - 4) << NPOS) | pmask[x])
+                for r in range(13):
+                    rc[r] = counts[r] + counts[13 + r] + counts[26 + r] + counts[39 + r]
+                v = -INF
+                if fast:
+                    full = True
+                    for x in range(4):
+                        r = _wt_row(pmask[x], s_run, exact, joker_cap, wt, ckeys, cvals, cn)
+                        wr[x] = r
+                        if wt[r, 0] < 0:
+                            full = False      # rare: too many undominated windows for a row
+                    if full:
+                        if ns == 1:
+                            v = _one_run_one_set(rc, wr, J, s_set, joker_cap, scratch, wt)
+                        else:
+                            v = _one_run_sets(rc, wr, J, ns, s_set, joker_cap, scratch, wt)
+                if v == -INF:
+                    v = _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, cvals, cn)
                 return v if v > 0 else 0
+            if nr >= 2 and nr <= MAXR and ns <= 2 and ckeys.shape[0] >= MEMO_MIN and (
+                    ns == 0 or (nr <= 3 and s_set <= 13)):
+                small = True
+                for c in range(52):
+                    if counts[c] > 2:
+                        small = False
+                        break
+                if small:
+                    if ns == 0:
+                        v = _runs_fast(counts, J, s_run, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
+                    else:
+                        v = _sets_runs(counts, J, ns, s_set, nr, s_run, joker_cap, exact, gap, ckeys,
+                                       cvals, cn, scratch)
+                    if v != -INF:
+                        return v if v > 0 else 0
+            if ns == 0 and nr <= MAXR:
+                cnt = scratch[MS_RUN_CNT:MS_RUN_CNT + 4 * NPOS].reshape((4, NPOS))
+                _suit_counts(counts, cnt)
+                v = _runs_only(cnt, J, s_run, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
+                if v >= 0:
+                    return v if v > 0 else 0
     v = _search(counts, kinds, sizes, nm, joker_cap, exact, gap)
     return v if v > 0 else 0
 
@@ -109,14 +114,14 @@ def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cva
 def deficiency_nb(counts, kinds, sizes, nm, joker_cap, exact, gap):
     """docs/rules.md §6 deficiency of ``counts`` for the contract (kinds, sizes, nm).
 
-    Allocates a small memo per call; hot loops use ``deficiency_ws_nb`` with ``layout.new_cache()``.
+    One hand at a time (``analyze_hand``, the ``meld`` command): no memo, so only the
+    sets path and the general search are compiled for it (a cold ``meld`` then compiles
+    a fraction of the meld finder). Many hands: ``deficiency_ws_nb`` with
+    ``layout.new_cache()`` or ``deficiency_batch_nb``, on the memoised fast paths.
     """
-    ckeys = np.zeros(8, np.int64)
-    cvals = np.zeros((8, MEMO_T, FP, 2), np.int16)
-    cn = np.zeros((8, MEMO_T), np.int8)
     scratch = np.zeros(SCRATCH, np.int64)
-    wt = np.zeros((1, WT_W), np.int32)
-    return deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cvals, cn, scratch, wt)
+    return deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, None, None, None,
+                            scratch, None)
 
 
 @nb.njit(cache=True, _nrt=False)

@@ -348,7 +348,7 @@ def max_laid_nb(H, kinds, nm):
     so sum over ranks of min(count, k). Layer k of a suit (ranks held >= k times)
     shrinks as k grows, so the runs' share is the sum of the nr largest layers.
     """
-    ns = 0
+    ns = np.int64(0)
     for i in range(nm):
         if kinds[i] == SET:
             ns += 1
@@ -447,7 +447,7 @@ def laydown_sat_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out)
         best = _lay_runs_by_suit(counts, nm, kinds, sizes, joker_cap, exact, gap, points, bestcfg)
     else:
         best = _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, points[JOKER],
-                           cnt_hand, counts[JOKER], rank_av, bestcfg, -1,
+                           cnt_hand, counts[JOKER], rank_av, bestcfg, np.int64(-1),
                            np.empty((1, 1), np.int64), np.empty((1, 1, 1, 7), np.int64))
     if best < 0:
         return -1

@@ -92,7 +92,7 @@ def _window_slot(px, s, exact, joker_cap, ckeys, cvals, cn):
     if q >= 0:
         return _window_fill(px, s, exact, joker_cap, ckeys, cvals, cn, q, key)
     # full: the reserved window slot, for this suit only (its list is read at once)
-    return _window_fill(px, s, exact, joker_cap, ckeys, cvals, cn, ckeys.shape[0] - RESERVED + 4, 0)
+    return _window_fill(px, s, exact, joker_cap, ckeys, cvals, cn, ckeys.shape[0] - RESERVED + 4, np.int64(0))
 
 
 @nb.njit(cache=True, inline="always")
@@ -187,7 +187,7 @@ def _wt_row(px, s, exact, joker_cap, wt, ckeys, cvals, cn):
         # listed in the reserved window slot and copied at once: the row is the only
         # copy kept, so the memo's slots stay free for the runs fronts
         q = ckeys.shape[0] - RESERVED + 4
-        _window_fill(px, s, exact, joker_cap, ckeys, cvals, cn, q, 0)
+        _window_fill(px, s, exact, joker_cap, ckeys, cvals, cn, q, np.int64(0))
         n = np.int64(cn[q, 0])
         if n < 0 or n > WT_W - 1:
             wt[r, 0] = -1

@@ -15,11 +15,12 @@ bound and the search stops once it reaches the best found.
 """
 
 import numba as nb
+import numpy as np
 
 from .layout import MS_MIX, NCARDS
 from .meld_search import INF
 from .meld_bits import RESERVED
-from .meld_runs import _split_min, _suit_key, _suit_slot
+from .meld_runs import X0, X1, X2, X3, _split_min, _suit_key, _suit_slot
 
 # Offsets inside scratch[MS_MIX:]: the working counts, the suits' base slots, the rank
 # counts, the slots of the suits' contents per take, the bounds of each choice of ranks,
@@ -65,7 +66,6 @@ def _ranks_choice(counts, ra, ka, rb, kb, J, s_set, thr, nr, s_run, joker_cap, e
     oq = w[_OQ:_OQ + 36]
     lbt = w[_LB:_LB + 27 * 27]
     W = 2 * s_set + 1
-    slots = ckeys.shape[0]
     for i in range(36):
         oq[i] = -2
     # digits: copies each suit holds of ra (x) and rb (4 + x)
@@ -103,13 +103,13 @@ def _ranks_choice(counts, ra, ka, rb, kb, J, s_set, thr, nr, s_run, joker_cap, e
                                         return -INF
                                     if lb >= best:
                                         continue
-                                    q0 = _take_slot(counts, cc, qb, oq, 0, ra, a0, rb, b0, s_run,
+                                    q0 = _take_slot(counts, cc, qb, oq, X0, ra, a0, rb, b0, s_run,
                                                     joker_cap, exact, gap, ckeys, cvals, cn, scratch)
-                                    q1 = _take_slot(counts, cc, qb, oq, 1, ra, a1, rb, b1, s_run,
+                                    q1 = _take_slot(counts, cc, qb, oq, X1, ra, a1, rb, b1, s_run,
                                                     joker_cap, exact, gap, ckeys, cvals, cn, scratch)
-                                    q2 = _take_slot(counts, cc, qb, oq, 2, ra, a2, rb, b2, s_run,
+                                    q2 = _take_slot(counts, cc, qb, oq, X2, ra, a2, rb, b2, s_run,
                                                     joker_cap, exact, gap, ckeys, cvals, cn, scratch)
-                                    q3 = _take_slot(counts, cc, qb, oq, 3, ra, a3, rb, b3, s_run,
+                                    q3 = _take_slot(counts, cc, qb, oq, X3, ra, a3, rb, b3, s_run,
                                                     joker_cap, exact, gap, ckeys, cvals, cn, scratch)
                                     if q0 < 0 or q1 < 0 or q2 < 0 or q3 < 0:
                                         return -INF
@@ -211,22 +211,19 @@ def _sets_runs(counts, J, ns, s_set, nr, s_run, joker_cap, exact, gap, ckeys, cv
                 lo = v
             if v > hi:
                 hi = v
-    best = INF
+    best = np.int64(INF)
     level = lo
     while level <= hi and level < best:
         for ra in range(13):
             for rb in range(ra, 13):
                 if cl[ra * 13 + rb] != level:
                     continue
-                if ns == 1:
-                    v = _ranks_choice(counts, ra, 1, ra, 0, J, s_set, thr, nr, s_run, joker_cap,
-                                      exact, gap, ckeys, cvals, cn, scratch, best)
-                elif rb == ra:
-                    v = _ranks_choice(counts, ra, 2, ra, 0, J, s_set, thr, nr, s_run, joker_cap,
-                                      exact, gap, ckeys, cvals, cn, scratch, best)
-                else:
-                    v = _ranks_choice(counts, ra, 1, rb, 1, J, s_set, thr, nr, s_run, joker_cap,
-                                      exact, gap, ckeys, cvals, cn, scratch, best)
+                # one set of ra, two of ra, or one of ra and one of rb; one call site, so
+                # numba compiles _ranks_choice once (not once per literal ka, kb)
+                ka = np.int64(2 if ns == 2 and rb == ra else 1)
+                kb = np.int64(1 if rb != ra else 0)
+                v = _ranks_choice(counts, ra, ka, rb, kb, J, s_set, thr, nr, s_run, joker_cap,
+                                  exact, gap, ckeys, cvals, cn, scratch, best)
                 if v == -INF:
                     return -INF
                 best = v

@@ -11,6 +11,12 @@ from .meld_bits import MAXR, RESERVED, _fold, popcount
 from .meld_memo import _hslot, _memo_probe  # noqa: F401
 
 
+# Run counts and markers as int64 values: a literal argument is a compile of its own
+# (kernels/__init__.py).
+T1, T2, T3, T4 = np.int64(1), np.int64(2), np.int64(3), np.int64(4)
+NONE, ZERO = np.int64(-1), np.int64(0)
+X0, X1, X2, X3 = np.int64(0), np.int64(1), np.int64(2), np.int64(3)    # the suits
+
 @nb.njit(cache=True, _nrt=False)
 def _pareto_add(fe, fm, n, e, m, cap):
     """Insert (e, m) into the Pareto list fe/fm[:n] (minimise both); returns new n, or -1 on overflow."""
@@ -147,10 +153,10 @@ def _suit_front(cntx, t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, sel):
     computed here with bit masks; M uses the total flow, sum over q of
     min(copies_q, runs covering q). Returns the front size, or -1 on overflow.
     """
-    P1 = 0
-    P2 = 0
-    P3 = 0
-    P4 = 0
+    P1 = np.int64(0)
+    P2 = np.int64(0)
+    P3 = np.int64(0)
+    P4 = np.int64(0)
     for p in range(13):
         c = cntx[p]
         if c >= 1:
@@ -280,7 +286,7 @@ def _runs_only(cnt, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
                 return -1
             # An empty run never needs to share a suit (nr <= 4 runs leave one free).
             if t == 1 and has_empty:
-                k = _pareto_add(fe[x, 1], fm[x, 1], k, e0, s, FP * 4)
+                k = _pareto_add(fe[x, 1], fm[x, 1], k, e0, s, np.int64(FP * 4))
             fn[x, t] = k
             if k > FP:
                 fits = False
@@ -363,7 +369,7 @@ def _suit_slot(counts, x, s, key, joker_cap, exact, gap, ckeys, cvals, cn, scrat
     if q >= 0:
         return _suit_fill(counts, x, s, joker_cap, exact, gap, ckeys, cvals, cn, scratch, q, key)
     return _suit_fill(counts, x, s, joker_cap, exact, gap, ckeys, cvals, cn, scratch,
-                      ckeys.shape[0] - RESERVED + x, 0)
+                      ckeys.shape[0] - RESERVED + x, np.int64(0))
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -407,9 +413,10 @@ def _suit_fill(counts, x, s, joker_cap, exact, gap, ckeys, cvals, cn, scratch, q
     e0 = s - joker_cap[s]
     if e0 < 0:
         e0 = 0
-    if not _suit_store(scratch, nc, 1, gap, cvals, cn, q, e0 if has_empty else -1, s):
+    # int64 arguments, not literals: one compile of _suit_store (kernels/__init__.py)
+    if not _suit_store(scratch, nc, T1, gap, cvals, cn, q, e0 if has_empty else NONE, s):
         return -1
-    if not _suit_store(scratch, nc, 2, gap, cvals, cn, q, -1, 0):
+    if not _suit_store(scratch, nc, T2, gap, cvals, cn, q, NONE, ZERO):
         return -1
     cn[q, 3] = -1
     if key != 0:
@@ -421,7 +428,7 @@ def _suit_fill(counts, x, s, joker_cap, exact, gap, ckeys, cvals, cn, scratch, q
 def _suit_front3(counts, x, s, joker_cap, exact, gap, cvals, cn, scratch, q):
     """Fill the t = 3 front of memo slot q (suit x); False if it does not fit."""
     nc, has_empty = _suit_setup(counts, x, s, exact, joker_cap, scratch)
-    return _suit_store(scratch, nc, 3, gap, cvals, cn, q, -1, 0)
+    return _suit_store(scratch, nc, T3, gap, cvals, cn, q, NONE, ZERO)
 
 
 @nb.njit(cache=True, inline="always")
@@ -450,7 +457,7 @@ def _suit_front4(counts, x, s, joker_cap, exact, gap, scratch):
     """The front of four runs in suit x into scratch (MS_FRONT: e, then m), not memoised
     (wanted only when a lower bound says it could beat the best); its size, or -1."""
     nc, has_empty = _suit_setup(counts, x, s, exact, joker_cap, scratch)
-    return _suit_front(scratch[MS_SUIT_CNT:MS_SUIT_CNT + NPOS], 4, gap, nc,
+    return _suit_front(scratch[MS_SUIT_CNT:MS_SUIT_CNT + NPOS], T4, gap, nc,
                        scratch[MS_WIN_LO:MS_WIN_L], scratch[MS_WIN_L:MS_WIN_R],
                        scratch[MS_WIN_R:MS_WIN_T], scratch[MS_WIN_T:MS_FRONT],
                        scratch[MS_FRONT:MS_FRONT + FP * 4], scratch[MS_FRONT + FP * 4:MS_FRONT + FP * 8],
@@ -574,19 +581,19 @@ def _runs_fast(counts, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratc
     """2 to 4 runs of size s, every natural count <= 2: the per-suit fronts straight from
     the memo, every split of the runs over the suits (_split_min); -INF to fall back to
     _runs_only."""
-    q0 = _suit_slot(counts, 0, s, _suit_key(counts, 0, s), joker_cap, exact, gap,
+    q0 = _suit_slot(counts, X0, s, _suit_key(counts, X0, s), joker_cap, exact, gap,
                     ckeys, cvals, cn, scratch)
     if q0 < 0:
         return -INF
-    q1 = _suit_slot(counts, 1, s, _suit_key(counts, 1, s), joker_cap, exact, gap,
+    q1 = _suit_slot(counts, X1, s, _suit_key(counts, X1, s), joker_cap, exact, gap,
                     ckeys, cvals, cn, scratch)
     if q1 < 0:
         return -INF
-    q2 = _suit_slot(counts, 2, s, _suit_key(counts, 2, s), joker_cap, exact, gap,
+    q2 = _suit_slot(counts, X2, s, _suit_key(counts, X2, s), joker_cap, exact, gap,
                     ckeys, cvals, cn, scratch)
     if q2 < 0:
         return -INF
-    q3 = _suit_slot(counts, 3, s, _suit_key(counts, 3, s), joker_cap, exact, gap,
+    q3 = _suit_slot(counts, X3, s, _suit_key(counts, X3, s), joker_cap, exact, gap,
                     ckeys, cvals, cn, scratch)
     if q3 < 0:
         return -INF

@@ -107,8 +107,8 @@ def _leaf_em(counts, nm, kinds, joker_cap, shape_a, shape_b, shape_l,
     shape_a = suit (run) or rank (set), shape_b = lo (run), shape_l = L.
     """
     # Group sets by rank.
-    ng = 0
-    nr = 0
+    ng = np.int64(0)
+    nr = np.int64(0)
     for i in range(nm):
         if kinds[i] == SET:
             r = shape_a[i]

@@ -393,9 +393,9 @@ def fits_nb(TM, cap, set_joker_card, c, m, opt):
 def layable_nb(TM, nt, cap, set_joker_card, c):
     """Does card c fit some meld of the nt on the table?"""
     for m in range(nt):
-        if fits_nb(TM, cap, set_joker_card, c, m, 0):
+        if fits_nb(TM, cap, set_joker_card, c, m, np.int64(0)):
             return True
-        if TM[m, TM_KIND] != SET and fits_nb(TM, cap, set_joker_card, c, m, 1):
+        if TM[m, TM_KIND] != SET and fits_nb(TM, cap, set_joker_card, c, m, np.int64(1)):
             return True
     return False
 
@@ -758,8 +758,8 @@ def check_proposal_nb(R, G, p):
     sizes = R[R_MELD_SIZE][h]
     exact = params[P_INITIAL_EXACT] != 0
     # docs/rules.md §4: exactly the contract's melds, each at least (or exactly) its size.
-    ns = 0
-    nr = 0
+    ns = np.int64(0)
+    nr = np.int64(0)
     for i in range(nm):
         if GD[i, M_KIND] == SET:
             SCR[SCR_PROP_SETS, ns] = GD[i, M_N]
