@@ -25,7 +25,7 @@ from .bots import BotError, parse_bot, seat_specs, split_specs
 from .cards import RANKS, SUITS, card_id, card_str, parse_cards
 from .kernels import layout as L
 from .kernels import play as K
-from .kernels.dispatch import seat_action_nb
+from .kernels.dispatch import needs_workspace, seat_action_nb
 from .kernels.engine import play_game_nb
 from .log import decode, meld_dict, ranking
 from .rules import Rules, RulesError, load_rules
@@ -153,7 +153,9 @@ class Game:
         self._log_size = int(log_size)
         self._check = bool(check)
         self.G = L.new_state(self.R, self._log_size)
-        self.W = L.new_workspace(self.R)      # the search bots' scratch (kernels.rollout)
+        # the search bots' scratch (kernels.rollout); None at a table without one, so the
+        # search kernels are not compiled (kernels.dispatch)
+        self.W = L.new_workspace(self.R) if needs_workspace(self.kinds) else None
         K.init_game_nb(self.R, self.G, np.uint64(self.seed), 1, int(check))
 
     # ------------------------------------------------------------ state
@@ -360,6 +362,14 @@ class Game:
             S[K.S_CUR] = S[K.S_ACTOR] = play
         S[K.S_CGD_AT] = -1        # the cached "can go down" answer no longer holds
 
+    def workspace(self) -> tuple:
+        """The search bots' workspace W of this table (``layout.WORKSPACE_SPEC``: where the
+        rollout bot samples and plays out), allocated on first use; ``self.W`` stays None at
+        a table without a search bot, so their kernels are not compiled (kernels.dispatch)."""
+        if self.W is None:
+            self.W = L.new_workspace(self.R)
+        return self.W
+
     def bot_action(self, spec: str | None = None) -> Action:
         """What the seat's built-in bot would do now, or the bot of ``spec`` (a bot spec
         string) if given: then only a question, so the seat's random stream is left as it was
@@ -369,6 +379,8 @@ class Game:
             code = int(seat_action_nb(self.R, self.G, self.W, np.int64(self.kinds[seat]), self.params[seat]))
             return self._describe(code)
         b = parse_bot(spec)
+        if needs_workspace([b.kind]):
+            self.workspace()
         rng = self.G[L.G_RNG][L.RNG_BOT0 + seat].copy()
         try:
             code = int(seat_action_nb(self.R, self.G, self.W, np.int64(b.kind), b.array()))
@@ -397,6 +409,8 @@ class Game:
         """Play to the end; seats played by hand are handed to the ``fallback`` bot.
         Returns the totals."""
         fb = parse_bot(fallback)
+        if needs_workspace([fb.kind]):
+            self.workspace()
         for q, fn in list(self.python.items()):
             if fn is None:
                 del self.python[q]
@@ -430,7 +444,8 @@ def game_events(rules: "str | Rules | None" = "shanghai", players: int | None = 
     while True:
         G = L.new_state(R, size)
         try:
-            err = play_game_nb(R, G, L.new_workspace(R), kinds, params, np.uint64(int(seed)), 1, int(check))
+            W = L.new_workspace(R) if needs_workspace(kinds) else None
+            err = play_game_nb(R, G, W, kinds, params, np.uint64(int(seed)), 1, int(check))
         except ValueError as e:
             if "log_size" in str(e) and size < (1 << 28):
                 size *= 4

@@ -21,18 +21,29 @@ def _hand_analysis() -> None:
     deficiency_batch(np.zeros((1, 53), np.int64), 2)
 
 
-def _batch_engine() -> None:
+def _engine(bots: str) -> None:
+    """One game of ``bots`` through the runner's kernel call (runner.play_games_warm)."""
     import numpy as np
 
     from .bots import parse_bots
-    from .kernels.engine import play_games_nb
     from .kernels.records import NHF
     from .kernels.rng import game_seed_nb
     from .rules import preset
+    from .runner.planning import play_games_warm
     r = preset("shanghai")
-    kinds, params = parse_bots("greedy", 4)
+    kinds, params = parse_bots(bots, 4)
     out = np.zeros((1, r.hands, 4, NHF), np.int32)
-    play_games_nb(*r.arrays(4), kinds, params, np.array([game_seed_nb(1, 0)], np.uint64), out)
+    play_games_warm(*r.arrays(4), kinds, params, np.array([game_seed_nb(1, 0)], np.uint64), out)
+
+
+def _batch_engine() -> None:
+    _engine("greedy,smart,random,greedy")
+
+
+def _search_engine() -> None:
+    # the engine with the search bots compiled in (kernels.dispatch: only line-ups with a
+    # rollout seat need it); one rollout per candidate keeps the game short
+    _engine("rollout:rollouts=1,greedy,greedy,greedy")
 
 
 def _replay_and_steps() -> None:
@@ -47,7 +58,8 @@ def _replay_and_steps() -> None:
 
 STEPS: tuple[tuple[str, Callable[[], None]], ...] = (
     ("hand analysis (meld finder: meld, analyze_hand, deficiency_batch)", _hand_analysis),
-    ("batch engine (run, experiments)", _batch_engine),
+    ("batch engine (run, experiments, tournaments)", _batch_engine),
+    ("search bot engine (line-ups with rollout)", _search_engine),
     ("replay and step API (replay, play, Game)", _replay_and_steps),
 )
 

@@ -134,3 +134,32 @@ def test_go_down_possible_matches_the_search(name, players):
                 S[K.S_GD_AT] = 0       # GD was rewritten for the tried hands
             g.step()
     assert seen[True] > 0 and seen[False] > 0, seen
+
+
+# ---------------------------------------------------------------- the search workspace W
+# kernels.dispatch: a line-up without a search bot runs the engine with W = None, which numba
+# compiles without the rollout kernels. The two engines must play the same games.
+
+def test_engine_without_workspace_plays_the_same_games():
+    from shanghai_sim.kernels.engine import play_games_on_nb
+    r = preset("shanghai")
+    R = tuple(r.arrays(4))
+    kinds, params = parse_bots("smart,greedy,random,greedy", 4)
+    seeds = np.array([3, 4, 5], np.uint64)
+    outs = []
+    for W in (None, L.new_workspace(R)):
+        out = np.zeros((len(seeds), r.hands, 4, NHF), np.int32)
+        assert play_games_on_nb(R, K.new_state(R, 0), W, kinds, params, seeds, out) == -1
+        outs.append(out)
+    assert (outs[0] == outs[1]).all()
+
+
+def test_a_search_bot_without_workspace_stops_the_engine():
+    # never another bot in its seat: the engine refuses the "no workspace" action
+    from shanghai_sim.kernels.dispatch import needs_workspace
+    r = preset("shanghai")
+    R = tuple(r.arrays(4))
+    kinds, params = parse_bots("rollout,greedy,greedy,greedy", 4)
+    assert needs_workspace(kinds) and not needs_workspace(parse_bots("smart", 4)[0])
+    err = play_game_nb(R, K.new_state(R, 0), None, kinds, params, np.uint64(1), 0, 0)
+    assert err == K.E_PHASE

@@ -20,7 +20,9 @@ from .play import (E_OK, PH_OVER, S_ACTOR, S_ERR, S_PHASE, apply_action_nb, init
 @nb.njit(cache=True, nogil=True, _nrt=False)
 def play_game_nb(R, G, W, bot_kind, bot_params, seed, log_on, check):
     """Play one game with bots; returns E_OK or the error code of a broken action/check.
-    W: the workspace of the search bots (``layout.new_workspace``), one per thread."""
+    W: the workspace of the search bots (``layout.new_workspace``), one per thread, or None
+    for a line-up without one (``dispatch.needs_workspace``): then the search kernels are
+    not compiled in."""
     init_game_nb(R, G, seed, log_on, check)
     S = G[G_S]
     while S[S_PHASE] != PH_OVER:
@@ -36,7 +38,7 @@ def play_game_nb(R, G, W, bot_kind, bot_params, seed, log_on, check):
 @nb.njit(cache=True, nogil=True, _nrt=False)
 def play_games_on_nb(R, G, W, bot_kind, bot_params, seeds, hand_out):
     """play_games_nb on a state tuple and a search workspace the caller keeps
-    (``layout.new_state``, ``layout.new_workspace``): the meld memo stays warm from one call
+    (``layout.new_state``, ``layout.new_workspace`` or None, see play_game_nb): the meld memo stays warm from one call
     to the next (answers never depend on it). Returns -1, or the index of the game in which
     a bot chose an illegal action."""
     P = R[R_PARAMS][P_PLAYERS]

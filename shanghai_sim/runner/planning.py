@@ -54,6 +54,7 @@ def play_games_warm(*args) -> None:
     """``kernels.engine.play_games_nb``'s arguments and results, on a state kept per thread
     and per rules, so the meld memo stays warm from one shard call to the next (a
     tournament's seatings are many small calls). Answers never depend on the memo."""
+    from ..kernels.dispatch import needs_workspace
     from ..kernels.engine import play_games_on_nb
     from ..kernels.layout import new_state, new_workspace
     *ra, kind, params, seeds, out = args
@@ -64,11 +65,16 @@ def play_games_warm(*args) -> None:
         states = _WARM.d = OrderedDict()
     GW = states.pop(key, None)
     if GW is None:
-        GW = (new_state(R, 0), new_workspace(R))      # the search bots' scratch goes with it
+        GW = [new_state(R, 0), None]      # the search bots' scratch, once a line-up needs it
         while len(states) >= WARM_STATES:
             states.popitem(last=False)
     states[key] = GW
-    if play_games_on_nb(R, GW[0], GW[1], kind, params, seeds, out) >= 0:
+    W = None          # no search bot: the engine compiled without the search kernels
+    if needs_workspace(kind):
+        if GW[1] is None:
+            GW[1] = new_workspace(R)
+        W = GW[1]
+    if play_games_on_nb(R, GW[0], W, kind, params, seeds, out) >= 0:
         raise RuntimeError("engine: a bot chose an illegal action (run the replay of this seed)")
 
 
