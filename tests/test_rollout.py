@@ -19,7 +19,7 @@ FAST = "rollout:rollouts=2:candidates=2"
 
 def _scratch(g):
     """The scratch state a search plays on: the workspace's game arrays, the real memo."""
-    return g.W[:L.G_MKEYS] + g.G[L.G_MKEYS:L.NG]
+    return g.workspace()[:L.G_MKEYS] + g.G[L.G_MKEYS:L.NG]
 
 
 def _table_counts(G):
@@ -44,13 +44,13 @@ def _all_counts(G, players):
 
 def _check_sample(g, seat, seed, fit=0):
     R, G = g.R, g.G
-    pool = g.W[L.W_RI][L.RI_POOL]
+    pool = g.workspace()[L.W_RI][L.RI_POOL]
     n = unseen_pool_nb(R, G, seat, pool)
     assert n >= 0, "the seat's view does not add up"
     if fit:
         before = np.sort(pool[:n])
         rng = g.G[L.G_RNG][L.RNG_BOT0 + seat].copy()
-        fit_hands_nb(R, G, seat, pool, n, fit, rng, g.W[L.G_SCR][L.SCR_TMP], g.W[L.G_SCR][L.SCR_CAND])
+        fit_hands_nb(R, G, seat, pool, n, fit, rng, g.workspace()[L.G_SCR][L.SCR_TMP], g.workspace()[L.G_SCR][L.SCR_CAND])
         assert (np.sort(pool[:n]) == before).all()      # a reordering of the same cards
     G2 = _scratch(g)
     before = [a.copy() for a in G[:L.G_MKEYS]]
@@ -97,7 +97,7 @@ def test_a_sample_ignores_the_hidden_cards():
     for _ in range(60):
         g.step()
     seat = g.to_act
-    pool = g.W[L.W_RI][L.RI_POOL]
+    pool = g.workspace()[L.W_RI][L.RI_POOL]
     n = unseen_pool_nb(g.R, g.G, seat, pool)
     want = pool[:n].copy()
     _hidden_shuffled(g, seat, rng)
@@ -113,7 +113,7 @@ def test_rollout_decides_from_its_seat_view():
     checked = searched = 0
     while not g.over and checked < 250:
         seat = g.to_act
-        rf = g.W[L.W_RF][L.RF_SUM]
+        rf = g.workspace()[L.W_RF][L.RF_SUM]
         rf[:] = -1
         want = str(g.bot_action(FAST))
         means = rf[:8].copy()
@@ -141,7 +141,7 @@ def test_the_real_state_is_left_as_it_was():
         g.bot_action("smart")
         g.S[L.S_LOG_ON] = 0
         before = [a.copy() for a in g.G[:L.G_MKEYS]]
-        rf = g.W[L.W_RF][L.RF_SUM]
+        rf = g.workspace()[L.W_RF][L.RF_SUM]
         rf[:] = -1
         g.bot_action(FAST)
         searched += int((rf[:8] != -1).any())
@@ -232,7 +232,7 @@ def test_the_search_finds_a_move_smart_misses():
     assert g.bot_action("smart:feed_down=0").card == "KS"
     spec = "rollout:rollouts=64:feed_down=0"
     assert g.bot_action(spec).card == "3H"
-    means = dict(zip(("KS", "3H"), g.W[L.W_RF][L.RF_SUM][:2]))
+    means = dict(zip(("KS", "3H"), g.workspace()[L.W_RF][L.RF_SUM][:2]))
     assert means["KS"] == 40              # the next player always goes out: 4-4-4 7-7 8-8 3H left
     assert means["3H"] < 35
     assert parse_bot(spec).name == spec

@@ -17,8 +17,8 @@ import numba as nb
 import numpy as np
 
 from .layout import (G_BUF, G_GD, G_HANDS, G_PILE, G_PS, G_RNG, G_S, G_SCR, G_TABLE, G_TCARDS,
-                     GO_NO_DISCARD, JOKER, M_CARDS, M_N, P_DECKS, P_GO_OUT, P_INITIAL_EXACT,
-                     P_JOKER_SWAP, P_SET_JOKER_CARD, PS_BUYS, PS_DEF, PS_DEFOK, PS_DOWN,
+                     GO_NO_DISCARD, JOKER, M_CARDS, M_N, NCARDS, P_DECKS, P_GO_OUT, P_INITIAL_EXACT,
+                     P_JOKER_SWAP, P_JOKERS, P_SET_JOKER_CARD, PS_BUYS, PS_DEF, PS_DEFOK, PS_DOWN,
                      PS_KNOWN0, PS_N, PS_TOOK, R_JOKER_CAP, R_MELD_KIND, R_MELD_SIZE,
                      R_N_MELDS, R_PARAMS, R_POINTS, RNG_BOT0, RUN, S_ACTOR, S_HAND, S_MUST_DOWN,
                      S_NP, S_NT, S_PHASE, S_PILE_N, S_STOCK_N, S_UP, SCR_CAND, SCR_TMP, SCR_UNSEEN,
@@ -467,10 +467,12 @@ RANKMATES, SUITMATES = _kind_masks()
 
 
 @nb.njit(cache=True, _nrt=False)
-def _unseen_masks(R, G, p):
-    """What seat p has not seen, as live[k] = the natural cards with more than k copies
-    unseen (k < 4): the shoe less p's hand, the pile, the table, and the cards other
-    seats are known to hold (PS_KNOWN0). Reads nothing another seat hides."""
+def unseen_counts_nb(R, G, p):
+    """SCR_UNSEEN[c] := the copies of card c (jokers included) seat p has not seen: the
+    shoe less p's hand, the pile, the table, and the cards other seats are known to hold
+    (PS_KNOWN0). Reads nothing another seat hides. The smart bot's live outs and the
+    rollout bot's samples (kernels.rollout.unseen_pool_nb) both start here. (It returns
+    nothing: a kernel compiled without reference counts may not return an array.)"""
     U = G[G_SCR][SCR_UNSEEN]
     params = R[R_PARAMS]
     S = G[G_S]
@@ -479,6 +481,7 @@ def _unseen_masks(R, G, p):
     dk = params[P_DECKS]
     for c in range(52):
         U[c] = dk - Hp[c]
+    U[JOKER] = params[P_JOKERS] - Hp[JOKER]
     PILE = G[G_PILE]
     for i in range(S[S_PILE_N]):
         U[PILE[i]] -= 1
@@ -493,12 +496,20 @@ def _unseen_masks(R, G, p):
             hi = TM[m, TM_N] - 1
         for k in range(lo, hi + 1):
             c = TC[m, k]
-            if 0 <= c < JOKER:
+            if c >= 0:
                 U[c] -= 1
     for q in range(S[S_NP]):
         if q != p:
-            for c in range(52):
+            for c in range(NCARDS):
                 U[c] -= PS[q, PS_KNOWN0 + c]
+
+
+@nb.njit(cache=True, _nrt=False)
+def _unseen_masks(R, G, p):
+    """What seat p has not seen (unseen_counts_nb), as live[k] = the natural cards with
+    more than k copies unseen (k < 4)."""
+    unseen_counts_nb(R, G, p)
+    U = G[G_SCR][SCR_UNSEEN]
     l0 = np.int64(0)
     l1 = np.int64(0)
     l2 = np.int64(0)

@@ -156,9 +156,10 @@ def a_opt(a):
 # ---------------------------------------------------------------- state
 
 @nb.njit(cache=True, _nrt=True)
-def new_state_nb(params, log_size):
-    """``layout.new_state`` inside numba (for the batch kernel): layout.STATE_SPEC written
-    out in its order (tests/test_layout.py checks it against the spec)."""
+def game_arrays_nb(params, log_size):
+    """The game arrays of layout.STATE_SPEC (G_S..G_BUF) written out in its order: the
+    start of a state (new_state_nb) and of the rollout bot's workspace
+    (rollout.new_workspace_nb); tests/test_layout.py checks both against their specs."""
     shoe = 52 * params[P_DECKS] + params[P_JOKERS]
     hands = params[P_NHANDS]
     S = np.zeros(NS, np.int64)
@@ -173,10 +174,18 @@ def new_state_nb(params, log_size):
             GDJ, np.zeros((NRNG, 4), np.uint64),
             np.zeros(max(log_size, 1), np.int64), np.zeros((hands, MAXP, NHF), np.int32),
             np.zeros((NSCR, SCR_W), np.int64), np.zeros((MAX_MELDS, LAY_W), np.int64),
-            np.zeros(MAXLEGAL, np.int64), np.zeros(1 << CACHE_BITS, np.int64),
-            np.zeros((1 << CACHE_BITS, MEMO_T, FP, 2), np.int16),
-            np.zeros((1 << CACHE_BITS, MEMO_T), np.int8), np.zeros(SCRATCH, np.int64),
-            np.zeros((WT_SIZES << NPOS, WT_W), np.int32))
+            np.zeros(MAXLEGAL, np.int64))
+
+
+@nb.njit(cache=True, _nrt=True)
+def new_state_nb(params, log_size):
+    """``layout.new_state`` inside numba (for the batch kernel): the game arrays, then the
+    meld finder's memo (layout.CACHE_SPEC)."""
+    return game_arrays_nb(params, log_size) + (
+        np.zeros(1 << CACHE_BITS, np.int64),
+        np.zeros((1 << CACHE_BITS, MEMO_T, FP, 2), np.int16),
+        np.zeros((1 << CACHE_BITS, MEMO_T), np.int8), np.zeros(SCRATCH, np.int64),
+        np.zeros((WT_SIZES << NPOS, WT_W), np.int32))
 
 
 @nb.njit(cache=True, _nrt=False)

@@ -38,20 +38,20 @@ from .bots import (BP_BUY, BP_CANDS, BP_FIT, BP_Z, BP_HAND0, BP_MARGIN, BP_MAXBU
                    BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD, BP_S_DOWN, BP_S_TAKE, BP_UTILITY,
                    BP_WAIT_BLIND, BUY_AUTO, MAX_HAND_PARAMS, NBP, _buy_policy, _contract_kinds,
                    _def_with, _mates, _smart_discard, cards_short_nb, greedy_action_nb,
-                   smart_action_nb)
+                   smart_action_nb, unseen_counts_nb)
 from .layout import (G_BUF, G_GD, G_GDJ, G_HANDS, G_LD, G_LOG, G_MKEYS, G_MN, G_MSCR, G_MVALS,
-                     G_PILE, G_PS, G_REC, G_RNG, G_S, G_SCR, G_STOCK, G_TABLE, G_TCARDS,
-                     G_TJOKERS, G_WT, JOKER, LAY_W, MAX_MELDS, MAXLEGAL, MAXP, MAXT, NCARDS, NPS,
-                     NRF, NRI, NRNG, NS, NSCR, NTM, P_DECKS, P_JOKERS, P_NHANDS, P_PLAYERS,
-                     PS_BUYS, PS_DEFOK, PS_DOWN, PS_KNOWN0, PS_N, PS_TOTAL, PS_TURNS, PW, R_PARAMS, RF_DSQ, RF_OTHER, RF_SELF, RF_SUM,
-                     RF_W, RI_CAND, RI_POOL, RNG_BOT0, RNG_DEAL, RNG_SEED, RUN, S_CGD_AT,
-                     S_ACTOR, S_CHECK, S_GD_AT, S_HAND, S_HANDS_DONE, S_LOG_ON, S_MUST_DOWN, S_NP, S_NT,
-                     S_PHASE, S_PILE_N, S_SHOE, S_STOCK_N, S_UP, SCR_CAND, SCR_TMP, SCR_UNSEEN, SCR_W,
-                     TM_HI, TM_KIND, TM_LO, TM_N, TW, W_RF, W_RI)
+                     G_PILE, G_PS, G_REC, G_RNG, G_S, G_SCR, G_STOCK, G_TABLE, G_TCARDS, G_TJOKERS,
+                     G_WT, JOKER, NCARDS, NPS, NRF, NRI, NS, NTM, P_DECKS, P_JOKERS, PS_BUYS,
+                     PS_DEFOK, PS_DOWN, PS_KNOWN0, PS_N, PS_TOTAL, PS_TURNS, RF_DSQ, RF_OTHER,
+                     RF_SELF, RF_SUM, RF_W, RI_CAND, RI_POOL, RNG_BOT0, RNG_DEAL, RNG_SEED,
+                     S_CGD_AT, S_ACTOR, S_CHECK, S_GD_AT, S_HAND, S_HANDS_DONE, S_LOG_ON,
+                     S_MUST_DOWN, S_NP, S_NT, S_PHASE, S_PILE_N, S_STOCK_N, S_UP, SCR_CAND, SCR_TMP,
+                     SCR_UNSEEN, TW, W_RF, W_RI)
 from .play import (A_BUY, A_DISCARD, A_GO_DOWN, A_PASS, A_TAKE, E_OK, PH_BUY, PH_FIRST, PH_OVER,
                    PH_PLAY, a_card, a_type, action_nb, apply_action_nb, def_of_nb, ev_nb,
+                   game_arrays_nb,
                    hand_def_nb, unplace_nb)
-from .records import HF_POINTS, NHF
+from .records import HF_POINTS
 from .rng import next_u64_nb, randint_nb, seed_state_nb, shuffle_nb
 
 EV_SEARCH = 16        # the log event of one search (after play.EV_GAME_END)
@@ -62,24 +62,11 @@ ILLEGAL = 1.0e6       # outcome of a candidate the scratch state refused (never 
 
 @nb.njit(cache=True, _nrt=True)
 def new_workspace_nb(params):
-    """``layout.new_workspace`` inside numba: layout.WORKSPACE_SPEC written out in its
-    order (tests/test_layout.py checks it against the spec)."""
+    """``layout.new_workspace`` inside numba: the game arrays of a state (play.game_arrays_nb),
+    then the workspace's own (layout.WORKSPACE_SPEC; tests/test_layout.py checks it)."""
     shoe = 52 * params[P_DECKS] + params[P_JOKERS]
-    hands = params[P_NHANDS]
-    S = np.zeros(NS, np.int64)
-    S[S_SHOE] = shoe
-    S[S_NP] = params[P_PLAYERS]
-    TC = np.full((MAXT, TW), -1, np.int64)
-    TJ = np.full((MAXT, TW), -1, np.int64)
-    GDJ = np.full((MAX_MELDS, TW), -1, np.int64)
-    return (S, np.zeros((MAXP, NPS), np.int64), np.zeros((MAXP, NCARDS), np.int64),
-            np.zeros(shoe, np.int64), np.zeros(shoe, np.int64),
-            np.zeros((MAXT, NTM), np.int64), TC, TJ, np.zeros((MAX_MELDS, PW), np.int64),
-            GDJ, np.zeros((NRNG, 4), np.uint64), np.zeros(1, np.int64),
-            np.zeros((hands, MAXP, NHF), np.int32),
-            np.zeros((NSCR, SCR_W), np.int64), np.zeros((MAX_MELDS, LAY_W), np.int64),
-            np.zeros(MAXLEGAL, np.int64), np.zeros((NRI, shoe), np.int64),
-            np.zeros((NRF, RF_W), np.float64))
+    return game_arrays_nb(params, 0) + (np.zeros((NRI, shoe), np.int64),
+                                        np.zeros((NRF, RF_W), np.float64))
 
 
 # ---------------------------------------------------------------- sampling
@@ -90,38 +77,16 @@ def unseen_pool_nb(R, G, p, pool):
     the table and the cards other seats are known to hold), in card order; returns how
     many, or -1 if they do not add up to the other seats' hidden cards plus the stock.
     Reads nothing another seat hides."""
-    params = R[R_PARAMS]
     S = G[G_S]
     PS = G[G_PS]
-    Hp = G[G_HANDS][p]
+    unseen_counts_nb(R, G, p)
     U = G[G_SCR][SCR_UNSEEN]
-    dk = params[P_DECKS]
-    for c in range(52):
-        U[c] = dk - Hp[c]
-    U[JOKER] = params[P_JOKERS] - Hp[JOKER]
-    PILE = G[G_PILE]
-    for i in range(S[S_PILE_N]):
-        U[PILE[i]] -= 1
-    TM = G[G_TABLE]
-    TC = G[G_TCARDS]
-    for m in range(S[S_NT]):
-        if TM[m, TM_KIND] == RUN:
-            lo = TM[m, TM_LO]
-            hi = TM[m, TM_HI]
-        else:
-            lo = 0
-            hi = TM[m, TM_N] - 1
-        for k in range(lo, hi + 1):
-            c = TC[m, k]
-            if c >= 0:
-                U[c] -= 1
     need = S[S_STOCK_N]
     for q in range(S[S_NP]):
         if q == p:
             continue
         hidden = PS[q, PS_N]
         for c in range(NCARDS):
-            U[c] -= PS[q, PS_KNOWN0 + c]
             hidden -= PS[q, PS_KNOWN0 + c]
         if hidden < 0:
             return -1
