@@ -6,7 +6,9 @@ the commands a new user runs first.
   ``replay``), a fresh Python process with an empty ``SHANGHAI_SIM_CACHE_DIR``
   runs that step alone; the time is the step's, import of the package excluded.
   Each step compiles everything it needs, so the steps overlap (``replay``
-  compiles the engine too). Not in ``--quick``: each takes minutes.
+  compiles the engine too). Then README's main job (``shanghai-sim run``, 1,000
+  games) as a whole command the same way: issue #17's first-use target. Not in
+  ``--quick``: each takes minutes.
 - Warm: wall time of the whole command in a fresh process with the per-user
   cache filled (``shanghai-sim meld ...``, ``shanghai-sim run --games 1``), next
   to the floor of starting Python and of ``shanghai-sim --help``.
@@ -48,6 +50,41 @@ def cold_compile(step: int, timeout: float = 1800) -> float:
         if res.returncode != 0:
             raise RuntimeError(f"cold compile of step {step} failed:\n{res.stderr[-2000:]}")
         return float(res.stdout.strip().splitlines()[-1])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def compiled_twice(cache: str) -> dict[str, int]:
+    """Kernels the cache holds more than one compiled signature of ({module.function: n}),
+    from numba's index files: each extra one is a compile a command paid for (a literal
+    argument is a type of its own: kernels/__init__.py)."""
+    import pickle
+    out = {}
+    for f in Path(cache).rglob("*.nbi"):
+        try:
+            with open(f, "rb") as fh:
+                pickle.load(fh)                       # numba's version stamp
+                _stamp, overloads = pickle.loads(fh.read())
+        except Exception:                             # an index of another numba version
+            continue
+        if len(overloads) > 1:
+            out[f.name.split(".py")[0].rsplit("-", 1)[0]] = len(overloads)
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
+
+def cold_command(cmd: list[str], timeout: float = 1800) -> tuple[float, dict[str, int]]:
+    """Wall seconds of a whole command in a fresh process with an empty kernel cache, in an
+    empty folder (issue #17's first-use target is README's main job timed this way), and
+    the kernels it compiled more than once (``compiled_twice``)."""
+    tmp = tempfile.mkdtemp(prefix="bench-cold-")
+    cache = os.path.join(tmp, "cache")
+    env = dict(os.environ, SHANGHAI_SIM_CACHE_DIR=cache)
+    try:
+        t = time.perf_counter()
+        res = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp, env=env, timeout=timeout)
+        if res.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)} failed:\n{res.stderr[-2000:]}")
+        return time.perf_counter() - t, compiled_twice(cache)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -95,6 +132,11 @@ def measure(reps: int = 3, cold: bool = True, cold_reps: int = 1, progress=None)
             s = spread([cold_compile(i) for _ in range(cold_reps)])
             colds.append({"step": name, "seconds": s})
             say(f"  cold {name}: {s['median']:.0f} s")
+        name = "README's main job, whole command: shanghai-sim run (1,000 games)"
+        runs = [cold_command(_cli() + ["run", "--quiet"]) for _ in range(cold_reps)]
+        s = spread([r[0] for r in runs])
+        colds.append({"step": name, "seconds": s, "compiled_twice": runs[0][1]})
+        say(f"  cold {name}: {s['median']:.0f} s")
     tables = [table(f"Warm start: wall time of the command in a fresh process, seconds, "
                     f"median (min-max) of {reps}", ["command", "seconds"],
                     [[w["command"], w["seconds"]] for w in warm])]
@@ -110,6 +152,17 @@ def measure(reps: int = 3, cold: bool = True, cold_reps: int = 1, progress=None)
                      "kernel_source_hash": cache_dir().name},
         "figures": {"warm": warm, "cold": colds},
         "tables": tables,
-        "notes": [] if cold else ["Cold compile not measured in this run (`--quick` skips it: "
-                                  "minutes per command)."],
+        "notes": _notes(colds) if cold else ["Cold compile not measured in this run (`--quick` "
+                                             "skips it: minutes per command)."],
     }
+
+
+def _notes(colds: list[dict]) -> list[str]:
+    twice = next((c["compiled_twice"] for c in colds if "compiled_twice" in c), None)
+    if twice is None:
+        return []
+    if not twice:
+        return ["The cold `run` compiled every kernel once (numba's cache index: one signature each)."]
+    top = ", ".join(f"`{k}` x{n}" for k, n in list(twice.items())[:8])
+    return [f"Kernels the cold `run` compiled more than once (one signature per distinct argument "
+            f"types, numba's cache index; kernels/__init__.py): {top}."]
