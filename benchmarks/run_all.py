@@ -45,7 +45,7 @@ SIZES: dict[str, dict[str, dict]] = {
         "startup": dict(reps=5, cold=True, cold_reps=1),
         "bots": dict(games={"random": 50, "greedy": 500, "smart": 500}, reps=5, tournament_deals=200),
         "strength": dict(deals=10_000),
-        "play_quality": dict(games=1_000, turn_cap_games=1_000),
+        "play_quality": dict(games=1_000, turn_cap_games=16_667),   # 100,002 games per bot and preset
         "rollout": dict(deals=200, budgets=(4, 8, 16, 32, 64), speed_decisions=200),
     },
     "quick": {
