@@ -6,9 +6,9 @@ the commands a new user runs first.
   ``replay``), a fresh Python process with an empty ``SHANGHAI_SIM_CACHE_DIR``
   runs that step alone; the time is the step's, import of the package excluded.
   Each step compiles everything it needs, so the steps overlap (``replay``
-  compiles the engine too). Then README's main job (``shanghai-sim run``, 1,000
-  games) as a whole command the same way: issue #17's first-use target. Not in
-  ``--quick``: each takes minutes.
+  compiles the engine too). Then two whole commands the same way, issue #17's
+  first-use targets: ``shanghai-sim meld ...`` and README's main job
+  (``shanghai-sim run``, 1,000 games). Not in ``--quick``: each takes minutes.
 - Warm: wall time of the whole command in a fresh process with the per-user
   cache filled (``shanghai-sim meld ...``, ``shanghai-sim run --games 1``), next
   to the floor of starting Python and of ``shanghai-sim --help``.
@@ -132,6 +132,11 @@ def measure(reps: int = 3, cold: bool = True, cold_reps: int = 1, progress=None)
             s = spread([cold_compile(i) for _ in range(cold_reps)])
             colds.append({"step": name, "seconds": s})
             say(f"  cold {name}: {s['median']:.0f} s")
+        name = "whole command: shanghai-sim meld 5C 6C 7C 8C 9D 9H 9S JK --contract 2"
+        s = spread([cold_command(_cli() + ["meld", "5C", "6C", "7C", "8C", "9D", "9H", "9S", "JK",
+                                           "--contract", "2"])[0] for _ in range(cold_reps)])
+        colds.append({"step": name, "seconds": s})
+        say(f"  cold {name}: {s['median']:.0f} s")
         name = "README's main job, whole command: shanghai-sim run (1,000 games)"
         runs = [cold_command(_cli() + ["run", "--quiet"]) for _ in range(cold_reps)]
         s = spread([r[0] for r in runs])
