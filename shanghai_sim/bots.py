@@ -230,7 +230,8 @@ BOTS: dict[str, BotInfo] = {b.name: b for b in (
             "with its seat's view), plays the hand out with smart in every seat once per "
             "candidate on the same samples, and takes the best mean; elsewhere it plays as smart",
             _knobs(_BUY_SMART, BUY_AUTO, "buy policy: searched (auto), or greedy's never, "
-                   "useful, always (no search then)") + _ROLLOUT_PARAMS + _SMART_WEIGHTS),
+                   "useful, always (no search then)") + _ROLLOUT_PARAMS + _SMART_WEIGHTS,
+            version=2),
 )}
 
 

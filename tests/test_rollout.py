@@ -236,3 +236,32 @@ def test_the_search_finds_a_move_smart_misses():
     assert means["KS"] == 40              # the next player always goes out: 4-4-4 7-7 8-8 3H left
     assert means["3H"] < 35
     assert parse_bot(spec).name == spec
+
+
+def test_the_playout_parameters_hold_the_whole_bot_vector():
+    """The playouts' parameter rows (W_RF: RF_SELF, RF_OTHER) keep the seat's whole parameter
+    vector through a search: the candidates' sums (RF_SUM, RF_DSQ) are written in rows of
+    their own. With rows narrower than the vector (RF_W 64 < NBP 83, rollout version 1) the
+    playouts read the sums as smart's weights."""
+    from shanghai_sim.bots import parse_bot
+    from shanghai_sim.kernels.bots import (BP_BUY, BP_HAND0, BP_MAXBUYS, BP_WAIT_BLIND, BUY_AUTO,
+                                           MAX_HAND_PARAMS, NBP)
+    assert L.RF_W >= NBP
+    spec = parse_bot("rollout:rollouts=4:candidates=3")
+    bp = spec.array()
+    g = Game(rules="shanghai", players=4, seed=2, bots="smart")
+    searched = 0
+    while not g.over and searched < 5:
+        if g.to_act == 0:
+            rf = g.workspace()[L.W_RF]
+            rf[:] = -7.0
+            g.bot_action("rollout:rollouts=4:candidates=3")
+            if (rf[L.RF_SELF] != -7.0).any():              # a search ran
+                searched += 1
+                assert (rf[L.RF_SELF, :NBP] == bp).all()
+                other = bp.copy()                       # the other seats: knobs cleared
+                other[BP_BUY], other[BP_MAXBUYS], other[BP_WAIT_BLIND] = BUY_AUTO, -1, 0
+                other[BP_HAND0:BP_HAND0 + MAX_HAND_PARAMS] = -1
+                assert (rf[L.RF_OTHER, :NBP] == other).all()
+        g.step()
+    assert searched == 5

@@ -188,7 +188,7 @@ RF_SELF = 0           # the searching seat's parameter vector in a playout
 RF_OTHER = 1          # the other seats' (the same, experiment knobs cleared)
 RF_SUM = 2            # per candidate: the sum of its outcomes over the samples, then the mean
 RF_DSQ = 3            # per candidate: the sum of squares of its outcome less the first's
-NRF, RF_W = 4, 64
+NRF, RF_W = 4, 128    # RF_SELF/RF_OTHER hold a whole bot vector: RF_W >= bots.NBP (rollout asserts it)
 
 assert tuple(s[0] for s in STATE_SPEC) == _G_NAMES
 assert all(globals()["G_" + n] == i for i, n in enumerate(_G_NAMES))

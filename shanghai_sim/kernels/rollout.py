@@ -54,6 +54,11 @@ from .play import (A_BUY, A_DISCARD, A_GO_DOWN, A_PASS, A_TAKE, E_OK, PH_BUY, PH
 from .records import HF_POINTS
 from .rng import next_u64_nb, randint_nb, seed_state_nb, shuffle_nb
 
+# A playout's parameter rows (W[W_RF][RF_SELF], [RF_OTHER]) hold a whole bot vector. numba does
+# not check bounds: with RF_W = 64 < NBP = 83 they overlapped the next rows, so the playouts
+# ran on wrong weights (version 1 of the bot).
+assert NBP <= RF_W, "layout.RF_W must hold a whole bot parameter vector (bots.NBP)"
+
 EV_SEARCH = 16        # the log event of one search (after play.EV_GAME_END)
 DEC_TAKE, DEC_BUY, DEC_DISCARD, DEC_DOWN = 0, 1, 2, 3
 MAXC = 8              # candidates of one decision at most
