@@ -76,6 +76,16 @@ def new_workspace_nb(params):
 
 # ---------------------------------------------------------------- sampling
 
+@nb.njit(cache=True, _nrt=False, inline="always")
+def hidden_cards_nb(PS, q):
+    """How many of seat q's cards nobody else knows: its hand size less the cards it is
+    known to hold (PS_KNOWN0; taken from the pile or bought, not played since)."""
+    hidden = PS[q, PS_N]
+    for c in range(NCARDS):
+        hidden -= PS[q, PS_KNOWN0 + c]
+    return hidden
+
+
 @nb.njit(cache=True, _nrt=False)
 def unseen_pool_nb(R, G, p, pool):
     """Write into pool the cards seat p has not seen (the shoe less its hand, the pile,
@@ -90,9 +100,7 @@ def unseen_pool_nb(R, G, p, pool):
     for q in range(S[S_NP]):
         if q == p:
             continue
-        hidden = PS[q, PS_N]
-        for c in range(NCARDS):
-            hidden -= PS[q, PS_KNOWN0 + c]
+        hidden = hidden_cards_nb(PS, q)
         if hidden < 0:
             return -1
         need += hidden
@@ -186,9 +194,7 @@ def fit_hands_nb(R, G, p, pool, npool, fit, rng, tmp, spare):
     for q in range(S[S_NP]):
         if q == p:
             continue
-        hidden = PS[q, PS_N]
-        for c in range(NCARDS):
-            hidden -= PS[q, PS_KNOWN0 + c]
+        hidden = hidden_cards_nb(PS, q)
         e = min(PS[q, PS_TURNS], fit, npool - k - hidden)
         if PS[q, PS_DOWN] != 0 or hidden <= 0:
             e = 0
