@@ -22,7 +22,7 @@ from .kernels.bots import (BOT_GREEDY, BOT_RANDOM, BOT_ROLLOUT, BOT_SMART, BP_BU
                            BP_BUY_SHORT, BP_BUY_STOCK, BP_CANDS, BP_DUMP, BP_FEED, BP_FEED_DOWN,
                            BP_HAND0, BP_LATE, BP_MARGIN, BP_MAXBUYS, BP_MAXBUYS0, BP_OUTS, BP_PARTNER, BP_POINTS, BP_POLICY, BP_PRUNE,
                            BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD, BP_S_DOWN, BP_S_TAKE, BP_UTILITY,
-                           BP_WAIT_BLIND, BP_Z, BP_FIT, BUY_ALWAYS, BUY_AUTO, BUY_NEVER, BUY_USEFUL,
+                           BP_WAIT_BLIND, BP_Z, BP_FIT, BP_DECL, BUY_ALWAYS, BUY_AUTO, BUY_NEVER, BUY_USEFUL,
                            MAX_HAND_PARAMS, NBP)
 
 
@@ -199,6 +199,10 @@ _ROLLOUT_PARAMS = (
              "a sampled other hand (not down) is drawn with min(turns it played this hand, fit) "
              "cards more, and those that serve its contract least go back: players keep the "
              "cards that serve them (0: uniform samples)", lo=0, hi=64),
+    BotParam("decl", "int", BP_DECL, 0,
+             "a sampled other hand (not down) is redealt so that no card it discarded, "
+             "passed or did not buy in its last decl turns would lower its deficiency: players throw and "
+             "refuse what they cannot use (0: not read)", lo=0, hi=99),
     BotParam("prune", "int", BP_PRUNE, 1,
              "upcards searched: 0 every one, 1 a joker, one that lowers the deficiency or "
              "has a partner in hand, 2 a joker or one that lowers the deficiency", lo=0, hi=2),

@@ -342,6 +342,7 @@ class Game:
                 H[q, c] += 1
             PS[q, K.PS_N] = len(ids)
             PS[q, K.PS_DEFOK] = 0
+            PS[q, K.PS_DECL0:K.PS_DECL0 + 53] = 0    # what it threw or refused: not known here
         for q in down:
             PS[q, K.PS_DOWN] = 1
         for q, cards in (known or {}).items():

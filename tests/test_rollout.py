@@ -9,7 +9,8 @@ from shanghai_sim.bots import parse_bot
 from shanghai_sim.cards import card_str, parse_cards
 from shanghai_sim.game import Game, game_events
 from shanghai_sim.kernels import layout as L
-from shanghai_sim.kernels.rollout import fit_hands_nb, load_sample_nb, unseen_pool_nb
+from shanghai_sim.kernels import play as K
+from shanghai_sim.kernels.rollout import decline_fit_nb, fit_hands_nb, load_sample_nb, unseen_pool_nb
 from shanghai_sim.rules import preset
 
 from test_bots_play import _hidden_shuffled, act, one_hand
@@ -42,16 +43,18 @@ def _all_counts(G, players):
     return c
 
 
-def _check_sample(g, seat, seed, fit=0):
+def _check_sample(g, seat, seed, fit=0, decl=0):
     R, G = g.R, g.G
     pool = g.workspace()[L.W_RI][L.RI_POOL]
     n = unseen_pool_nb(R, G, seat, pool)
     assert n >= 0, "the seat's view does not add up"
+    before = np.sort(pool[:n])
+    rng = g.G[L.G_RNG][L.RNG_BOT0 + seat].copy()
     if fit:
-        before = np.sort(pool[:n])
-        rng = g.G[L.G_RNG][L.RNG_BOT0 + seat].copy()
         fit_hands_nb(R, G, seat, pool, n, fit, rng, g.workspace()[L.G_SCR][L.SCR_TMP], g.workspace()[L.G_SCR][L.SCR_CAND])
-        assert (np.sort(pool[:n]) == before).all()      # a reordering of the same cards
+    if decl:
+        decline_fit_nb(R, G, seat, pool, n, decl, rng, g.workspace()[L.G_SCR][L.SCR_TMP])
+    assert (np.sort(pool[:n]) == before).all()      # a reordering of the same cards
     G2 = _scratch(g)
     before = [a.copy() for a in G[:L.G_MKEYS]]
     load_sample_nb(R, G, G2, seat, pool, np.uint64(seed))
@@ -81,12 +84,67 @@ def test_samples_conserve_cards_and_keep_what_the_seat_knows(rules):
         while not g.over:
             if k % 7 == 0:
                 seat = g.to_act
-                G2 = _check_sample(g, seat, 1000 + k, fit=(k // 7) % 3 * 4)
+                G2 = _check_sample(g, seat, 1000 + k, fit=(k // 7) % 3 * 4, decl=(k // 21) % 2 * 5)
                 others = [q for q in range(4) if q != seat]
                 hidden_differ += int(any((G2[L.G_HANDS][q] != g.G[L.G_HANDS][q]).any() for q in others))
             g.step()
             k += 1
     assert hidden_differ > 50           # the other hands really are resampled
+
+
+def _keeps(g, counts, c):
+    """Whether a hand (counts) would keep card c: c in place of one of its cards (not a
+    joker) lowers its deficiency (what decline_fit_nb reads as a contradiction)."""
+    d0 = K.def_of_nb(g.R, g.G, counts)
+    counts[c] += 1
+    try:
+        for x in range(52):
+            if x != c and counts[x] > 0:
+                counts[x] -= 1
+                d = K.def_of_nb(g.R, g.G, counts)
+                counts[x] += 1
+                if d < d0:
+                    return True
+        return False
+    finally:
+        counts[c] -= 1
+
+
+def test_samples_respect_what_the_other_seats_declined():
+    """With decl=, a sampled other hand (not down) rarely would keep a card its seat
+    discarded or passed in its last decl turns; uniform samples often would."""
+    g = Game(rules="shanghai", players=4, seed=3, bots="smart")
+    R, G = g.R, g.G
+    pool = g.workspace()[L.W_RI][L.RI_POOL]
+    tmp = g.workspace()[L.G_SCR][L.SCR_TMP]
+    seen = {0: [0, 0], 99: [0, 0]}
+    positions = 0
+    while not g.over and positions < 40:
+        g.step()
+        if g.phase != "play":
+            continue
+        seat = g.to_act
+        rng = G[L.G_RNG][L.RNG_BOT0 + seat].copy()
+        PS = G[L.G_PS]
+        checks = [(q, c) for q in range(4) if q != seat and PS[q, L.PS_DOWN] == 0
+                  for c in range(52) if PS[q, L.PS_DECL0 + c] > 0]
+        if not checks:
+            continue
+        positions += 1
+        for decl in (0, 99):
+            for k in range(5):
+                n = unseen_pool_nb(R, G, seat, pool)
+                pool[:n] = np.random.default_rng(100 * positions + k).permutation(pool[:n])
+                if decl:
+                    decline_fit_nb(R, G, seat, pool, n, decl, rng, tmp)
+                G2 = _scratch(g)
+                load_sample_nb(R, G, G2, seat, pool, np.uint64(k))
+                for q, c in checks:
+                    seen[decl][0] += int(_keeps(g, G2[L.G_HANDS][q].copy(), c))
+                    seen[decl][1] += 1
+    assert positions == 40
+    uniform, fitted = seen[0][0] / seen[0][1], seen[99][0] / seen[99][1]
+    assert uniform > 0.1 and fitted < uniform / 3, (uniform, fitted)
 
 
 def test_a_sample_ignores_the_hidden_cards():

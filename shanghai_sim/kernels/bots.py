@@ -69,7 +69,8 @@ BP_MARGIN = BP_OUTS + 18               # points a candidate must beat smart's ch
 BP_PRUNE = BP_OUTS + 19                # 1: search take/buy only for a card that could matter
 BP_Z = BP_OUTS + 20                    # standard errors a candidate must beat smart's choice by
 BP_FIT = BP_OUTS + 21                  # sampled other hands: best of 1 + min(turns, fit) draws
-NBP = BP_OUTS + 22
+BP_DECL = BP_OUTS + 22                 # sampled other hands: cards declined in the last decl turns are not of use
+NBP = BP_OUTS + 23
 
 BUY_NEVER = 0
 BUY_USEFUL = 1

@@ -91,7 +91,12 @@ NS = 48
 # joker it swapped off the table too). A bot's view of the other seats is this, their
 # hand sizes, buys and whether they are down, never their hands.
 PS_KNOWN0 = 13
-NPS = PS_KNOWN0 + NCARDS
+# Public too: PS_DECL0 + c is 1 + this seat's PS_TURNS when it last declined card c in this
+# hand (discarded it, passed it as the upcard offered on its turn, or passed its buy), 0 if
+# it has not: what a player throws or refuses says what its hand does not need
+# (kernels.rollout's samples read it).
+PS_DECL0 = PS_KNOWN0 + NCARDS
+NPS = PS_DECL0 + NCARDS
 
 # Table melds: G[G_TABLE][meld, TM_*]
 TM_OWNER, TM_KIND, TM_KEY, TM_LO, TM_HI, TM_N, TM_NJ = range(7)

@@ -47,7 +47,7 @@ from .layout import (G_BUF, G_GD, G_GDJ, G_HANDS, G_LD, G_LOG, G_MKEYS, G_MN, G_
                      P_BUY_PENALTY, P_BUY_PRIORITY, P_DECKS, P_DOWN_MAY_BUY, P_GO_OUT,
                      P_INITIAL_EXACT, P_JOKER_SWAP, P_JOKERS, P_MAX_HAND_TURNS,
                      P_MAX_STOCK_PASSES, P_NHANDS, P_PLAYERS, P_SAME_SUIT_GAP, P_SET_JOKER_CARD,
-                     PS_BLIND, PS_BUYCARDS, PS_BUYS, PS_DEF, PS_DEFOK, PS_DOWN, PS_DOWNTURN, PS_KNOWN0, PS_TOOK,
+                     PS_BLIND, PS_BUYCARDS, PS_BUYS, PS_DEF, PS_DEFOK, PS_DOWN, PS_DECL0, PS_DOWNTURN, PS_KNOWN0, PS_TOOK,
                      PS_N, PS_POINTS, PS_TOTAL, PS_TURNS, PS_WENTOUT, PW, R_BUYS, R_DEAL,
                      R_JOKER_CAP, R_MELD_KIND, R_MELD_SIZE, R_N_MELDS, R_PARAMS, R_POINTS,
                      RNG_BOT0, RNG_DEAL, RNG_SEED, RUN, S_ACTOR, S_BO0, S_BO_N, S_BOUGHT, S_CAND,
@@ -1366,6 +1366,7 @@ def _apply_first(R, G, p, t):
             _log_draw(G, p, 1, c)
             S[S_PHASE] = PH_PLAY
     elif t == A_PASS:
+        G[G_PS][p, PS_DECL0 + S[S_UP]] = G[G_PS][p, PS_TURNS] + 1
         b = ev_nb(G, EV_PASS, 3)
         if b >= 0:
             G[G_LOG][b] = p
@@ -1418,6 +1419,7 @@ def _apply_buy(R, G, p, t):
     if t == A_BUY:
         _apply_buy_card(R, G, p)
     elif t == A_PASS:
+        G[G_PS][p, PS_DECL0 + S[S_UP]] = G[G_PS][p, PS_TURNS] + 1
         b = ev_nb(G, EV_PASS, 3)
         if b >= 0:
             G[G_LOG][b] = p
@@ -1503,6 +1505,7 @@ def _apply_discard(R, G, p, c):
     S = G[G_S]
     rem_card(G, p, c)
     _played_public(G, p, c)
+    G[G_PS][p, PS_DECL0 + c] = G[G_PS][p, PS_TURNS] + 1
     if c == JOKER:
         S[S_JK_PLAYED] += 1
     G[G_PILE][S[S_PILE_N]] = c

@@ -34,7 +34,7 @@ dispatches through ``kernels.dispatch``.
 import numba as nb
 import numpy as np
 
-from .bots import (BP_BUY, BP_CANDS, BP_FIT, BP_Z, BP_HAND0, BP_MARGIN, BP_MAXBUYS, BP_POLICY, BP_PRUNE,
+from .bots import (BP_BUY, BP_CANDS, BP_DECL, BP_FIT, BP_Z, BP_HAND0, BP_MARGIN, BP_MAXBUYS, BP_POLICY, BP_PRUNE,
                    BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD, BP_S_DOWN, BP_S_TAKE, BP_UTILITY,
                    BP_WAIT_BLIND, BUY_AUTO, MAX_HAND_PARAMS, NBP, _buy_policy, _contract_kinds,
                    _def_with, _mates, _smart_discard, cards_short_nb, greedy_action_nb,
@@ -42,7 +42,7 @@ from .bots import (BP_BUY, BP_CANDS, BP_FIT, BP_Z, BP_HAND0, BP_MARGIN, BP_MAXBU
 from .layout import (G_BUF, G_GD, G_GDJ, G_HANDS, G_LD, G_LOG, G_MKEYS, G_MN, G_MSCR, G_MVALS,
                      G_PILE, G_PS, G_REC, G_RNG, G_S, G_SCR, G_STOCK, G_TABLE, G_TCARDS, G_TJOKERS,
                      G_WT, JOKER, NCARDS, NPS, NRF, NRI, NS, NTM, P_DECKS, P_JOKERS, PS_BUYS,
-                     PS_DEFOK, PS_DOWN, PS_KNOWN0, PS_N, PS_TOTAL, PS_TURNS, RF_DSQ, RF_OTHER,
+                     PS_DECL0, PS_DEFOK, PS_DOWN, PS_KNOWN0, PS_N, PS_TOTAL, PS_TURNS, RF_DSQ, RF_OTHER,
                      RF_SELF, RF_SUM, RF_W, RI_CAND, RI_POOL, RNG_BOT0, RNG_DEAL, RNG_SEED,
                      S_CGD_AT, S_ACTOR, S_CHECK, S_GD_AT, S_HAND, S_HANDS_DONE, S_LOG_ON,
                      S_MUST_DOWN, S_NP, S_NT, S_PHASE, S_PILE_N, S_STOCK_N, S_UP, SCR_CAND, SCR_TMP,
@@ -232,6 +232,83 @@ def fit_hands_nb(R, G, p, pool, npool, fit, rng, tmp, spare):
         k += hidden
 
 
+@nb.njit(cache=True, _nrt=False)
+def decline_fit_nb(R, G, p, pool, npool, decl, rng, tmp):
+    """Redeal the sampled other hands (pool as load_sample_nb deals it, after
+    fit_hands_nb) against what each seat q (not down) threw or refused: a card c it
+    discarded, passed as the upcard offered on its turn, or did not buy, in its last decl
+    turns
+    (PS_DECL0, public) says that its hand had no use for c. If q's sampled hand would
+    keep c (c in place of one of its cards, never a joker, lowers its deficiency), one of
+    its hidden cards that partners c (same rank, or same suit within two, as the
+    contract's kinds go) swaps places with a stock card that does not, at random, up to
+    three times; then the next declined card. tmp: scratch counts (NCARDS)."""
+    S = G[G_S]
+    PS = G[G_PS]
+    has_set, has_run = _contract_kinds(R, G)
+    nhid = np.int64(0)
+    for q in range(S[S_NP]):
+        if q != p:
+            nhid += hidden_cards_nb(PS, q)
+    nstock = npool - nhid
+    k = np.int64(0)
+    for q in range(S[S_NP]):
+        if q == p:
+            continue
+        hidden = hidden_cards_nb(PS, q)
+        if PS[q, PS_DOWN] == 0 and hidden > 0 and nstock > 0:
+            for c in range(NCARDS):
+                tmp[c] = PS[q, PS_KNOWN0 + c]
+            for i in range(k, k + hidden):
+                tmp[pool[i]] += 1
+            d0 = def_of_nb(R, G, tmp)
+            now = PS[q, PS_TURNS] + 1
+            for c in range(JOKER):
+                v = PS[q, PS_DECL0 + c]
+                if v == 0 or now - v >= decl:
+                    continue
+                m = _mates(c, has_set, has_run)
+                for _ in range(3):                      # up to three swaps for one card
+                    # would q keep c? c in place of one of its cards lowers its deficiency
+                    tmp[c] += 1
+                    keep = def_of_nb(R, G, tmp) < d0
+                    if keep:
+                        keep = False
+                        for x in range(JOKER):
+                            if x != c and tmp[x] > 0:
+                                tmp[x] -= 1
+                                d = def_of_nb(R, G, tmp)
+                                tmp[x] += 1
+                                if d < d0:
+                                    keep = True
+                                    break
+                    tmp[c] -= 1
+                    if not keep:
+                        break
+                    pick = np.int64(-1)
+                    seen = np.int64(0)
+                    for i in range(k, k + hidden):      # a hidden partner of c, at random
+                        x = pool[i]
+                        if x < JOKER and (m >> x) & 1:
+                            seen += 1
+                            if randint_nb(rng, seen) == 0:
+                                pick = i
+                    if pick < 0:
+                        break
+                    for _ in range(8):                  # a stock card that does not partner c
+                        j = nhid + randint_nb(rng, nstock)
+                        y = pool[j]
+                        if y < JOKER and not ((m >> y) & 1):
+                            x = pool[pick]
+                            pool[pick] = y
+                            pool[j] = x
+                            tmp[x] -= 1
+                            tmp[y] += 1
+                            d0 = def_of_nb(R, G, tmp)
+                            break
+        k += hidden
+
+
 # ---------------------------------------------------------------- playouts
 
 @nb.njit(cache=True, _nrt=False)
@@ -296,11 +373,14 @@ def search_nb(R, G, W, p, bp, n):
     h = G[G_S][S_HAND]
     rng = G[G_RNG][RNG_BOT0 + p]
     fit = int(bp[BP_FIT])
+    decl = int(bp[BP_DECL])
     for _ in range(K):
         seed = next_u64_nb(rng)
         shuffle_nb(rng, pool, npool)
         if fit > 0:
             fit_hands_nb(R, G, p, pool, npool, fit, rng, W[G_SCR][SCR_TMP], W[G_SCR][SCR_CAND])
+        if decl > 0:
+            decline_fit_nb(R, G, p, pool, npool, decl, rng, W[G_SCR][SCR_TMP])
         v0 = 0.0
         for i in range(n):
             load_sample_nb(R, G, G2, p, pool, seed)
