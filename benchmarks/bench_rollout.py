@@ -77,8 +77,11 @@ def _tournament(spec: str, rules: str, deals: int, seed: int, threads: int | Non
 
 def measure(deals: int = 200, presets=("shanghai", "contract"), budgets=(4, 8, 16, 32, 64),
             speed_k: int = 16, speed_decisions: int = 100, default: str = "rollout", seed: int = 1,
-            threads: int | None = None, progress=None) -> dict:
+            threads: int | None = None, curve_deals: dict | None = None, progress=None) -> dict:
+    """curve_deals: {K: deals} for the budget curve where the time allows fewer deals at a
+    large K (the first deals of the same seed: a prefix of the others); default ``deals``."""
     from shanghai_sim.bots import parse_bot
+    curve_deals = {int(k): int(v) for k, v in (curve_deals or {}).items()}
     say = progress or (lambda s: None)
     speed = []
     for policy in ("smart", "greedy"):
@@ -88,8 +91,9 @@ def measure(deals: int = 200, presets=("shanghai", "contract"), budgets=(4, 8, 1
     curve = []
     for k in budgets:
         spec = parse_bot(f"rollout:rollouts={k}").name
-        say(f"  {spec},smart,smart,smart, shanghai, {deals:,} deals")
-        curve.append(_tournament(spec, "shanghai", deals, seed, threads))
+        n = curve_deals.get(k, deals)
+        say(f"  {spec},smart,smart,smart, shanghai, {n:,} deals")
+        curve.append(_tournament(spec, "shanghai", n, seed, threads))
         curve[-1]["k"] = k
         w = curve[-1]["bots"]["rollout"]["win_share"]
         say(f"    win share {w['mean']:.3f} [{w['lo']:.3f}, {w['hi']:.3f}], "
@@ -97,7 +101,7 @@ def measure(deals: int = 200, presets=("shanghai", "contract"), budgets=(4, 8, 1
     default = parse_bot(default).name
     runs = []
     for rules in presets:
-        same = [c for c in curve if c["spec"] == default and rules == "shanghai"]
+        same = [c for c in curve if c["spec"] == default and rules == "shanghai" and c["deals"] == deals]
         if same:                       # the curve's point at the default budget: the same run
             runs.append(same[0])
             continue
@@ -121,6 +125,7 @@ def measure(deals: int = 200, presets=("shanghai", "contract"), budgets=(4, 8, 1
         "name": "rollout",
         "title": "The rollout bot: playouts per second, and one rollout against three smart",
         "settings": {"default": default, "deals": deals, "presets": list(presets), "budgets": list(budgets),
+                     "curve_deals": {str(k): v for k, v in sorted(curve_deals.items())},
                      "speed_k": speed_k, "speed_decisions": speed_decisions, "seed": seed,
                      "players": 4, "seatings_per_deal": 4, "threads": threads},
         "figures": {"speed": speed, "runs": runs, "curve": curve},
@@ -134,7 +139,8 @@ def measure(deals: int = 200, presets=("shanghai", "contract"), budgets=(4, 8, 1
                   ["rules", "rollout spec", "deals", "rollout win share", "rollout points/game",
                    "smart - rollout points", "rollout hands out", "games/min",
                    "hands nobody out", "turn-cap hands"], rows),
-            table(f"Budget curve, `shanghai`, seed {seed}, {deals:,} deals x 4 seatings per K: "
+            table(f"Budget curve, `shanghai`, seed {seed}, the deals shown x 4 seatings per K "
+                  "(fewer where a large K costs more time than the run has): "
                   "rollout:rollouts=K against three smart",
                   ["K", "deals", "rollout win share", "smart - rollout points", "games/min"], crows),
         ],

@@ -353,14 +353,16 @@ def rollout(res: dict, path: Path) -> Path:
             ax.text(x[i] + 0.05, med[i] + 0.01, f"{med[i]:.3f}\n{c['games_per_min']:.1f} games/min",
                     fontsize=7, va="bottom")
         ax.set_xticks(x)
-        ax.set_xticklabels([f"K = {k}" for k in ks])
+        ax.set_xticklabels([f"K = {k}\nn = {c['deals']}" for k, c in zip(ks, curve)])
         ax.axhline(0.25, color=C_FLOOR, ls="--", lw=1, label="par (0.25)")
         ax.axhline(0.33, color=C_LAY, ls=":", lw=1, label="target (0.33)")
         ax.set_ylim(0, max(0.6, max(w["hi"] for w in ws) + 0.08))
         ax.set_ylabel("win share per seat held")
         ax.set_xlabel("rollouts per candidate (samples)")
+        ns = sorted({c["deals"] for c in curve})
+        nd = f"{ns[0]:,}" if len(ns) == 1 else f"{ns[0]:,}-{ns[-1]:,} (n under each K)"
         ax.set_title(f"Does more search win more? one rollout vs three smart\n(shanghai, "
-                     f"n = {curve[0]['deals']:,} deals x 4 seatings per K)", fontsize=10)
+                     f"n = {nd} deals x 4 seatings per K)", fontsize=10)
         ax.legend(fontsize=8, loc="upper left")
         ax.grid(axis="y", alpha=0.3)
     sp = f["speed"]

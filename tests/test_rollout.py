@@ -10,7 +10,7 @@ from shanghai_sim.cards import card_str, parse_cards
 from shanghai_sim.game import Game, game_events
 from shanghai_sim.kernels import layout as L
 from shanghai_sim.kernels import play as K
-from shanghai_sim.kernels.rollout import decline_fit_nb, fit_hands_nb, load_sample_nb, unseen_pool_nb
+from shanghai_sim.kernels.rollout import fit_hands_nb, load_sample_nb, unseen_pool_nb
 from shanghai_sim.rules import preset
 
 from test_bots_play import _hidden_shuffled, act, one_hand
@@ -50,10 +50,9 @@ def _check_sample(g, seat, seed, fit=0, decl=0):
     assert n >= 0, "the seat's view does not add up"
     before = np.sort(pool[:n])
     rng = g.G[L.G_RNG][L.RNG_BOT0 + seat].copy()
-    if fit:
-        fit_hands_nb(R, G, seat, pool, n, fit, rng, g.workspace()[L.G_SCR][L.SCR_TMP], g.workspace()[L.G_SCR][L.SCR_CAND])
-    if decl:
-        decline_fit_nb(R, G, seat, pool, n, decl, rng, g.workspace()[L.G_SCR][L.SCR_TMP])
+    if fit or decl:
+        fit_hands_nb(R, G, seat, pool, n, fit, decl, rng, g.workspace()[L.G_SCR][L.SCR_TMP],
+                     g.workspace()[L.G_SCR][L.SCR_CAND])
     assert (np.sort(pool[:n]) == before).all()      # a reordering of the same cards
     G2 = _scratch(g)
     before = [a.copy() for a in G[:L.G_MKEYS]]
@@ -136,7 +135,7 @@ def test_samples_respect_what_the_other_seats_declined():
                 n = unseen_pool_nb(R, G, seat, pool)
                 pool[:n] = np.random.default_rng(100 * positions + k).permutation(pool[:n])
                 if decl:
-                    decline_fit_nb(R, G, seat, pool, n, decl, rng, tmp)
+                    fit_hands_nb(R, G, seat, pool, n, 0, decl, rng, tmp, tmp)
                 G2 = _scratch(g)
                 load_sample_nb(R, G, G2, seat, pool, np.uint64(k))
                 for q, c in checks:

@@ -178,7 +178,68 @@ def load_sample_nb(R, G, G2, p, pool, seed):
 
 
 @nb.njit(cache=True, _nrt=False)
-def fit_hands_nb(R, G, p, pool, npool, fit, rng, tmp, spare):
+def decline_fit_nb(R, G, q, pool, k, end, lo, npool, decl, rng, tmp):
+    """Seat q's draw pool[k:end] (its counts, known cards included, in tmp) against what
+    q threw or refused: a card c it discarded, passed as the upcard offered on its turn, or
+    did not buy, in its last decl turns (PS_DECL0, public) says that its hand had no use
+    for c. If the drawn hand would keep c (c in place of one of its cards, never a joker,
+    lowers its deficiency), one of its drawn cards that partners c (same rank, or same
+    suit within two, as the contract's kinds go) swaps places with a card of pool[lo:npool]
+    (the stock's part) that does not, at random, up to three times; then the next
+    declined card."""
+    PS = G[G_PS]
+    if lo >= npool:
+        return
+    has_set, has_run = _contract_kinds(R, G)
+    d0 = def_of_nb(R, G, tmp)
+    now = PS[q, PS_TURNS] + 1
+    for c in range(JOKER):
+        v = PS[q, PS_DECL0 + c]
+        if v == 0 or now - v >= decl:
+            continue
+        m = _mates(c, has_set, has_run)
+        for _ in range(3):
+            # would q keep c? c in place of one of its cards lowers its deficiency
+            tmp[c] += 1
+            keep = def_of_nb(R, G, tmp) < d0
+            if keep:
+                keep = False
+                for x in range(JOKER):
+                    if x != c and tmp[x] > 0:
+                        tmp[x] -= 1
+                        d = def_of_nb(R, G, tmp)
+                        tmp[x] += 1
+                        if d < d0:
+                            keep = True
+                            break
+            tmp[c] -= 1
+            if not keep:
+                break
+            pick = np.int64(-1)
+            seen = np.int64(0)
+            for i in range(k, end):                 # a drawn partner of c, at random
+                x = pool[i]
+                if x < JOKER and (m >> x) & 1:
+                    seen += 1
+                    if randint_nb(rng, seen) == 0:
+                        pick = i
+            if pick < 0:
+                break
+            for _ in range(8):                      # a stock card that does not partner c
+                j = lo + randint_nb(rng, npool - lo)
+                y = pool[j]
+                if y < JOKER and not ((m >> y) & 1):
+                    x = pool[pick]
+                    pool[pick] = y
+                    pool[j] = x
+                    tmp[x] -= 1
+                    tmp[y] += 1
+                    d0 = def_of_nb(R, G, tmp)
+                    break
+
+
+@nb.njit(cache=True, _nrt=False)
+def fit_hands_nb(R, G, p, pool, npool, fit, decl, rng, tmp, spare):
     """Reorder the shuffled pool so that load_sample_nb deals each other seat q (not down)
     a hand it could have kept: a player who has played t turns of the hand has seen t more
     cards than it holds and thrown the ones that served its contract least. So q's hidden
@@ -186,11 +247,17 @@ def fit_hands_nb(R, G, p, pool, npool, fit, rng, tmp, spare):
     lowest are thrown back into the rest of the pool, one at a time (never a joker or a
     card it is known to hold). A uniform sample makes the opponents slow (measured: hands
     stopped by the stock in 14% of the playouts, none in the games they came from), and
-    the search then overrates taking and buying. tmp: scratch counts (NCARDS); spare:
+    the search then overrates taking and buying. With decl > 0 the draw is first made
+    consistent with the cards q declined in its last decl turns (decline_fit_nb), so the
+    hand it keeps is one that had no use for them. tmp: scratch counts (NCARDS); spare:
     unused."""
     S = G[G_S]
     PS = G[G_PS]
-    k = 0
+    nhid = np.int64(0)
+    for q in range(S[S_NP]):
+        if q != p:
+            nhid += hidden_cards_nb(PS, q)
+    k = np.int64(0)
     for q in range(S[S_NP]):
         if q == p:
             continue
@@ -198,12 +265,14 @@ def fit_hands_nb(R, G, p, pool, npool, fit, rng, tmp, spare):
         e = min(PS[q, PS_TURNS], fit, npool - k - hidden)
         if PS[q, PS_DOWN] != 0 or hidden <= 0:
             e = 0
-        if e > 0:
+        end = k + hidden + e              # q's draw is pool[k:end]
+        if (e > 0 or decl > 0) and PS[q, PS_DOWN] == 0 and hidden > 0:
             for c in range(NCARDS):
                 tmp[c] = PS[q, PS_KNOWN0 + c]
-            end = k + hidden + e              # q's draw is pool[k:end]
             for i in range(k, end):
                 tmp[pool[i]] += 1
+            if decl > 0:
+                decline_fit_nb(R, G, q, pool, k, end, max(end, nhid), npool, decl, rng, tmp)
             for r in range(e):
                 best = -1
                 bd = np.int64(1) << 40
@@ -229,83 +298,6 @@ def fit_hands_nb(R, G, p, pool, npool, fit, rng, tmp, spare):
                 x = pool[last]
                 pool[last] = pool[j]
                 pool[j] = x
-        k += hidden
-
-
-@nb.njit(cache=True, _nrt=False)
-def decline_fit_nb(R, G, p, pool, npool, decl, rng, tmp):
-    """Redeal the sampled other hands (pool as load_sample_nb deals it, after
-    fit_hands_nb) against what each seat q (not down) threw or refused: a card c it
-    discarded, passed as the upcard offered on its turn, or did not buy, in its last decl
-    turns
-    (PS_DECL0, public) says that its hand had no use for c. If q's sampled hand would
-    keep c (c in place of one of its cards, never a joker, lowers its deficiency), one of
-    its hidden cards that partners c (same rank, or same suit within two, as the
-    contract's kinds go) swaps places with a stock card that does not, at random, up to
-    three times; then the next declined card. tmp: scratch counts (NCARDS)."""
-    S = G[G_S]
-    PS = G[G_PS]
-    has_set, has_run = _contract_kinds(R, G)
-    nhid = np.int64(0)
-    for q in range(S[S_NP]):
-        if q != p:
-            nhid += hidden_cards_nb(PS, q)
-    nstock = npool - nhid
-    k = np.int64(0)
-    for q in range(S[S_NP]):
-        if q == p:
-            continue
-        hidden = hidden_cards_nb(PS, q)
-        if PS[q, PS_DOWN] == 0 and hidden > 0 and nstock > 0:
-            for c in range(NCARDS):
-                tmp[c] = PS[q, PS_KNOWN0 + c]
-            for i in range(k, k + hidden):
-                tmp[pool[i]] += 1
-            d0 = def_of_nb(R, G, tmp)
-            now = PS[q, PS_TURNS] + 1
-            for c in range(JOKER):
-                v = PS[q, PS_DECL0 + c]
-                if v == 0 or now - v >= decl:
-                    continue
-                m = _mates(c, has_set, has_run)
-                for _ in range(3):                      # up to three swaps for one card
-                    # would q keep c? c in place of one of its cards lowers its deficiency
-                    tmp[c] += 1
-                    keep = def_of_nb(R, G, tmp) < d0
-                    if keep:
-                        keep = False
-                        for x in range(JOKER):
-                            if x != c and tmp[x] > 0:
-                                tmp[x] -= 1
-                                d = def_of_nb(R, G, tmp)
-                                tmp[x] += 1
-                                if d < d0:
-                                    keep = True
-                                    break
-                    tmp[c] -= 1
-                    if not keep:
-                        break
-                    pick = np.int64(-1)
-                    seen = np.int64(0)
-                    for i in range(k, k + hidden):      # a hidden partner of c, at random
-                        x = pool[i]
-                        if x < JOKER and (m >> x) & 1:
-                            seen += 1
-                            if randint_nb(rng, seen) == 0:
-                                pick = i
-                    if pick < 0:
-                        break
-                    for _ in range(8):                  # a stock card that does not partner c
-                        j = nhid + randint_nb(rng, nstock)
-                        y = pool[j]
-                        if y < JOKER and not ((m >> y) & 1):
-                            x = pool[pick]
-                            pool[pick] = y
-                            pool[j] = x
-                            tmp[x] -= 1
-                            tmp[y] += 1
-                            d0 = def_of_nb(R, G, tmp)
-                            break
         k += hidden
 
 
@@ -377,10 +369,8 @@ def search_nb(R, G, W, p, bp, n):
     for _ in range(K):
         seed = next_u64_nb(rng)
         shuffle_nb(rng, pool, npool)
-        if fit > 0:
-            fit_hands_nb(R, G, p, pool, npool, fit, rng, W[G_SCR][SCR_TMP], W[G_SCR][SCR_CAND])
-        if decl > 0:
-            decline_fit_nb(R, G, p, pool, npool, decl, rng, W[G_SCR][SCR_TMP])
+        if fit > 0 or decl > 0:
+            fit_hands_nb(R, G, p, pool, npool, fit, decl, rng, W[G_SCR][SCR_TMP], W[G_SCR][SCR_CAND])
         v0 = 0.0
         for i in range(n):
             load_sample_nb(R, G, G2, p, pool, seed)
