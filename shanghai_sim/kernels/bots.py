@@ -233,7 +233,7 @@ def _greedy_discard(R, G, p):
     if not discard_now_nb(R, G, p):
         return action_nb(A_DISCARD, -1, 0, 0)
     if G[G_PS][p, PS_DOWN] != 0:
-        return _down_discard(R, G, p, 0, 0.0)
+        return _down_discard(R, G, p, np.int64(0), np.float64(0.0))
     # Not down: keep the deficiency lowest; ties: more useful outs, then the higher points
     # go, then the lower card id; a joker or the card just taken only as a last resort.
     pts = R[R_POINTS]
@@ -308,7 +308,7 @@ def cards_short_nb(R, G, p):
 def _greedy_layoff(R, G, p):
     """The first legal lay-off (cards, then melds, then ends), or -1."""
     BUF = G[G_BUF]
-    if layoff_list_nb(R, G, p, BUF, 0, True) > 0:
+    if layoff_list_nb(R, G, p, BUF, np.int64(0), np.int64(1)) > 0:
         return BUF[0]
     return -1
 
@@ -347,7 +347,7 @@ def _greedy_swap(R, G, p, down):
                 d0 = PS[p, PS_DEF]
                 k0 = PS[p, PS_DEFOK]
                 ident = do_swap_nb(G, p, c, m, k)
-                ok = layoff_allowed_now_nb(R, G, p) and card_layable_nb(R, G, JOKER)
+                ok = layoff_allowed_now_nb(R, G, p) and card_layable_nb(R, G, np.int64(JOKER))
                 undo_swap_nb(G, p, c, m, k, ident)
                 PS[p, PS_DEF] = d0
                 PS[p, PS_DEFOK] = k0
