@@ -420,6 +420,8 @@ def greedy_action_nb(R, G, p, bp):
         return action_nb(A_DRAW, 0, 0, 0)
     if ph != PH_PLAY:
         return -1
+    # one call site each of the inlined _greedy_swap and of the discard (compiled once)
+    swap = False
     if not down:
         if S[S_MUST_DOWN] != 0:
             return action_nb(A_GO_DOWN, 0, 0, 0)
@@ -427,15 +429,14 @@ def greedy_action_nb(R, G, p, bp):
             if bp[BP_WAIT_BLIND] == 0 or _blind_possible(R, G, p):
                 return action_nb(A_GO_DOWN, 0, 0, 0)
         elif R[R_PARAMS][P_JOKER_SWAP] == SWAP_ANYONE and S[S_NT] > 0 and bp[BP_WAIT_BLIND] == 0:
-            a = _greedy_swap(R, G, p, False)
-            if a >= 0:
-                return a
-        return _greedy_discard(R, G, p)
-    if layoff_allowed_now_nb(R, G, p):
+            swap = True
+    elif layoff_allowed_now_nb(R, G, p):
         a = _greedy_layoff(R, G, p)
         if a >= 0:
             return a
-        a = _greedy_swap(R, G, p, True)
+        swap = True
+    if swap:
+        a = _greedy_swap(R, G, p, down)
         if a >= 0:
             return a
     return _greedy_discard(R, G, p)
@@ -727,6 +728,8 @@ def smart_action_nb(R, G, p, bp):
         return action_nb(A_DRAW, 0, 0, 0)
     if ph != PH_PLAY:
         return -1
+    # one call site each of the inlined _greedy_swap and of the discard (compiled once)
+    swap = False
     if not down:
         if S[S_MUST_DOWN] != 0:
             return action_nb(A_GO_DOWN, 0, 0, 0)
@@ -734,15 +737,14 @@ def smart_action_nb(R, G, p, bp):
             if bp[BP_WAIT_BLIND] == 0 or _blind_possible(R, G, p):
                 return action_nb(A_GO_DOWN, 0, 0, 0)
         elif R[R_PARAMS][P_JOKER_SWAP] == SWAP_ANYONE and S[S_NT] > 0 and bp[BP_WAIT_BLIND] == 0:
-            a = _greedy_swap(R, G, p, False)
-            if a >= 0:
-                return a
-        return _smart_discard(R, G, p, bp)
-    if layoff_allowed_now_nb(R, G, p):
+            swap = True
+    elif layoff_allowed_now_nb(R, G, p):
         a = _greedy_layoff(R, G, p)
         if a >= 0:
             return a
-        a = _greedy_swap(R, G, p, True)
+        swap = True
+    if swap:
+        a = _greedy_swap(R, G, p, down)
         if a >= 0:
             return a
     return _smart_discard(R, G, p, bp)
