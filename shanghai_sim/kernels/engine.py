@@ -10,13 +10,16 @@ deals, same choices, same scores as the batch path.
 """
 
 import numba as nb
+import numpy as np
 
+from .linking import separate
 from .layout import G_REC, G_S, P_PLAYERS, R_PARAMS
 from .dispatch import new_workspace_nb, seat_action_nb
 from .play import (E_OK, PH_OVER, S_ACTOR, S_ERR, S_PHASE, apply_action_nb, init_game_nb,
                    new_state_nb)
 
 
+@separate
 @nb.njit(cache=True, nogil=True, _nrt=False)
 def play_game_nb(R, G, W, SM, bot_kind, bot_params, seed, log_on, check):
     """Play one game with bots; returns E_OK or the error code of a broken action/check.
@@ -46,7 +49,7 @@ def play_games_on_nb(R, G, W, SM, bot_kind, bot_params, seeds, hand_out):
     P = R[R_PARAMS][P_PLAYERS]
     REC = G[G_REC]
     for i in range(seeds.shape[0]):
-        err = play_game_nb(R, G, W, SM, bot_kind, bot_params, seeds[i], 0, 0)
+        err = play_game_nb(R, G, W, SM, bot_kind, bot_params, seeds[i], np.int64(0), np.int64(0))
         if err != E_OK:
             return i
         for h in range(hand_out.shape[1]):
