@@ -759,13 +759,3 @@ def bot_action_nb(R, G, kind, bp):
     if kind == BOT_GREEDY:
         return greedy_action_nb(R, G, p, bp)
     return random_action_nb(R, G, p)
-
-
-@nb.njit(cache=True, _nrt=False, inline="always")
-def plain_action_nb(R, G, kind, bp):
-    """bot_action_nb for the greedy and random bots only (kernels.dispatch: a line-up without
-    a smart seat compiles no smart code)."""
-    p = G[G_S][S_ACTOR]
-    if kind == BOT_GREEDY:
-        return greedy_action_nb(R, G, p, bp)
-    return random_action_nb(R, G, p)

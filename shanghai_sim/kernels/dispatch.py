@@ -1,6 +1,7 @@
 """The engine's bot dispatch: every bot kind, the search bots included.
 
-``bots.bot_action_nb`` dispatches the bots that decide from the state alone; the rollout
+``bots.bot_action_nb`` dispatches the bots that decide from the state alone (and
+``seat_action_nb`` does the same, written out); the rollout
 bot (``kernels.rollout``) calls `smart` and needs the thread's workspace W
 (``layout.WORKSPACE_SPEC``), so it is dispatched here, one floor up, without an import
 cycle.
@@ -19,7 +20,8 @@ compiles no smart code. The rollout bot's own playouts call smart whatever SM is
 import numba as nb
 import numpy as np
 
-from .bots import BOT_ROLLOUT, BOT_SMART, bot_action_nb, plain_action_nb
+from .bots import (BOT_GREEDY, BOT_ROLLOUT, BOT_SMART, greedy_action_nb, random_action_nb,
+                   smart_action_nb)
 from .layout import G_S, S_ACTOR
 from .rollout import new_workspace_nb, rollout_action_nb  # noqa: F401  (re-exported)
 
@@ -47,13 +49,19 @@ def smart_flag(kinds):
 def seat_action_nb(R, G, W, SM, kind, bp):
     """The action of the bot of this kind for the seat to act (W: the thread's workspace,
     or None when no seat plays a search bot; SM: True, or None when no seat plays smart)."""
+    # bots.bot_action_nb's dispatch written out here: one level of inlining less (numba
+    # copies an inlined body once per level)
+    p = G[G_S][S_ACTOR]
     if W is not None:
         if kind == BOT_ROLLOUT:
-            return rollout_action_nb(R, G, W, G[G_S][S_ACTOR], bp)
+            return rollout_action_nb(R, G, W, p, bp)
     elif kind == BOT_ROLLOUT:
         return NO_WORKSPACE
     if SM is not None:
-        return bot_action_nb(R, G, kind, bp)
+        if kind == BOT_SMART:
+            return smart_action_nb(R, G, p, bp)
     elif kind == BOT_SMART:
         return NO_SMART
-    return plain_action_nb(R, G, kind, bp)
+    if kind == BOT_GREEDY:
+        return greedy_action_nb(R, G, p, bp)
+    return random_action_nb(R, G, p)
