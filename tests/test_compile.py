@@ -10,7 +10,7 @@ import numba as nb
 import numpy as np
 
 from shanghai_sim.kernels import inlining, linking
-from shanghai_sim.kernels import meld_deficiency, meld_runs, play
+from shanghai_sim.kernels import meld_deficiency, meld_runs
 
 
 def _fresh(dispatcher):
@@ -49,18 +49,19 @@ def test_inliner_patch_emits_the_same_code():
 
 
 def test_separate_kernel_is_called_not_copied():
-    # def_of_nb calls the meld finder by symbol: declared in its module, not defined there
+    # the finder calls its runs path by symbol: declared in its module, not defined there
     from shanghai_sim.kernels import layout as L
     from shanghai_sim.rules import preset
-    R = tuple(preset("shanghai").arrays(4))
-    G = L.new_state(R, 0)
-    play.init_game_nb(R, G, np.uint64(7), 0, 0)
-    hand = G[L.G_HANDS][0].copy()
-    f = _fresh(play.def_of_nb)
-    assert f(R, G, hand) == play.def_of_nb(R, G, hand) == play.hand_def_nb(R, G, 0)
+    R = preset("shanghai").arrays(4)
+    counts = np.zeros(53, np.int64)
+    counts[[1, 2, 3, 4, 14, 15, 16, 30, 31, 32, 45]] = 1
+    params = R[L.R_PARAMS]
+    args = (counts, R[L.R_MELD_KIND][2], R[L.R_MELD_SIZE][2], R[L.R_N_MELDS][2],
+            R[L.R_JOKER_CAP], params[L.P_INITIAL_EXACT], params[L.P_SAME_SUIT_GAP])
+    f = _fresh(meld_deficiency.deficiency_ws_nb)
+    assert f(*args, *L.new_cache()) == meld_deficiency.deficiency_ws_nb(*args, *L.new_cache()) == 1
     ir = f.inspect_llvm(f.signatures[0])
-    name = re.escape(linking._mangled_prefix("shanghai_sim.kernels.meld_deficiency",
-                                             "deficiency_ws_nb").decode())
+    name = re.escape(linking._mangled_prefix("shanghai_sim.kernels.meld_runs", "_runs_fast").decode())
     assert re.search(r"declare [^\n]*@\"?" + name, ir)
     assert not re.search(r"define [^\n]*@\"?" + name, ir)
 

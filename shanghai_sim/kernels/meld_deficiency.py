@@ -15,10 +15,11 @@ from .meld_memo import _wt_row, memo_trim_nb
 from .meld_onerun import _one_run, _one_run_one_set, _one_run_sets
 from .meld_runs import _runs_fast, _runs_only
 from .meld_mixed import _sets_runs
-from .linking import separate
 
 
-@separate
+# Not linking.separate, unlike the fast paths it calls: its own code is small, and a call by
+# symbol from hand_def_nb and the bots cost greedy games about 4% (cheap calls, set contracts
+# and memo hits, are most of them).
 @nb.njit(cache=True, _nrt=False)
 def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cvals, cn, scratch, wt):
     """Deficiency with the memo and scratch of ``layout.new_cache()``; exact for every contract."""
