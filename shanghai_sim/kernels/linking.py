@@ -26,9 +26,11 @@ is not used and numba compiles it again, which compiles the callee as well.
 
 from __future__ import annotations
 
+import inspect
 import re
 
 import llvmlite.binding as ll
+import numba
 from numba.core import base as _base
 from numba.core import caching as _caching
 from numba.core import dispatcher as _dispatcher
@@ -44,11 +46,39 @@ def _mangled_prefix(module: str, qualname: str) -> bytes:
     return ("_ZN" + "".join(f"{len(p)}{p}" for p in f"{module}.{qualname}".split("."))).encode()
 
 
+# The numba this was written against and tested with (tests/test_compile.py): the patches
+# below replace or wrap numba internals and read its cache records' layout. With any other
+# numba they are not installed and ``separate`` marks nothing: every kernel is linked into
+# its callers as numba does by default (the same results, only a longer first compile).
+TESTED_NUMBA = ((0, 68),)
+_LOAD_OVERLOAD_LINES = (
+    "if not self._enabled:",
+    "key = self._index_key(sig, target_context.codegen())",
+    "data = self._cache_file.load(key)",
+    "data = self._impl.rebuild(target_context, data)",
+)
+
+
+def patchable() -> bool:
+    """Whether this numba is one the patches were tested with (version and source)."""
+    try:
+        version = tuple(int(x) for x in numba.__version__.split(".")[:2])
+        src = inspect.getsource(_caching.Cache._load_overload)
+        insert = list(inspect.signature(_base.BaseContext.insert_user_function).parameters)
+        overload = list(inspect.signature(_dispatcher.Dispatcher.add_overload).parameters)
+    except (ValueError, OSError, TypeError, AttributeError):
+        return False
+    return (version in TESTED_NUMBA and all(line in src for line in _LOAD_OVERLOAD_LINES)
+            and insert == ["self", "func", "fndesc", "libs"] and overload == ["self", "cres"])
+
+
 def separate(kernel):
     """Decorator, above ``@nb.njit``: callers call this kernel's own compiled code by symbol
-    instead of linking (and optimising and compiling again) a copy of it."""
+    instead of linking (and optimising and compiling again) a copy of it. A no-op with a
+    numba the patches were not tested with (``patchable``)."""
     global _PATTERN
-    install()
+    if not install():
+        return kernel
     f = kernel.py_func
     key = (f.__module__, f.__qualname__)
     _SEPARATE[key] = kernel
@@ -97,12 +127,15 @@ def _callees_loaded(data, own) -> bool:
 _INSTALLED = False
 
 
-def install() -> None:
+def install() -> bool:
     """Patch numba (idempotent): no linking of separate kernels into callers, their symbols
-    registered once compiled or loaded, cached callers loaded after their callees."""
+    registered once compiled or loaded, cached callers loaded after their callees. Whether
+    it is patched (not with a numba it was not tested with)."""
     global _INSTALLED
     if _INSTALLED:
-        return
+        return True
+    if not patchable():
+        return False
     _INSTALLED = True
 
     insert = _base.BaseContext.insert_user_function
@@ -134,3 +167,4 @@ def install() -> None:
         return self._impl.rebuild(target_context, data)
 
     _caching.Cache._load_overload = _load_overload
+    return True
