@@ -25,7 +25,7 @@ from .bots import BotError, parse_bot, seat_specs, split_specs
 from .cards import RANKS, SUITS, card_id, card_str, parse_cards
 from .kernels import layout as L
 from .kernels import play as K
-from .kernels.dispatch import needs_workspace, seat_action_nb
+from .kernels.dispatch import needs_workspace, seat_action_nb, smart_flag
 from .kernels.engine import play_game_nb
 from .log import decode, meld_dict, ranking
 from .rules import Rules, RulesError, load_rules
@@ -156,6 +156,9 @@ class Game:
         # the search bots' scratch (kernels.rollout); None at a table without one, so the
         # search kernels are not compiled (kernels.dispatch)
         self.W = L.new_workspace(self.R) if needs_workspace(self.kinds) else None
+        # True once a seat (or a bot asked for a hint) plays smart: else None, and the smart
+        # kernels are not compiled either
+        self.SM = smart_flag(self.kinds)
         K.init_game_nb(self.R, self.G, np.uint64(self.seed), 1, int(check))
 
     # ------------------------------------------------------------ state
@@ -377,14 +380,16 @@ class Game:
         (a random bot draws from it) and the game stays the same seeded game."""
         seat = self.to_act
         if spec is None:
-            code = int(seat_action_nb(self.R, self.G, self.W, np.int64(self.kinds[seat]), self.params[seat]))
+            code = int(seat_action_nb(self.R, self.G, self.W, self.SM, np.int64(self.kinds[seat]), self.params[seat]))
             return self._describe(code)
         b = parse_bot(spec)
         if needs_workspace([b.kind]):
             self.workspace()
+        if smart_flag([b.kind]):
+            self.SM = True
         rng = self.G[L.G_RNG][L.RNG_BOT0 + seat].copy()
         try:
-            code = int(seat_action_nb(self.R, self.G, self.W, np.int64(b.kind), b.array()))
+            code = int(seat_action_nb(self.R, self.G, self.W, self.SM, np.int64(b.kind), b.array()))
         finally:
             self.G[L.G_RNG][L.RNG_BOT0 + seat] = rng
         return self._describe(code)
@@ -412,6 +417,8 @@ class Game:
         fb = parse_bot(fallback)
         if needs_workspace([fb.kind]):
             self.workspace()
+        if smart_flag([fb.kind]):
+            self.SM = True
         for q, fn in list(self.python.items()):
             if fn is None:
                 del self.python[q]
@@ -446,7 +453,7 @@ def game_events(rules: "str | Rules | None" = "shanghai", players: int | None = 
         G = L.new_state(R, size)
         try:
             W = L.new_workspace(R) if needs_workspace(kinds) else None
-            err = play_game_nb(R, G, W, kinds, params, np.uint64(int(seed)), 1, int(check))
+            err = play_game_nb(R, G, W, smart_flag(kinds), kinds, params, np.uint64(int(seed)), 1, int(check))
         except ValueError as e:
             if "log_size" in str(e) and size < (1 << 28):
                 size *= 4

@@ -37,6 +37,11 @@ def _engine(bots: str) -> None:
 
 
 def _batch_engine() -> None:
+    # kernels.dispatch: a line-up without a smart seat (the default run) compiles no smart code
+    _engine("greedy,random,greedy,greedy")
+
+
+def _smart_engine() -> None:
     _engine("greedy,smart,random,greedy")
 
 
@@ -58,7 +63,8 @@ def _replay_and_steps() -> None:
 
 STEPS: tuple[tuple[str, Callable[[], None]], ...] = (
     ("hand analysis (meld finder: meld, analyze_hand, deficiency_batch)", _hand_analysis),
-    ("batch engine (run, experiments, tournaments)", _batch_engine),
+    ("batch engine (run, experiments, tournaments; greedy and random)", _batch_engine),
+    ("batch engine with the smart bot", _smart_engine),
     ("search bot engine (line-ups with rollout)", _search_engine),
     ("replay and step API (replay, play, Game)", _replay_and_steps),
 )

@@ -25,7 +25,7 @@ def _fuzz(name, players, bots, seeds):
     G = K.new_state(R, 0)
     W = L.new_workspace(R)
     for seed in seeds:
-        err = play_game_nb(R, G, W, kinds, params, np.uint64(seed), 0, 1)
+        err = play_game_nb(R, G, W, True, kinds, params, np.uint64(seed), 0, 1)
         assert err == K.E_OK, f"{name} {players}p {bots} seed {seed}: error {err}"
         assert G[L.G_S][K.S_PHASE] == K.PH_OVER          # every game ends
         rec = G[L.G_REC][:, :players]
@@ -149,7 +149,7 @@ def test_engine_without_workspace_plays_the_same_games():
     outs = []
     for W in (None, L.new_workspace(R)):
         out = np.zeros((len(seeds), r.hands, 4, NHF), np.int32)
-        assert play_games_on_nb(R, K.new_state(R, 0), W, kinds, params, seeds, out) == -1
+        assert play_games_on_nb(R, K.new_state(R, 0), W, True, kinds, params, seeds, out) == -1
         outs.append(out)
     assert (outs[0] == outs[1]).all()
 
@@ -161,5 +161,37 @@ def test_a_search_bot_without_workspace_stops_the_engine():
     R = tuple(r.arrays(4))
     kinds, params = parse_bots("rollout,greedy,greedy,greedy", 4)
     assert needs_workspace(kinds) and not needs_workspace(parse_bots("smart", 4)[0])
-    err = play_game_nb(R, K.new_state(R, 0), None, kinds, params, np.uint64(1), 0, 0)
+    err = play_game_nb(R, K.new_state(R, 0), None, True, kinds, params, np.uint64(1), 0, 0)
+    assert err == K.E_PHASE
+
+
+# The smart flag SM: a line-up without a smart seat runs the engine with SM = None, which numba
+# compiles without the smart bot. The engines must play the same games.
+
+def test_engine_without_smart_plays_the_same_games():
+    from shanghai_sim.kernels.dispatch import smart_flag
+    from shanghai_sim.kernels.engine import play_games_on_nb
+    r = preset("shanghai")
+    R = tuple(r.arrays(4))
+    kinds, params = parse_bots("greedy,random,greedy,random", 4)
+    assert smart_flag(kinds) is None and smart_flag(parse_bots("smart", 4)[0]) is True
+    seeds = np.array([3, 4, 5], np.uint64)
+    outs = []
+    for SM in (None, True):
+        out = np.zeros((len(seeds), r.hands, 4, NHF), np.int32)
+        assert play_games_on_nb(R, K.new_state(R, 0), None, SM, kinds, params, seeds, out) == -1
+        outs.append(out)
+    assert (outs[0] == outs[1]).all()
+    # and the same as the engine with everything compiled in (play_games_nb)
+    out = np.zeros((len(seeds), r.hands, 4, NHF), np.int32)
+    play_games_nb(*R, kinds, params, seeds, out)
+    assert (outs[0] == out).all()
+
+
+def test_a_smart_seat_without_the_flag_stops_the_engine():
+    # never another bot in its seat: the engine refuses the "no smart" action
+    r = preset("shanghai")
+    R = tuple(r.arrays(4))
+    kinds, params = parse_bots("smart,greedy,greedy,greedy", 4)
+    err = play_game_nb(R, K.new_state(R, 0), None, None, kinds, params, np.uint64(1), 0, 0)
     assert err == K.E_PHASE

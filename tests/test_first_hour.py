@@ -151,7 +151,7 @@ def test_compile_notice_can_be_muted(monkeypatch):
 def test_warmup_command(main):
     r = invoke(main, "warmup")
     assert r.exit_code == 0, r.output
-    assert "[4/4] ready" in r.output and "every kernel ready" in r.output
+    assert "[5/5] ready" in r.output and "every kernel ready" in r.output
 
 
 # ---------------------------------------------------------------- bad bot specs

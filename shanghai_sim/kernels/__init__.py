@@ -25,7 +25,11 @@ was compiled 12 times, 188 s of a 715 s first use). So a value passed to a non-i
 kernel is an int64 variable: counters start at ``np.int64(0)``, constants are
 ``np.int64(...)``, and one call site serves several cases. The engine takes the search
 bots' workspace W, or None for a line-up without a search bot: numba then prunes the
-search branch unseen (``kernels.dispatch``).
+search branch unseen (``kernels.dispatch``); the smart bot likewise with SM. Two more
+cuts: the largest kernels under many callers are compiled once in a library of their own
+and called by symbol (``kernels.linking``: numba otherwise re-optimises and re-emits a
+callee's code inside every caller), and numba's inliner copies a callee's IR once instead
+of block by block twice (``kernels.inlining``; same machine code).
 
 Caching: every kernel is cached per user, keyed by the source's content, not
 beside the installed files (``kernels.cache``); a compile longer than a second
@@ -33,6 +37,10 @@ says so on stderr with its elapsed time.
 """
 
 from .cache import install_compile_notice, install_locator
+from .inlining import install as install_inlining
+from .linking import install as install_linking
 
 install_locator()
 install_compile_notice()
+install_inlining()
+install_linking()

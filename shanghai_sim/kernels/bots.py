@@ -234,7 +234,7 @@ def _greedy_discard(R, G, p):
     if not discard_now_nb(R, G, p):
         return action_nb(A_DISCARD, -1, 0, 0)
     if G[G_PS][p, PS_DOWN] != 0:
-        return _down_discard(R, G, p, 0, 0.0)
+        return _down_discard(R, G, p, np.int64(0), np.float64(0.0))
     # Not down: keep the deficiency lowest; ties: more useful outs, then the higher points
     # go, then the lower card id; a joker or the card just taken only as a last resort.
     pts = R[R_POINTS]
@@ -309,7 +309,7 @@ def cards_short_nb(R, G, p):
 def _greedy_layoff(R, G, p):
     """The first legal lay-off (cards, then melds, then ends), or -1."""
     BUF = G[G_BUF]
-    if layoff_list_nb(R, G, p, BUF, 0, True) > 0:
+    if layoff_list_nb(R, G, p, BUF, np.int64(0), np.int64(1)) > 0:
         return BUF[0]
     return -1
 
@@ -348,7 +348,7 @@ def _greedy_swap(R, G, p, down):
                 d0 = PS[p, PS_DEF]
                 k0 = PS[p, PS_DEFOK]
                 ident = do_swap_nb(G, p, c, m, k)
-                ok = layoff_allowed_now_nb(R, G, p) and card_layable_nb(R, G, JOKER)
+                ok = layoff_allowed_now_nb(R, G, p) and card_layable_nb(R, G, np.int64(JOKER))
                 undo_swap_nb(G, p, c, m, k, ident)
                 PS[p, PS_DEF] = d0
                 PS[p, PS_DEFOK] = k0
@@ -421,6 +421,8 @@ def greedy_action_nb(R, G, p, bp):
         return action_nb(A_DRAW, 0, 0, 0)
     if ph != PH_PLAY:
         return -1
+    # one call site each of the inlined _greedy_swap and of the discard (compiled once)
+    swap = False
     if not down:
         if S[S_MUST_DOWN] != 0:
             return action_nb(A_GO_DOWN, 0, 0, 0)
@@ -428,15 +430,14 @@ def greedy_action_nb(R, G, p, bp):
             if bp[BP_WAIT_BLIND] == 0 or _blind_possible(R, G, p):
                 return action_nb(A_GO_DOWN, 0, 0, 0)
         elif R[R_PARAMS][P_JOKER_SWAP] == SWAP_ANYONE and S[S_NT] > 0 and bp[BP_WAIT_BLIND] == 0:
-            a = _greedy_swap(R, G, p, False)
-            if a >= 0:
-                return a
-        return _greedy_discard(R, G, p)
-    if layoff_allowed_now_nb(R, G, p):
+            swap = True
+    elif layoff_allowed_now_nb(R, G, p):
         a = _greedy_layoff(R, G, p)
         if a >= 0:
             return a
-        a = _greedy_swap(R, G, p, True)
+        swap = True
+    if swap:
+        a = _greedy_swap(R, G, p, down)
         if a >= 0:
             return a
     return _greedy_discard(R, G, p)
@@ -728,6 +729,8 @@ def smart_action_nb(R, G, p, bp):
         return action_nb(A_DRAW, 0, 0, 0)
     if ph != PH_PLAY:
         return -1
+    # one call site each of the inlined _greedy_swap and of the discard (compiled once)
+    swap = False
     if not down:
         if S[S_MUST_DOWN] != 0:
             return action_nb(A_GO_DOWN, 0, 0, 0)
@@ -735,15 +738,14 @@ def smart_action_nb(R, G, p, bp):
             if bp[BP_WAIT_BLIND] == 0 or _blind_possible(R, G, p):
                 return action_nb(A_GO_DOWN, 0, 0, 0)
         elif R[R_PARAMS][P_JOKER_SWAP] == SWAP_ANYONE and S[S_NT] > 0 and bp[BP_WAIT_BLIND] == 0:
-            a = _greedy_swap(R, G, p, False)
-            if a >= 0:
-                return a
-        return _smart_discard(R, G, p, bp)
-    if layoff_allowed_now_nb(R, G, p):
+            swap = True
+    elif layoff_allowed_now_nb(R, G, p):
         a = _greedy_layoff(R, G, p)
         if a >= 0:
             return a
-        a = _greedy_swap(R, G, p, True)
+        swap = True
+    if swap:
+        a = _greedy_swap(R, G, p, down)
         if a >= 0:
             return a
     return _smart_discard(R, G, p, bp)

@@ -15,7 +15,7 @@ So every kernel of this package is cached in a per-user folder instead:
 
 below ``numba-<version>-py<major><minor>/<source hash>/``, where the source
 hash covers every module whose code or constants the kernels compile in:
-``kernels/*.py`` but this file and ``__init__.py`` (no kernels there); the
+``kernels/*.py`` but this file, ``__init__.py`` and ``inlining.py`` (no kernels there); the
 kernels import nothing from the rest of the package (the state and rules
 arrays' layout is ``kernels/layout.py``). The same source therefore
 shares one cache wherever it is installed (a wheel, an editable checkout, a
@@ -47,8 +47,9 @@ from numba.core import event as _event
 _PKG = Path(__file__).resolve().parent.parent          # .../shanghai_sim
 # Every module the kernels are compiled from: kernels/*.py but this one and the
 # package's __init__, which hold no kernel, so editing them recompiles nothing.
+# inlining.py patches how numba inlines, not what it compiles (the same machine code).
 _SOURCES = sorted(p for p in Path(__file__).resolve().parent.glob("*.py")
-                  if p.name not in ("cache.py", "__init__.py"))
+                  if p.name not in ("cache.py", "__init__.py", "inlining.py"))
 
 
 def cache_root() -> Path:

@@ -10,24 +10,28 @@ deals, same choices, same scores as the batch path.
 """
 
 import numba as nb
+import numpy as np
 
+from .linking import separate
 from .layout import G_REC, G_S, P_PLAYERS, R_PARAMS
 from .dispatch import new_workspace_nb, seat_action_nb
 from .play import (E_OK, PH_OVER, S_ACTOR, S_ERR, S_PHASE, apply_action_nb, init_game_nb,
                    new_state_nb)
 
 
+@separate
 @nb.njit(cache=True, nogil=True, _nrt=False)
-def play_game_nb(R, G, W, bot_kind, bot_params, seed, log_on, check):
+def play_game_nb(R, G, W, SM, bot_kind, bot_params, seed, log_on, check):
     """Play one game with bots; returns E_OK or the error code of a broken action/check.
     W: the workspace of the search bots (``layout.new_workspace``), one per thread, or None
     for a line-up without one (``dispatch.needs_workspace``): then the search kernels are
-    not compiled in."""
+    not compiled in. SM: True, or None for a line-up without a smart seat
+    (``dispatch.smart_flag``): then the smart bot is not compiled in."""
     init_game_nb(R, G, seed, log_on, check)
     S = G[G_S]
     while S[S_PHASE] != PH_OVER:
         p = S[S_ACTOR]
-        a = seat_action_nb(R, G, W, bot_kind[p], bot_params[p])
+        a = seat_action_nb(R, G, W, SM, bot_kind[p], bot_params[p])
         err = apply_action_nb(R, G, a)
         if err != E_OK:
             S[S_ERR] = err
@@ -36,15 +40,16 @@ def play_game_nb(R, G, W, bot_kind, bot_params, seed, log_on, check):
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
-def play_games_on_nb(R, G, W, bot_kind, bot_params, seeds, hand_out):
+def play_games_on_nb(R, G, W, SM, bot_kind, bot_params, seeds, hand_out):
     """play_games_nb on a state tuple and a search workspace the caller keeps
-    (``layout.new_state``, ``layout.new_workspace`` or None, see play_game_nb): the meld memo stays warm from one call
+    (``layout.new_state``, ``layout.new_workspace`` or None; SM True or None: see
+    play_game_nb): the meld memo stays warm from one call
     to the next (answers never depend on it). Returns -1, or the index of the game in which
     a bot chose an illegal action."""
     P = R[R_PARAMS][P_PLAYERS]
     REC = G[G_REC]
     for i in range(seeds.shape[0]):
-        err = play_game_nb(R, G, W, bot_kind, bot_params, seeds[i], 0, 0)
+        err = play_game_nb(R, G, W, SM, bot_kind, bot_params, seeds[i], np.int64(0), np.int64(0))
         if err != E_OK:
             return i
         for h in range(hand_out.shape[1]):
@@ -61,5 +66,5 @@ def play_games_nb(params, points, joker_cap, meld_kind, meld_size, n_melds, deal
     R = (params, points, joker_cap, meld_kind, meld_size, n_melds, deal, buys)
     G = new_state_nb(params, 0)
     W = new_workspace_nb(params)
-    if play_games_on_nb(R, G, W, bot_kind, bot_params, seeds, hand_out) >= 0:
+    if play_games_on_nb(R, G, W, True, bot_kind, bot_params, seeds, hand_out) >= 0:
         raise RuntimeError("engine: a bot chose an illegal action (run the replay of this seed)")

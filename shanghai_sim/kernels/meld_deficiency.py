@@ -17,6 +17,9 @@ from .meld_runs import _runs_fast, _runs_only
 from .meld_mixed import _sets_runs
 
 
+# Not linking.separate, unlike the fast paths it calls: its own code is small, and a call by
+# symbol from hand_def_nb and the bots cost greedy games about 4% (cheap calls, set contracts
+# and memo hits, are most of them).
 @nb.njit(cache=True, _nrt=False)
 def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cvals, cn, scratch, wt):
     """Deficiency with the memo and scratch of ``layout.new_cache()``; exact for every contract."""

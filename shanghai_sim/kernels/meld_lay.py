@@ -6,6 +6,7 @@ the contract down at all (``laydown_sat_nb``), and the most cards a hand could l
 import numba as nb
 import numpy as np
 
+from .linking import separate
 from .layout import JOKER, NPOS, RUN, SET  # noqa: F401
 from .meld_search import _pos_rank, runs_touch, win_maxl
 from .meld_deficiency import deficiency_nb
@@ -404,6 +405,7 @@ def max_laid_nb(H, kinds, nm):
     return H[JOKER] + (nat if nat < share else share)
 
 
+@separate
 @nb.njit(cache=True, _nrt=False)
 def laydown_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out):
     """Least-deadwood lay-down of the contract from hand cards; deadwood or -1.
@@ -417,6 +419,7 @@ def laydown_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out):
     return laydown_sat_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out)
 
 
+@separate
 @nb.njit(cache=True, _nrt=True)
 def laydown_sat_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out):
     """laydown_nb for a hand already known to be satisfiable (deficiency 0)."""

@@ -17,6 +17,7 @@ bound and the search stops once it reaches the best found.
 import numba as nb
 import numpy as np
 
+from .linking import separate
 from .layout import MS_MIX, NCARDS
 from .meld_search import INF
 from .meld_bits import RESERVED
@@ -154,6 +155,7 @@ def _take_slot(counts, cc, qb, oq, x, ra, da, rb, db, s, joker_cap, exact, gap, 
     return q
 
 
+@separate
 @nb.njit(cache=True, _nrt=False)
 def _sets_runs(counts, J, ns, s_set, nr, s_run, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
     """ns = 1 or 2 sets of size s_set and nr = 2 or 3 runs of size s_run, every natural

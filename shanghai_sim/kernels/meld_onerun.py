@@ -5,6 +5,7 @@ the general ``_one_run``).
 import numba as nb
 import numpy as np
 
+from .linking import separate
 from .layout import MAX_MELDS as MAXM  # melds per contract
 from .meld_search import INF, MAXC
 from .meld_bits import MEMO_MIN, PARTS, PART_START, popcount
@@ -156,6 +157,7 @@ def _two_sets(hc, nh, oc, no, thr, s, e, m, sg, J, best):
     return best
 
 
+@separate
 @nb.njit(cache=True, _nrt=False)
 def _one_run_sets(rc, wr, J, ns, s_set, joker_cap, scratch, wt):
     """One run and ns >= 2 sets of one size: _one_run with the sets' ranks read off directly.
@@ -271,6 +273,7 @@ def _one_run_sets(rc, wr, J, ns, s_set, joker_cap, scratch, wt):
     return best
 
 
+@separate
 @nb.njit(cache=True, _nrt=False)
 def _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, cvals, cn):
     """One run and ns sets of one size. pmask[x]: positions 0..13 holding a card of suit x."""

@@ -5,6 +5,7 @@ combined over the four suits.
 import numba as nb
 import numpy as np
 
+from .linking import separate
 from .layout import FP, MS_FRONT, MS_SUIT_CNT, MS_WIN_L, MS_WIN_LO, MS_WIN_R, MS_WIN_T, NPOS  # noqa: F401
 from .meld_search import INF, runs_touch, win_maxl, win_skip
 from .meld_bits import MAXR, RESERVED, _fold, popcount
@@ -226,6 +227,7 @@ def _suit_front(cntx, t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, sel):
     return nf
 
 
+@separate
 @nb.njit(cache=True, _nrt=False)
 def _runs_only(cnt, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
     """nr runs of size s (nr <= MAXR): combine per-suit fronts; -1 if a buffer overflowed."""
@@ -576,6 +578,7 @@ def _split_min(counts, q0, q1, q2, q3, s, nr, E0, M0, J, best, joker_cap, exact,
     return best
 
 
+@separate
 @nb.njit(cache=True, _nrt=False)
 def _runs_fast(counts, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
     """2 to 4 runs of size s, every natural count <= 2: the per-suit fronts straight from

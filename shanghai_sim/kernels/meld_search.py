@@ -6,6 +6,7 @@ import numba as nb
 import numpy as np
 from numba.core import cgutils, types
 
+from .linking import separate
 from .layout import JOKER, NPOS, RUN, SET  # noqa: F401
 from .layout import MAX_MELDS as MAXM  # melds per contract
 
@@ -321,6 +322,7 @@ def _touches(x, lo, L, nm_placed, kinds, shape_a, shape_b, shape_l):
 
 
 
+@separate
 @nb.njit(cache=True, _nrt=True)
 def _search(counts, kinds, sizes, nm, joker_cap, exact, gap):
     J = counts[JOKER]

@@ -188,7 +188,7 @@ def new_state_nb(params, log_size):
         np.zeros((WT_SIZES << NPOS, WT_W), np.int32))
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def ev_nb(G, t, n):
     """Open an event of type t with n payload ints; returns where to write, or -1 if not logging."""
     S = G[G_S]
@@ -638,7 +638,7 @@ def swap_check_nb(R, G, p, c, m, slot):
 @nb.njit(cache=True, _nrt=False)
 def discard_now_nb(R, G, p):
     """May seat p end its turn now by discarding one of its cards?"""
-    return discard_check_nb(R, G, p, -1) == E_OK
+    return discard_check_nb(R, G, p, np.int64(-1)) == E_OK
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -1346,7 +1346,7 @@ def _apply_go_down(R, G, p, custom):
                     LOG[t + nn + k] = G[G_TJOKERS][m, k]
             t += 2 * nn
     if PS[p, PS_N] == 0:
-        _go_out(R, G, p, 0)
+        _go_out(R, G, p, np.int64(0))
     return E_OK
 
 
@@ -1471,7 +1471,7 @@ def _apply_layoff(R, G, p, c, m, opt):
         else:
             G[G_LOG][b + 3] = G[G_TJOKERS][m, G[G_TABLE][m, TM_N] - 1]
     if G[G_PS][p, PS_N] == 0:
-        _go_out(R, G, p, 0)
+        _go_out(R, G, p, np.int64(0))
     return E_OK
 
 
@@ -1515,7 +1515,7 @@ def _apply_discard(R, G, p, c):
         G[G_LOG][b] = p
         G[G_LOG][b + 1] = c
     if G[G_PS][p, PS_N] == 0:
-        _go_out(R, G, p, 1)
+        _go_out(R, G, p, np.int64(1))
     else:
         S[S_UP] = c
         S[S_UP_ON_PILE] = 1
@@ -1611,7 +1611,7 @@ def legal_list_nb(R, G, out, with_go_down):
     if S[S_MUST_DOWN] != 0:
         pass
     elif down and layoff_allowed_now_nb(R, G, p):
-        n = layoff_list_nb(R, G, p, out, n, False)
+        n = layoff_list_nb(R, G, p, out, n, np.int64(0))
     if swap_allowed_now_nb(R, G, p) and H[p, :52].sum() > 0:
         card_id = R[R_PARAMS][P_SET_JOKER_CARD] != 0
         for m in range(S[S_NT]):

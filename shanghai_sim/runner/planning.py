@@ -54,7 +54,7 @@ def play_games_warm(*args) -> None:
     """``kernels.engine.play_games_nb``'s arguments and results, on a state kept per thread
     and per rules, so the meld memo stays warm from one shard call to the next (a
     tournament's seatings are many small calls). Answers never depend on the memo."""
-    from ..kernels.dispatch import needs_workspace
+    from ..kernels.dispatch import needs_workspace, smart_flag
     from ..kernels.engine import play_games_on_nb
     from ..kernels.layout import new_state, new_workspace
     *ra, kind, params, seeds, out = args
@@ -74,7 +74,7 @@ def play_games_warm(*args) -> None:
         if GW[1] is None:
             GW[1] = new_workspace(R)
         W = GW[1]
-    if play_games_on_nb(R, GW[0], W, kind, params, seeds, out) >= 0:
+    if play_games_on_nb(R, GW[0], W, smart_flag(kind), kind, params, seeds, out) >= 0:
         raise RuntimeError("engine: a bot chose an illegal action (run the replay of this seed)")
 
 

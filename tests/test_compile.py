@@ -1,0 +1,116 @@
+"""The compile-time cuts (kernels.linking, kernels.inlining) change how numba compiles, never
+what the kernels compute."""
+
+import re
+import subprocess
+import sys
+import textwrap
+
+import numba as nb
+import numpy as np
+
+from shanghai_sim.kernels import inlining, linking
+from shanghai_sim.kernels import meld_deficiency, meld_runs
+
+
+def _fresh(dispatcher):
+    """The same kernel as a new, uncached dispatcher (its callees stay the package's)."""
+    opts = {k: v for k, v in dispatcher.targetoptions.items() if k not in ("cache", "nopython")}
+    return nb.njit(**opts)(dispatcher.py_func)
+
+
+def _asm(f, sig):
+    # the per-process id numba puts in mangled names is the only difference allowed (and
+    # the size of the one string constant that spells such a name)
+    lines = f.inspect_asm(sig).splitlines()
+    return [re.sub(r"B\d+v\d+", "BvN", x) for x in lines if "missing Environment" not in x]
+
+
+def test_inliner_patch_emits_the_same_code():
+    assert inlining.install()        # the numba in use is one the patch knows
+    from shanghai_sim.kernels import layout as L
+    from shanghai_sim.rules import preset
+    R = preset("shanghai").arrays(4)      # hand 3: run4 run4, the finder's _runs_fast path
+    counts = np.zeros(53, np.int64)
+    counts[[1, 2, 3, 4, 14, 15, 16, 30, 31, 32, 45]] = 1
+    params = R[L.R_PARAMS]
+    d = meld_deficiency.deficiency_ws_nb(counts, R[L.R_MELD_KIND][2], R[L.R_MELD_SIZE][2],
+                                         R[L.R_N_MELDS][2], R[L.R_JOKER_CAP],
+                                         params[L.P_INITIAL_EXACT], params[L.P_SAME_SUIT_GAP],
+                                         *L.new_cache())
+    assert d == 1
+    sig = meld_runs._runs_fast.signatures[0]
+    with inlining.numba_copies():
+        f0 = _fresh(meld_runs._runs_fast)
+        f0.compile(sig)
+    f1 = _fresh(meld_runs._runs_fast)
+    f1.compile(sig)
+    assert _asm(f0, sig) == _asm(f1, sig)
+
+
+def test_separate_kernel_is_called_not_copied():
+    # the finder calls its runs path by symbol: declared in its module, not defined there
+    from shanghai_sim.kernels import layout as L
+    from shanghai_sim.rules import preset
+    R = preset("shanghai").arrays(4)
+    counts = np.zeros(53, np.int64)
+    counts[[1, 2, 3, 4, 14, 15, 16, 30, 31, 32, 45]] = 1
+    params = R[L.R_PARAMS]
+    args = (counts, R[L.R_MELD_KIND][2], R[L.R_MELD_SIZE][2], R[L.R_N_MELDS][2],
+            R[L.R_JOKER_CAP], params[L.P_INITIAL_EXACT], params[L.P_SAME_SUIT_GAP])
+    f = _fresh(meld_deficiency.deficiency_ws_nb)
+    assert f(*args, *L.new_cache()) == meld_deficiency.deficiency_ws_nb(*args, *L.new_cache()) == 1
+    ir = f.inspect_llvm(f.signatures[0])
+    name = re.escape(linking._mangled_prefix("shanghai_sim.kernels.meld_runs", "_runs_fast").decode())
+    assert re.search(r"declare [^\n]*@\"?" + name, ir)
+    assert not re.search(r"define [^\n]*@\"?" + name, ir)
+
+
+_TOY = """
+import numba as nb
+from shanghai_sim.kernels.linking import separate
+
+@separate
+@nb.njit(cache=True)
+def big_nb(a, k):
+    s = 0
+    for i in range(a.shape[0]):
+        s += a[i] * k + (a[i] >> 3)
+    return s
+
+@nb.njit(cache=True)
+def mid_nb(a):
+    return big_nb(a, 3) + 1
+
+@nb.njit(cache=True)
+def top_nb(a):
+    return mid_nb(a) * 2
+"""
+
+_RUN = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import shanghai_sim.kernels  # noqa: F401  (installs the patches)
+import toy
+print(toy.top_nb(np.arange(10)), toy.top_nb.stats.cache_hits and 1 or 0)
+"""
+
+
+def test_separate_kernels_from_the_cache(tmp_path):
+    # a cached caller loads the separate kernel it calls first; without that kernel's cache
+    # entry it is compiled again instead of calling a missing symbol
+    (tmp_path / "toy.py").write_text(textwrap.dedent(_TOY))
+
+    def run():
+        r = subprocess.run([sys.executable, "-c", _RUN, str(tmp_path)], capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        return r.stdout.split()
+
+    assert run() == ["276", "0"]            # compiled
+    assert run() == ["276", "1"]            # the caller from the cache, big_nb loaded for it
+    for p in (tmp_path / "__pycache__").glob("toy.big_nb*"):
+        p.unlink()
+    assert run() == ["276", "0"]            # the cached caller refused, compiled again
+    assert run() == ["276", "1"]
