@@ -4,7 +4,9 @@ For each contract of a preset, random hands from the shoe the rules deal for
 4 players (shanghai: 2 packs + 4 jokers), 12 cards (14 for hands 8-10, where
 buys are usual). After a warm-up on other hands of the same distribution
 (compilation and the per-suit memo), it times ``deficiency_ws_nb`` over the
-measured hands (the median of ``--reps`` passes, each over fresh hands), the
+measured hands (the median of ``--reps`` passes, each over fresh hands), the public
+``deficiency_batch`` called in a loop (each call ``hands`` fresh hands, its memo kept
+across calls: the rate of the calls after the first), the
 lay-down of hands that meet the contract (``laydown_sat_nb``, the engine's call when
 a player goes down: the least-deadwood melds), and the plain
 Python reference of tests/reference.py on a sample, so the table shows the
@@ -28,6 +30,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from shanghai_sim import rules as R  # noqa: E402
+from shanghai_sim.hand import deficiency_batch  # noqa: E402
 from shanghai_sim.kernels import melds as K  # noqa: E402
 from shanghai_sim.rules import MAX_MELDS, P_INITIAL_EXACT, P_SAME_SUIT_GAP  # noqa: E402
 from shanghai_sim.kernels.layout import RUN  # noqa: E402
@@ -132,6 +135,15 @@ def contract_rows(rules: str, hands: int, warm: int, reps: int, ref_hands: int, 
             K.deficiency_batch_nb(test, kinds, sizes, nm, a.joker_cap, exact, gap, out, *cache)
             hot.append((len(test), time.perf_counter() - t))
             defs.append(out.mean())
+        # The public API in a loop: deficiency_batch keeps a per-thread, per-rules memo
+        # across calls; every call's hands are fresh, the first call of the loop not timed.
+        calls = []
+        for k in range(reps + 1):
+            batch = draw(rng, shoe, hands, size)
+            t = time.perf_counter()
+            deficiency_batch(batch, h + 1, r)
+            if k:
+                calls.append((hands, time.perf_counter() - t))
         lay = np.zeros((MAX_MELDS, K.LAY_W), np.int64)
         n_lay = min(hands, 20_000)
         lays = []
@@ -155,7 +167,7 @@ def contract_rows(rules: str, hands: int, warm: int, reps: int, ref_hands: int, 
                     reference_analysis(test[i], spec, r)
                 ref.append((ref_hands, time.perf_counter() - t))
         row = {"rules": r.name, "hand": h + 1, "contract": str(r.contracts[h]), "cards": size,
-               "deficiency": rates(hot), "cold": rates(cold), "laydown": rates(lays),
+               "deficiency": rates(hot), "cold": rates(cold), "calls": rates(calls), "laydown": rates(lays),
                "reference": rates(ref), "mean_deficiency": float(np.mean(defs))}
         rows.append(row)
         if progress:
@@ -204,7 +216,9 @@ def measure(presets=("shanghai", "contract", "progressive"), hands=5_000, warm=2
     table_rows = []
     for row in rows:
         table_rows.append([row["rules"], row["hand"], row["contract"], row["cards"],
-                           row["deficiency"], row["cold"], row["laydown"], row["reference"],
+                           row["deficiency"], row["cold"], row["calls"],
+                           round(row["calls"]["median"] / row["deficiency"]["median"], 2),
+                           row["laydown"], row["reference"],
                            ratio(row["deficiency"], row["reference"]),
                            ratio(row["deficiency"], shanten), row["mean_deficiency"]])
     return {
@@ -217,7 +231,8 @@ def measure(presets=("shanghai", "contract", "progressive"), hands=5_000, warm=2
         "tables": [
             table("Evaluations per second on one thread, median (min-max) of the passes",
                   ["rules", "hand", "contract", "cards", "deficiency/s (warm memo)",
-                   "deficiency/s (cold memo)", "lay-downs/s", "reference/s",
+                   "deficiency/s (cold memo)", "deficiency_batch/s (calls of n hands)",
+                   "calls / warm", "lay-downs/s", "reference/s",
                    "x reference", "x shanten peer", "mean deficiency"], table_rows),
             table("Peer: the mahjong package's shanten number (riichi mahjong, 13 tiles, pure Python)",
                   ["peer", "evaluations/s"],
