@@ -22,7 +22,7 @@ from .kernels.bots import (BOT_GREEDY, BOT_RANDOM, BOT_ROLLOUT, BOT_SMART, BP_BU
                            BP_BUY_SHORT, BP_BUY_STOCK, BP_CANDS, BP_DUMP, BP_FEED, BP_FEED_DOWN,
                            BP_HAND0, BP_LATE, BP_MARGIN, BP_MAXBUYS, BP_MAXBUYS0, BP_OUTS, BP_PARTNER, BP_POINTS, BP_POLICY, BP_PRUNE,
                            BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD, BP_S_DOWN, BP_S_TAKE, BP_UTILITY,
-                           BP_WAIT_BLIND, BP_Z, BP_FIT, BP_DECL, BUY_ALWAYS, BUY_AUTO, BUY_NEVER, BUY_USEFUL,
+                           BP_WAIT_BLIND, BP_Z, BP_FIT, BP_DECL, BP_KMAX, BUY_ALWAYS, BUY_AUTO, BUY_NEVER, BUY_USEFUL,
                            MAX_HAND_PARAMS, NBP)
 
 
@@ -178,6 +178,10 @@ _ROLLOUT_PARAMS = (
     BotParam("rollouts", "int", BP_ROLLOUTS, 8,
              "samples per searched decision; each candidate is played out on every sample",
              lo=1, hi=4096),
+    BotParam("kmax", "int", BP_KMAX, 0,
+             "a close call (another candidate ahead of smart's choice on the mean, not by z "
+             "standard errors) is sampled again with twice the samples, up to kmax "
+             "(0 or <= rollouts: every search takes rollouts samples)", lo=0, hi=4096),
     BotParam("candidates", "int", BP_CANDS, 3,
              "discards searched: smart's choice and its next best that keep the deficiency",
              lo=1, hi=8),

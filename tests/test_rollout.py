@@ -223,6 +223,23 @@ def test_same_seed_same_game_with_its_searches_logged():
     assert "searches" in format_event(searches[0])
 
 
+def test_a_close_call_doubles_its_samples():
+    """kmax: a search whose best other candidate is ahead of smart's choice on the mean but
+    not by z standard errors is sampled again with twice the samples, up to kmax; the log
+    says how many it took. Without kmax every search takes rollouts samples."""
+    fixed, _ = game_events("shanghai", 4, seed=11, bots=f"{FAST},smart,smart,smart")
+    assert {e["rollouts"] for e in fixed if e["event"] == "search"} == {2}
+    ev, _ = game_events("shanghai", 4, seed=11, bots=f"{FAST}:kmax=16,smart,smart,smart")
+    searches = [e for e in ev if e["event"] == "search"]
+    used = [e["rollouts"] for e in searches]
+    assert set(used) <= {2, 4, 8, 16} and max(used) > 2 and used.count(2) > len(used) // 2
+    for e in searches:
+        means = [c["mean"] for c in e["candidates"]]
+        if e["chosen"] == 0 and e["rollouts"] < 16:
+            # it stopped early keeping smart's choice: no other candidate was ahead on the mean
+            assert min(means[1:]) >= means[0] - 0.01
+
+
 def test_equal_across_threads():
     """The batch runner's shards on 1 and on 2 threads give the same records."""
     from shanghai_sim.bots import parse_bots

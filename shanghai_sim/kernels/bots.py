@@ -70,7 +70,8 @@ BP_PRUNE = BP_OUTS + 19                # 1: search take/buy only for a card that
 BP_Z = BP_OUTS + 20                    # standard errors a candidate must beat smart's choice by
 BP_FIT = BP_OUTS + 21                  # sampled other hands: best of 1 + min(turns, fit) draws
 BP_DECL = BP_OUTS + 22                 # sampled other hands: cards declined in the last decl turns are not of use
-NBP = BP_OUTS + 23
+BP_KMAX = BP_OUTS + 23                 # a close call that favours a departure doubles its samples up to this
+NBP = BP_OUTS + 24
 
 BUY_NEVER = 0
 BUY_USEFUL = 1

@@ -34,7 +34,7 @@ dispatches through ``kernels.dispatch``.
 import numba as nb
 import numpy as np
 
-from .bots import (BP_BUY, BP_CANDS, BP_DECL, BP_FIT, BP_Z, BP_HAND0, BP_MARGIN, BP_MAXBUYS, BP_POLICY, BP_PRUNE,
+from .bots import (BP_BUY, BP_CANDS, BP_DECL, BP_FIT, BP_KMAX, BP_Z, BP_HAND0, BP_MARGIN, BP_MAXBUYS, BP_POLICY, BP_PRUNE,
                    BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD, BP_S_DOWN, BP_S_TAKE, BP_UTILITY,
                    BP_WAIT_BLIND, BUY_AUTO, MAX_HAND_PARAMS, NBP, _buy_policy, _contract_kinds,
                    _def_with, _mates, _smart_discard, cards_short_nb, greedy_action_nb,
@@ -334,11 +334,11 @@ def outcome_nb(G2, p, h, util):
 
 
 @nb.njit(cache=True, _nrt=False)
-def search_nb(R, G, W, p, bp, n):
-    """Mean outcome of each of the n candidate actions in W[W_RI][RI_CAND] over
-    BP_ROLLOUTS samples (common to all candidates) into W[W_RF][RF_SUM], and the sum of
-    squares of each one's paired difference with the first into RF_DSQ; False if the
-    seat's view did not add up (then nothing was searched)."""
+def search_nb(R, G, W, p, bp, n, k0, k1):
+    """Samples k0..k1-1 of a search (common to all candidates): each of the n candidate
+    actions in W[W_RI][RI_CAND] played out on each, its outcomes summed into W[W_RF][RF_SUM]
+    and the squares of its paired differences with the first into RF_DSQ (both zeroed when
+    k0 is 0); False if the seat's view did not add up (then nothing was searched)."""
     G2 = (W[G_S], W[G_PS], W[G_HANDS], W[G_STOCK], W[G_PILE], W[G_TABLE], W[G_TCARDS],
           W[G_TJOKERS], W[G_GD], W[G_GDJ], W[G_RNG], W[G_LOG], W[G_REC], W[G_SCR], W[G_LD],
           W[G_BUF], G[G_MKEYS], G[G_MVALS], G[G_MN], G[G_MSCR], G[G_WT])
@@ -356,17 +356,17 @@ def search_nb(R, G, W, p, bp, n):
     RF[RF_OTHER, BP_WAIT_BLIND] = 0.0
     for i in range(MAX_HAND_PARAMS):
         RF[RF_OTHER, BP_HAND0 + i] = -1.0
-    for i in range(n):
-        RF[RF_SUM, i] = 0.0
-        RF[RF_DSQ, i] = 0.0
-    K = max(int(bp[BP_ROLLOUTS]), 1)
+    if k0 == 0:
+        for i in range(n):
+            RF[RF_SUM, i] = 0.0
+            RF[RF_DSQ, i] = 0.0
     policy = int(bp[BP_POLICY])
     util = int(bp[BP_UTILITY])
     h = G[G_S][S_HAND]
     rng = G[G_RNG][RNG_BOT0 + p]
     fit = int(bp[BP_FIT])
     decl = int(bp[BP_DECL])
-    for _ in range(K):
+    for _ in range(k0, k1):
         seed = next_u64_nb(rng)
         shuffle_nb(rng, pool, npool)
         if fit > 0 or decl > 0:
@@ -382,8 +382,6 @@ def search_nb(R, G, W, p, bp, n):
                 v0 = v
             else:
                 RF[RF_DSQ, i] += (v - v0) * (v - v0)
-    for i in range(n):
-        RF[RF_SUM, i] /= K
     return True
 
 
@@ -488,31 +486,44 @@ def rollout_action_nb(R, G, W, p, bp):
             dec = DEC_DISCARD
     if n < 2:
         return a0
-    if not search_nb(R, G, W, p, bp, n):
-        return a0
     # The best other candidate replaces smart's choice (the first) only when its paired
     # mean difference is below -margin and below -z standard errors: between near equals
     # the sampling noise would otherwise pick at random where smart's rule knows better.
+    # A close call (the best other candidate ahead on the mean, not by enough) doubles the
+    # samples, up to BP_KMAX: the budget goes where a departure is in doubt.
     RF = W[W_RF]
-    best = 1
-    for i in range(2, n):
-        if RF[RF_SUM, i] < RF[RF_SUM, best]:
-            best = i
     K = max(int(bp[BP_ROLLOUTS]), 1)
-    d = RF[RF_SUM, best] - RF[RF_SUM, 0]
-    se = 0.0
-    if K > 1:
-        var = (RF[RF_DSQ, best] / K - d * d) * K / (K - 1)
-        if var > 0:
-            se = np.sqrt(var / K)
-    if not (d < -bp[BP_MARGIN] and d + bp[BP_Z] * se < 0):
-        best = 0
+    kmax = max(int(bp[BP_KMAX]), K)
+    k = 0
+    best = 0
+    while True:
+        if not search_nb(R, G, W, p, bp, n, k, K):
+            return a0
+        k = K
+        best = 1
+        for i in range(2, n):
+            if RF[RF_SUM, i] < RF[RF_SUM, best]:
+                best = i
+        d = (RF[RF_SUM, best] - RF[RF_SUM, 0]) / K
+        se = 0.0
+        if K > 1:
+            var = (RF[RF_DSQ, best] / K - d * d) * K / (K - 1)
+            if var > 0:
+                se = np.sqrt(var / K)
+        if d < -bp[BP_MARGIN] and d + bp[BP_Z] * se < 0:
+            break
+        if d >= 0 or 2 * K > kmax:
+            best = 0
+            break
+        K = 2 * K
+    for i in range(n):
+        RF[RF_SUM, i] /= K
     if S[S_LOG_ON] != 0:
         b = ev_nb(G, EV_SEARCH, 5 + 2 * n)
         LOG = G[G_LOG]
         LOG[b] = p
         LOG[b + 1] = dec
-        LOG[b + 2] = int(bp[BP_ROLLOUTS])
+        LOG[b + 2] = K
         LOG[b + 3] = best
         LOG[b + 4] = n
         for i in range(n):
