@@ -72,6 +72,11 @@ def check_shoe(counts: np.ndarray, r: Rules, players: int | None = None) -> None
     packs, jokers, shoe = shoe_limits(r, players)
     c = np.asarray(counts)
     rows = c.reshape(-1, NCARDS)
+    if rows.shape[0] == 0:
+        return
+    top = rows.max(axis=0)           # one pass: the card-by-card search below only on a failure
+    if top[NCARDS - 1] <= jokers and top[:NCARDS - 1].max() <= packs:
+        return
     over_j = rows[:, NCARDS - 1] > jokers
     over_n = (rows[:, :NCARDS - 1] > packs).any(axis=1)
     bad = np.flatnonzero(over_j | over_n)
