@@ -46,8 +46,8 @@ SIZES: dict[str, dict[str, dict]] = {
         "bots": dict(games={"random": 50, "greedy": 500, "smart": 500}, reps=5, tournament_deals=200),
         "strength": dict(deals=10_000),
         "play_quality": dict(games=1_000, turn_cap_games=16_667),   # 100,002 games per bot and preset
-        "rollout": dict(deals=160, budgets=(4, 8, 16, 32, 64), speed_decisions=200,
-                        curve_deals={4: 160, 16: 100, 32: 50, 64: 25}),
+        "rollout": dict(deals=100, budgets=(4, 8, 16, 32, 64), speed_decisions=200,
+                        curve_deals={4: 160, 8: 160, 16: 100, 32: 50}),
     },
     "quick": {
         "melds": dict(hands=5_000, warm=20_000, reps=3, ref_hands=3, ref_reps=3,
@@ -64,8 +64,8 @@ SIZES: dict[str, dict[str, dict]] = {
         "bots": dict(games={"random": 20, "greedy": 100, "smart": 100}, reps=3, tournament_deals=20),
         "strength": dict(deals=1_000),
         "play_quality": dict(games=100, turn_cap_games=100),
-        "rollout": dict(deals=50, budgets=(4, 8, 16, 32, 64), speed_decisions=60,
-                        curve_deals={32: 25, 64: 12}),
+        "rollout": dict(deals=12, budgets=(4, 8, 16, 32, 64), speed_decisions=60,
+                        curve_deals={4: 50, 8: 50, 16: 50, 32: 25}),
     },
     "tiny": {
         "melds": dict(presets=("shanghai",), hands=20, warm=20, reps=2, ref_hands=1, ref_reps=1,

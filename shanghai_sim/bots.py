@@ -175,7 +175,7 @@ _SMART_WEIGHTS = (
 
 # rollout's budget and switches (kernels.rollout); defaults from benchmarks/bench_rollout.py
 _ROLLOUT_PARAMS = (
-    BotParam("rollouts", "int", BP_ROLLOUTS, 8,
+    BotParam("rollouts", "int", BP_ROLLOUTS, 64,
              "samples per searched decision; each candidate is played out on every sample",
              lo=1, hi=4096),
     BotParam("kmax", "int", BP_KMAX, 0,

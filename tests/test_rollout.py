@@ -304,7 +304,7 @@ def test_the_search_finds_a_move_smart_misses():
     # choice is KS, and the search, with the same weights, finds the better discard
     assert g.bot_action("smart").card != "KS"
     assert g.bot_action("smart:feed_down=0").card == "KS"
-    spec = "rollout:rollouts=64:feed_down=0"
+    spec = "rollout:feed_down=0"                     # the default budget, rollouts=64
     assert g.bot_action(spec).card == "3H"
     means = dict(zip(("KS", "3H"), g.workspace()[L.W_RF][L.RF_SUM][:2]))
     assert means["KS"] == 40              # the next player always goes out: 4-4-4 7-7 8-8 3H left
