@@ -139,7 +139,7 @@ def render(results: dict, charts: dict, base: Path) -> str:
         "",
         f"**These results are from a `{'`, `'.join(runs)}` run** of "
         f"{sum(r.get('seconds', 0) for r in results.values()) / 60:.1f} minutes of benchmarks "
-        "(`full`: `python benchmarks/run_all.py`, under an hour on 2 cores, cold compiles "
+        "(`full`: `python benchmarks/run_all.py`, about two hours on 2 cores, most of it the rollout bot's tournaments, cold compiles "
         "included; `quick`: `--quick`, a few minutes, small samples, no cold compiles).",
         "",
         "## Rerun",
@@ -147,7 +147,7 @@ def render(results: dict, charts: dict, base: Path) -> str:
         "```bash",
         "pip install -e '.[bench,charts]'              # OpenSpiel and mahjong are the peers",
         "shanghai-sim warmup                           # compile the kernels once",
-        "python benchmarks/run_all.py                  # everything (under an hour)",
+        "python benchmarks/run_all.py                  # everything (about two hours on 2 cores)",
         "python benchmarks/run_all.py --quick          # small samples, no cold compiles (minutes)",
         "python benchmarks/run_all.py --only engine    # one benchmark; the others' results kept",
         "```",

@@ -1,6 +1,6 @@
 """Run every benchmark, write its JSON result, draw the charts, regenerate BENCHMARKS.md.
 
-    python benchmarks/run_all.py             # the full run (under an hour on 2 cores, cold compiles included)
+    python benchmarks/run_all.py             # the full run (about two hours on 2 cores, cold compiles included)
     python benchmarks/run_all.py --quick     # about 3-5 minutes with warm caches, no cold compiles
     python benchmarks/run_all.py --only engine [--quick]   # one benchmark; the others' results are kept
 
