@@ -64,7 +64,7 @@ def melds(res: dict, path: Path) -> Path:
         w = 0.2
         _bars(ax, x, [r["deficiency"] for r in rs], w, C_OURS, "deficiency, warm memo", -1.5 * w)
         _bars(ax, x, [r["cold"] for r in rs], w, C_COLD, "deficiency, cold memo", -0.5 * w)
-        _bars(ax, x, [r["laydown"] for r in rs], w, C_LAY, "lay-down (satisfiable + deadwood)", 0.5 * w)
+        _bars(ax, x, [r["laydown"] for r in rs], w, C_LAY, "lay-down of a hand that meets the contract", 0.5 * w)
         _bars(ax, x, [r["reference"] for r in rs], w, C_PEER, "Python reference (tests/reference.py)",
               1.5 * w)
         if shanten and shanten.get("median"):
@@ -227,10 +227,12 @@ def startup(res: dict, path: Path) -> Path:
         y = np.arange(len(med))
         ax.barh(y, med, xerr=err, color=C_PEER, capsize=3)
         ax.set_yticks(y)
-        ax.set_yticklabels([c["step"].replace(" (", "\n(") for c in f["cold"]], fontsize=7)
+        ax.set_yticklabels([c["step"].replace(" (", "\n(").replace("whole command: ", "whole command:\n")
+                            for c in f["cold"]], fontsize=7)
         ax.invert_yaxis()
         ax.set_xlabel("seconds to compile, empty cache")
-        ax.set_title("Cold compile of each command's kernels\n(fresh SHANGHAI_SIM_CACHE_DIR)",
+        ax.set_title(f"Cold compile of each command's kernels\n(fresh SHANGHAI_SIM_CACHE_DIR, "
+                     f"{f['cold'][0]['seconds']['n']} run each)",
                      fontsize=10)
         ax.grid(axis="x", alpha=0.3)
     return _finish(fig, res, path)
