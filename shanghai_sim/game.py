@@ -345,7 +345,7 @@ class Game:
                 H[q, c] += 1
             PS[q, K.PS_N] = len(ids)
             PS[q, K.PS_DEFOK] = 0
-            PS[q, K.PS_DECL0:K.PS_DECL0 + 53] = 0    # what it threw or refused: not known here
+            PS[q, L.PS_DECL0:L.PS_DECL0 + L.NCARDS] = 0    # what it threw or refused: not known here
         for q in down:
             PS[q, K.PS_DOWN] = 1
         for q, cards in (known or {}).items():
