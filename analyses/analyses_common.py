@@ -57,18 +57,43 @@ def parser(name: str, doc: str, games: int, **extra) -> argparse.ArgumentParser:
 def levels_arg(ap: argparse.ArgumentParser, default: str = "greedy,smart") -> None:
     ap.add_argument("--levels", default=default,
                     help="opponent levels: bot specs, the focal player and its opponents play the same one "
-                         f"(default {default}; add rollout once it exists)")
+                         f"(default {default}); SPEC@N caps that level at N deals per experiment, for a slow "
+                         "bot such as rollout (e.g. rollout:rollouts=8@100)")
 
 
 def check_levels(text: str) -> list[str]:
-    """Each level must be a known bot spec (one line and exit 2 otherwise)."""
+    """Each level must be a known bot spec (one line and exit 2 otherwise); ``SPEC@N`` caps are dropped
+    here (``level_caps`` reads them)."""
+    return list(level_caps(text))
+
+
+def level_caps(text: str) -> dict[str, int | None]:
+    """``greedy,smart,rollout:rollouts=8@100`` -> {spec: cap of deals or None}, each spec checked."""
     from shanghai_sim.bots import parse_bot
-    levels = [s.strip() for s in text.split(",") if s.strip()]
-    if not levels:
+    out: dict[str, int | None] = {}
+    for item in (s.strip() for s in text.split(",")):
+        if not item:
+            continue
+        spec, at, cap = item.partition("@")
+        spec = spec.strip()
+        n = None
+        if at:
+            try:
+                n = int(cap)
+            except ValueError:
+                n = 0
+            if n < 2:
+                raise AnalysisError(f"--levels {item!r}: the cap after @ must be a number of deals, 2 or more")
+        parse_bot(spec, 10)
+        out[spec] = n
+    if not out:
         raise AnalysisError("--levels: give at least one bot spec, e.g. --levels greedy,smart")
-    for s in levels:
-        parse_bot(s, 10)
-    return levels
+    return out
+
+
+def file_part(spec: str) -> str:
+    """A bot spec as part of a file name: ``rollout:rollouts=8`` -> ``rollout_rollouts8``."""
+    return spec.replace(":", "_").replace("=", "")
 
 
 def parse_hands(text: str, presets: list[str]) -> list[int]:

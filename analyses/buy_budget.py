@@ -78,7 +78,7 @@ def run(a) -> int:
     df.to_csv(out / "buy_budget.csv", index=False)
     charts = []
     for level in levels:
-        path = out / f"buy_budget_{level.replace(':', '_')}.png"
+        path = out / f"buy_budget_{C.file_part(level)}.png"
         chart(df[df.level == level], level, a, path)
         charts.append(path.name)
     report(a, levels, presets, df, clock, charts, out)

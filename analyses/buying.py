@@ -25,15 +25,16 @@ import sys
 
 import analyses_common as C
 
+DEFAULT_LEVELS = "greedy,smart,rollout:rollouts=8@100"
 ARMS = (("never", "never buys in hand N"), ("always", "buys whenever it may in hand N"))
 
 
-def hand_level(level, preset, n, a, data):
-    """One hand-level experiment: own buying vs never vs always in hand n."""
+def hand_level(level, preset, n, a, data, cap=None):
+    """One hand-level experiment: own buying vs never vs always in hand n (at most ``cap`` deals)."""
     from shanghai_sim.experiment import Arm, Experiment, per_deal, run_experiment
     exp = Experiment(baseline=level, opponents=level, rules=preset, players=4, hand=n, seed=a.seed,
                      variants=tuple(Arm(k, f"{level}:buy{n}={k}") for k, _ in ARMS),
-                     target_ci=a.target_ci, max_games=a.games, threads=a.threads)
+                     target_ci=a.target_ci, max_games=cap or a.games, threads=a.threads)
     out = os.path.join(data, f"hand-{preset}-{level}-{n}")
     res = run_experiment(exp, out, resume=True, progress=None)
     base = per_deal(os.path.join(out, res.arms[0].folder), 4, 1, res.games)
@@ -144,7 +145,7 @@ def main(argv=None) -> int:
     ap.add_argument("--game-deals", type=int, default=200, help="whole-game deals per arm (0: skip)")
     ap.add_argument("--presets", default="shanghai,contract")
     ap.add_argument("--hands", default="1-10", help="contracts to test, e.g. 1-10 or 8")
-    C.levels_arg(ap)
+    C.levels_arg(ap, DEFAULT_LEVELS)
     a = ap.parse_args(argv)
     return C.main_guard(lambda: run(a))
 
@@ -152,7 +153,8 @@ def main(argv=None) -> int:
 def run(a) -> int:
     import pandas as pd
     from pathlib import Path
-    levels = C.check_levels(a.levels)
+    caps = C.level_caps(a.levels)
+    levels = list(caps)
     presets = [p.strip() for p in a.presets.split(",") if p.strip()]
     hands = C.parse_hands(a.hands, presets)
     out = Path(a.out)
@@ -164,7 +166,7 @@ def run(a) -> int:
         for p in presets:
             for n in hands:
                 with clock.step(f"hand {p} {level} {n}"):
-                    r, res = hand_level(level, p, n, a, str(data))
+                    r, res = hand_level(level, p, n, a, str(data), caps[level])
                 rows += r
                 times.append({"level": level, "preset": p, "hand": str(n), "mode": "hand", "deals": res.games,
                               "seconds": round(C.recorded_seconds(res.out), 1)})
@@ -172,7 +174,7 @@ def run(a) -> int:
                       "; ".join(f"{x.name} {x.effects['points'].mean:+.1f}±{x.effects['points'].half_width:.1f}"
                                 for x in res.arms[1:]))
     if a.game_deals:
-        for level in levels:
+        for level in (lv for lv in levels if caps[lv] is None):
             for p in presets:
                 with clock.step(f"games {p} {level}"):
                     g, b = whole_games(level, p, hands, a, str(data))
@@ -199,14 +201,14 @@ def run(a) -> int:
         dg.to_csv(out / "game_effects.csv", index=False)
     charts = []
     for level in levels:
-        path = out / f"hand_points_{level.replace(':', '_')}.png"
+        path = out / f"hand_points_{C.file_part(level)}.png"
         chart_hand(var, level, a, path)
         charts.append(path.name)
-        if len(dg):
-            path = out / f"win_share_{level.replace(':', '_')}.png"
+        if len(dg) and (dg.level == level).any():
+            path = out / f"win_share_{C.file_part(level)}.png"
             chart_games(dg, level, a, path)
             charts.append(path.name)
-    report(a, levels, presets, hands, df, var, dg, gbase, times, clock, charts, out)
+    report(a, levels, caps, presets, hands, df, var, dg, gbase, times, clock, charts, out)
     C.say(a.quiet, f"written {out}/report.md ({clock.total:.0f} s)")
     return 0
 
@@ -228,22 +230,58 @@ def sign_table(var, levels):
     return pd.DataFrame(rows)
 
 
-def report(a, levels, presets, hands, df, var, dg, gbase, times, clock, charts, out):
+def budget_pairs(levels):
+    """(K, 2K) level pairs: the same search bot, equal but for a doubled rollouts=K."""
+    from shanghai_sim.bots import parse_bot
+    from shanghai_sim.kernels.bots import BP_ROLLOUTS
+    specs = {lv: parse_bot(lv, 10) for lv in levels}
+    out = []
+    for lo in levels:
+        for hi in levels:
+            a, b = specs[lo], specs[hi]
+            if a.kind == b.kind and a.params[BP_ROLLOUTS] > 0 and b.params[BP_ROLLOUTS] == 2 * a.params[BP_ROLLOUTS] \
+                    and all(x == y for i, (x, y) in enumerate(zip(a.params, b.params)) if i != BP_ROLLOUTS):
+                out.append((lo, hi))
+    return out
+
+
+def budget_table(var, lo, hi):
+    """Per (preset, hand, arm) cell of both levels: their effects, verdicts, and the change."""
+    import numpy as np
+    import pandas as pd
+    key = ["preset", "hand", "arm"]
+    cols = key + ["points_mean", "half_width", "verdict", "deals"]
+    m = var[var.level == lo][cols].merge(var[var.level == hi][cols], on=key, suffixes=("_lo", "_hi"))
+    change = m.points_mean_hi - m.points_mean_lo
+    hw = np.hypot(m.half_width_lo, m.half_width_hi)
+    return pd.DataFrame({"preset": m.preset, "hand": m.hand, "arm": m.arm,
+                         f"{lo}": [C.fmt_ci(x, x - h, x + h) for x, h in zip(m.points_mean_lo, m.half_width_lo)],
+                         f"{hi}": [C.fmt_ci(x, x - h, x + h) for x, h in zip(m.points_mean_hi, m.half_width_hi)],
+                         "verdicts": m.verdict_lo + " / " + m.verdict_hi,
+                         "change": change.round(1), "change CI": [C.fmt_ci(x, x - h, x + h) for x, h in zip(change, hw)],
+                         "n deals": m.deals_lo.astype(str) + " / " + m.deals_hi.astype(str),
+                         "agree": m.verdict_lo == m.verdict_hi, "apart": change.abs() > hw})
+
+
+def report(a, levels, caps, presets, hands, df, var, dg, gbase, times, clock, charts, out):
     import pandas as pd
     L = ["# Is buying worth it, contract by contract?", "",
          f"Command: `{C.command_line()}`  ", f"Environment: {C.environment()}", ""]
     L += ["## Design", "",
           f"- 4 players; rules presets {', '.join(presets)} (docs/rules.md); contracts {a.hands}.",
-          f"- Opponent levels: {', '.join(levels)} (focal player and opponents play the same bot). The "
-          "`rollout` level (issue #14) is pending: it was not run here; add it with `--levels greedy,smart,rollout`"
-          " once it exists." if "rollout" not in ",".join(levels) else
-          f"- Opponent levels: {', '.join(levels)}.",
+          f"- Opponent levels: {', '.join(levels)} (focal player and opponents play the same bot)."
+          + "".join(f" Level `{lv}`: at most {c:,} deals per contract (a slow bot: the n its compute allows), "
+                    "hand-level only (no whole games)." for lv, c in caps.items() if c)
+          + ("" if any(lv.startswith("rollout") for lv in levels) else
+             " No rollout level here: add one with e.g. `--levels greedy,smart,rollout:rollouts=8@100`."),
           "- Arms, per contract N: the baseline (the bot's own buying, no knob), `buyN=never` and `buyN=always`.",
           f"- Hand-level experiments (`shanghai_sim.experiment`, `hand=N`: only hand N is played), duplicate "
           f"seating (each deal once with the focal player in each seat), common random numbers, job seed "
           f"{a.seed}, deal seeds `game_seed_nb({a.seed}, k)`. Run in rounds to a CI half-width of "
-          f"{a.target_ci:g} points on hand-N points, capped at {a.games:,} deals.",
-          f"- Whole games: {a.game_deals:,} deals per arm, all 20 variants in one experiment per level and preset."
+          f"{a.target_ci:g} points on hand-N points, capped at {a.games:,} deals"
+          + "".join(f" ({c:,} at `{lv}`)" for lv, c in caps.items() if c) + ".",
+          f"- Whole games: {a.game_deals:,} deals per arm, all 20 variants in one experiment per level and preset"
+          + (f" (levels {', '.join(lv for lv in levels if not caps[lv])})." if any(caps.values()) else ".")
           if a.game_deals else "- Whole games: skipped (`--game-deals 0`).",
           "- The unit of every CI is the deal (the focal player's mean over its 4 seatings); 95% Student-t CIs, "
           "per comparison.",
@@ -276,6 +314,17 @@ def report(a, levels, presets, hands, df, var, dg, gbase, times, clock, charts, 
               f"{len(dep)} of {len(st)} (preset, contract, arm) cells differ between levels "
               f"({(dep['depends on opponents'] == 'sign flips').sum()} flip sign, both significant).", "",
               C.table_md(dep) if len(dep) else "(none)", ""]
+    for lo, hi in budget_pairs(levels):
+        bt = budget_table(var, lo, hi)
+        bt.to_csv(out / f"budget_{C.file_part(lo)}_vs_{C.file_part(hi)}.csv", index=False)
+        moved = bt[bt.apart]
+        L += [f"### Does doubling the search budget change the answer? (`{lo}` -> `{hi}`)", "",
+              f"Verdicts agree in {int(bt.agree.sum())} of {len(bt)} (preset, contract, arm) cells; the effect "
+              f"moves by {bt['change'].abs().median():.1f} points in the median cell (largest "
+              f"{bt['change'].abs().max():.1f}). Change = effect at `{hi}` - effect at `{lo}`, with a 95% CI "
+              "from the two CIs as if independent (wider than the truth: the levels play the same deals); "
+              f"{len(moved)} cell(s) where that CI excludes 0.", "",
+              C.table_md(bt[~bt.agree | bt.apart].drop(columns=["agree", "apart"])) if (~bt.agree | bt.apart).any() else "(no cell differs)", ""]
     for c in charts:
         L += [f"![{c}]({c})", ""]
     L += ["## Hand-level effects (points in hand N)", "",

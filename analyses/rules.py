@@ -173,10 +173,10 @@ def run(a) -> int:
     charts = []
     for level in levels:
         for p in presets:
-            path = out / f"rules_{p}_{level.replace(':', '_')}.png"
+            path = out / f"rules_{p}_{C.file_part(level)}.png"
             chart_measures(df[(df.level == level) & (df.preset == p)], level, p, a, path)
             charts.append(path.name)
-        path = out / f"points_by_contract_{level.replace(':', '_')}.png"
+        path = out / f"points_by_contract_{C.file_part(level)}.png"
         chart_points(df[df.level == level], level, presets, a, path)
         charts.append(path.name)
     report(a, levels, presets, df, dg, dr, clock, charts, out)

@@ -136,7 +136,7 @@ def run(a) -> int:
     dr.to_csv(out / "runs.csv", index=False)
     charts = []
     for level in levels:
-        path = out / f"seats_{level.replace(':', '_')}.png"
+        path = out / f"seats_{C.file_part(level)}.png"
         chart(df[df.level == level], level, a, path)
         charts.append(path.name)
     report(a, levels, presets, counts, df, dr, clock, charts, out)

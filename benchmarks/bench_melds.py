@@ -2,11 +2,12 @@
 
 For each contract of a preset, random hands from the shoe the rules deal for
 4 players (shanghai: 2 packs + 4 jokers), 12 cards (14 for hands 8-10, where
-buys are usual). After a warm-up on other hands of the same distribution
-(compilation and the per-suit memo), it times ``deficiency_ws_nb`` over the
-measured hands (the median of ``--reps`` passes, each over fresh hands), the public
-``deficiency_batch`` called in a loop (each call ``hands`` fresh hands, its memo kept
-across calls: the rate of the calls after the first), the
+buys are usual). With a fresh memo per pass ("cold"); then after a warm-up of
+``--warm`` hands through the public ``deficiency_batch`` called in a loop (each call
+``hands`` fresh hands; it keeps its memo per thread and rules across calls), alternately
+on fresh hands with that same memo: the kernel alone (``deficiency_batch_nb``, "warm")
+and the public call (checks and set-up included), the median of ``--reps`` passes each;
+the
 lay-down of hands that meet the contract (``laydown_sat_nb``, the engine's call when
 a player goes down: the least-deadwood melds), and the plain
 Python reference of tests/reference.py on a sample, so the table shows the
@@ -30,13 +31,21 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from shanghai_sim import rules as R  # noqa: E402
-from shanghai_sim.hand import deficiency_batch  # noqa: E402
+from shanghai_sim.hand import _memo, deficiency_batch  # noqa: E402
 from shanghai_sim.kernels import melds as K  # noqa: E402
 from shanghai_sim.rules import MAX_MELDS, P_INITIAL_EXACT, P_SAME_SUIT_GAP  # noqa: E402
 from shanghai_sim.kernels.layout import RUN  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import rates, ratio, table  # noqa: E402
+
+
+ANY = np.int64(1) << 62       # the kernel's shoe check off: any count
+
+
+def memo_of(a) -> tuple:
+    """The memo deficiency_batch keeps for these rules on this thread."""
+    return _memo(a.joker_cap, int(a.params[P_INITIAL_EXACT]), int(a.params[P_SAME_SUIT_GAP]))
 
 
 def shoe_of(r: R.Rules) -> np.ndarray:
@@ -111,46 +120,43 @@ def contract_rows(rules: str, hands: int, warm: int, reps: int, ref_hands: int, 
     for h in range(r.hands):
         size = 14 if h >= 7 else 12
         kinds, sizes, nm = a.meld_kind[h], a.meld_size[h], a.n_melds[h]
-        cache = K.new_cache()
         # every pass's hands drawn now, so no Python work runs between the timed passes
         tests = [draw(rng, shoe, hands, size) for _ in range(reps)]
         out = np.empty(hands, np.int64)
         # Cold: a fresh memo per pass (compilation excluded by a first tiny call).
-        K.deficiency_batch_nb(tests[0][:1], kinds, sizes, nm, a.joker_cap, exact, gap, out, *K.new_cache())
+        K.deficiency_batch_nb(tests[0][:1], kinds, sizes, nm, a.joker_cap, exact, gap, out, *K.new_cache(),
+                              ANY, ANY)
         cold = []
         for test in tests:
             t = time.perf_counter()
-            K.deficiency_batch_nb(test, kinds, sizes, nm, a.joker_cap, exact, gap, out, *K.new_cache())
+            K.deficiency_batch_nb(test, kinds, sizes, nm, a.joker_cap, exact, gap, out, *K.new_cache(), ANY, ANY)
             cold.append((len(test), time.perf_counter() - t))
+        # Warm-up: the public deficiency_batch in a loop of calls of `hands` fresh hands, as a
+        # user calls it; it keeps its memo (per thread and rules) across the calls.
         done = 0
         while done < warm:
-            w = draw(rng, shoe, min(50_000, warm - done), size)
-            K.deficiency_batch_nb(w, kinds, sizes, nm, a.joker_cap, exact, gap,
-                                  np.empty(len(w), np.int64), *cache)
-            done += len(w)
-        # Several passes, each over hands not seen before, back to back after the warm-up.
-        hot, defs = [], []
+            deficiency_batch(draw(rng, shoe, hands, size), h + 1, r)
+            done += hands
+        cache = memo_of(a)
+        # Then, alternately on fresh hands and with that same memo: the kernel alone (warm) and
+        # the public call (its checks and set-up included), so the two differ by the call only.
+        hot, calls, defs = [], [], []
         for test in tests:
             t = time.perf_counter()
-            K.deficiency_batch_nb(test, kinds, sizes, nm, a.joker_cap, exact, gap, out, *cache)
+            K.deficiency_batch_nb(test, kinds, sizes, nm, a.joker_cap, exact, gap, out, *cache, ANY, ANY)
             hot.append((len(test), time.perf_counter() - t))
             defs.append(out.mean())
-        # The public API in a loop: deficiency_batch keeps a per-thread, per-rules memo
-        # across calls; every call's hands are fresh, the first call of the loop not timed.
-        calls = []
-        for k in range(reps + 1):
             batch = draw(rng, shoe, hands, size)
             t = time.perf_counter()
             deficiency_batch(batch, h + 1, r)
-            if k:
-                calls.append((hands, time.perf_counter() - t))
+            calls.append((hands, time.perf_counter() - t))
         lay = np.zeros((MAX_MELDS, K.LAY_W), np.int64)
         n_lay = min(hands, 20_000)
         lays = []
         for _ in range(reps):
             meet = draw_meeting(rng, shoe, kinds, sizes, nm, n_lay, size)
             d = np.empty(n_lay, np.int64)
-            K.deficiency_batch_nb(meet, kinds, sizes, nm, a.joker_cap, exact, gap, d, *cache)
+            K.deficiency_batch_nb(meet, kinds, sizes, nm, a.joker_cap, exact, gap, d, *cache, ANY, ANY)
             meet = meet[d == 0]
             K.laydown_sat_nb(meet[0], kinds, sizes, nm, a.joker_cap, exact, gap, a.points, lay)
             t = time.perf_counter()
@@ -259,13 +265,14 @@ def main() -> None:
     print(f"rules {args.rules}; {args.hands:,} hands per contract; one thread; "
           f"warm-up {args.warm:,} hands; 'cold' = a fresh memo per pass", flush=True)
     rows = contract_rows(args.rules, args.hands, args.warm, args.reps, args.ref_hands, 1, args.seed)
-    print(f"{'hand':>4} {'contract':<22} {'cards':>5} {'deficiency/s':>14} {'cold/s':>12} {' lay-downs/s':>15} "
-          f"{'reference/s':>12} {'speed-up':>9} {'mean def':>8}")
+    print(f"{'hand':>4} {'contract':<22} {'cards':>5} {'deficiency/s':>14} {'cold/s':>12} {'calls/s':>12} "
+          f"{'calls/warm':>10} {' lay-downs/s':>15} {'reference/s':>12} {'speed-up':>9} {'mean def':>8}")
     for row in rows:
         dps, rps = row["deficiency"]["median"], row["reference"]["median"] or float("nan")
+        cps = row["calls"]["median"]
         print(f"{row['hand']:>4} {row['contract']:<22} {row['cards']:>5} {dps:>14,.0f} "
-              f"{row['cold']['median']:>12,.0f} {row['laydown']['median']:>15,.0f} {rps:>12,.1f} "
-              f"{dps / rps:>8,.0f}x {row['mean_deficiency']:>8.2f}")
+              f"{row['cold']['median']:>12,.0f} {cps:>12,.0f} {cps / dps:>10.2f} {row['laydown']['median']:>15,.0f} "
+              f"{rps:>12,.1f} {dps / rps:>8,.0f}x {row['mean_deficiency']:>8.2f}")
     d = [row["deficiency"]["median"] for row in rows]
     print(f"median deficiency/s over the contracts: {statistics.median(d):,.0f}; "
           f"slowest: {min(d):,.0f} (hand {rows[int(np.argmin(d))]['hand']})")

@@ -21,8 +21,8 @@ import numpy as np
 
 from .cards import CardError, NCARDS, card_str, parse_cards
 from .kernels import melds as K
-from .rules import (MAX_MELDS, MAX_PLAYERS, MIN_PLAYERS, P_INITIAL_EXACT, P_SAME_SUIT_GAP, MeldKind, Rules, RulesError,
-                    load_rules, resolve_contract)
+from .rules import (MAX_MELDS, MAX_PLAYERS, MIN_PLAYERS, P_INITIAL_EXACT, P_SAME_SUIT_GAP, PRESETS, MeldKind, Rules,
+                    RulesError, load_rules, resolve_contract)
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,17 @@ def _contract_rows(r: Rules, contract) -> tuple[np.ndarray, np.ndarray, int, str
 
 
 def _rules(rules) -> Rules:
-    return rules if isinstance(rules, Rules) else load_rules(rules)
+    if isinstance(rules, Rules):
+        return rules
+    if isinstance(rules, str) and rules in PRESETS:     # a preset by name: one object per name
+        r = _PRESET_RULES.get(rules)                     # (Rules are frozen), so _prepared hits
+        if r is None:
+            r = _PRESET_RULES[rules] = load_rules(rules)
+        return r
+    return load_rules(rules)                             # a file: read every time (it may change)
+
+
+_PRESET_RULES: dict[str, Rules] = {}
 
 
 def shoe_limits(r: Rules, players: int | None = None) -> tuple[int, int, str]:
@@ -143,18 +153,42 @@ def deficiency_batch(counts, contract: int | str, rules: str | Path | Rules = "s
         raise CardError(f"counts must be an (n, {NCARDS}) array, got shape {arr.shape}")
     if not np.issubdtype(arr.dtype, np.integer):
         raise CardError(f"counts must be integers, got dtype {arr.dtype}")
-    if (arr < 0).any():
-        raise CardError("counts must be non-negative")
-    if shoe:
-        check_shoe(arr, r, players)
+    packs, jokers = shoe_limits(r, players)[:2] if shoe else (_ANY, _ANY)
     arr = np.ascontiguousarray(arr, dtype=np.int64)
+    kinds, sizes, nm, joker_cap, exact, gap, memo_key = _prepared(r, contract)
+    out = np.empty(arr.shape[0], dtype=np.int64)
+    # The kernel checks each hand as it reads it (no pass of its own) and stops at the first
+    # bad one; the message is then built here.
+    bad = K.deficiency_batch_nb(arr, kinds, sizes, nm, joker_cap, exact, gap, out,
+                                *_memo(*memo_key), packs, jokers)
+    if bad >= 0:
+        if (arr[bad] < 0).any():
+            raise CardError(f"hand {bad}: counts must be non-negative")
+        check_shoe(arr, r, players)
+    return out
+
+
+_ANY = np.int64(1) << 62          # shoe=False: any count
+
+# What a call needs of (rules, contract), built once: Rules.arrays() rebuilds its arrays on
+# every call (0.1 ms), too much for a loop of small batches. Keyed by the Rules object's id;
+# the entry holds the object, so the id cannot be reused while it is cached.
+_PREP: dict = {}
+
+
+def _prepared(r: Rules, contract) -> tuple:
+    key = (id(r), contract if isinstance(contract, (int, str)) else repr(contract))
+    hit = _PREP.get(key)
+    if hit is not None and hit[0] is r:
+        return hit[1]
     kinds, sizes, nm, _ = _contract_rows(r, contract)
     a = r.arrays()
-    out = np.empty(arr.shape[0], dtype=np.int64)
     exact, gap = a.params[P_INITIAL_EXACT], a.params[P_SAME_SUIT_GAP]
-    K.deficiency_batch_nb(arr, kinds, sizes, nm, a.joker_cap, exact, gap, out,
-                          *_memo(a.joker_cap, int(exact), int(gap)))
-    return out
+    prep = (kinds, sizes, nm, a.joker_cap, exact, gap, (a.joker_cap, int(exact), int(gap)))
+    if len(_PREP) >= 64:
+        _PREP.clear()
+    _PREP[key] = (r, prep)
+    return prep
 
 
 # The meld memo of deficiency_batch: one per thread and per rules (the options the

@@ -232,6 +232,14 @@ def test_deficiency_batch_checks_the_shoe_too():
     with pytest.raises(CardError, match="hand 2: 3 x AC"):
         deficiency_batch(counts, 1)
     assert deficiency_batch(counts, 1, shoe=False).shape == (3,)
+    counts[2, 0] = 1
+    counts[1, 52] = 5                                    # shanghai at 4 players: 4 jokers
+    with pytest.raises(CardError, match="hand 1: 5 jokers"):
+        deficiency_batch(counts, 1)
+    counts[0, 7] = -1                                    # checked with or without the shoe
+    for shoe in (True, False):
+        with pytest.raises(CardError, match="hand 0: counts must be non-negative"):
+            deficiency_batch(counts, 1, shoe=shoe)
 
 
 # ---------------------------------------------------------------- rules
