@@ -57,14 +57,19 @@ def parser(name: str, doc: str, games: int, **extra) -> argparse.ArgumentParser:
 def levels_arg(ap: argparse.ArgumentParser, default: str = "greedy,smart") -> None:
     ap.add_argument("--levels", default=default,
                     help="opponent levels: bot specs, the focal player and its opponents play the same one "
-                         f"(default {default}); SPEC@N caps that level at N deals per experiment, for a slow "
-                         "bot such as rollout (e.g. rollout:rollouts=8@100)")
+                         f"(default {default}); in the experiments, SPEC@N caps that level at N deals, for a "
+                         "slow bot such as rollout (e.g. rollout:rollouts=8@100)")
 
 
 def check_levels(text: str) -> list[str]:
-    """Each level must be a known bot spec (one line and exit 2 otherwise); ``SPEC@N`` caps are dropped
-    here (``level_caps`` reads them)."""
-    return list(level_caps(text))
+    """Each level must be a known bot spec (one line and exit 2 otherwise), without a cap: for the
+    analyses whose runs all have --games (the experiments read caps with ``level_caps``)."""
+    caps = level_caps(text)
+    capped = [lv for lv, n in caps.items() if n]
+    if capped:
+        raise AnalysisError(f"--levels {capped[0]}@{caps[capped[0]]}: a cap per level is for the experiments "
+                            "(buying, buy_budget, going_down); here every level plays --games")
+    return list(caps)
 
 
 def level_caps(text: str) -> dict[str, int | None]:
@@ -85,6 +90,8 @@ def level_caps(text: str) -> dict[str, int | None]:
             if n < 2:
                 raise AnalysisError(f"--levels {item!r}: the cap after @ must be a number of deals, 2 or more")
         parse_bot(spec, 10)
+        if spec in out:
+            raise AnalysisError(f"--levels: {spec!r} is given twice")
         out[spec] = n
     if not out:
         raise AnalysisError("--levels: give at least one bot spec, e.g. --levels greedy,smart")

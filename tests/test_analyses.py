@@ -55,6 +55,30 @@ def test_buying_tiny(tmp_path):
     _pngs_ok(out, 2)
 
 
+def test_buying_capped_levels_and_the_budget_check(tmp_path):
+    """SPEC@N caps a level's deals and skips its whole games; a rollout level and the same one
+    with rollouts doubled get the 'does doubling change the answer' section."""
+    out = tmp_path / "buying"
+    rc = _script("buying").main(["--games", "6", "--game-deals", "2", "--hands", "1", "--presets", "shanghai",
+                                 "--levels", "greedy,rollout:rollouts=2@3,rollout:rollouts=4@2", "--out", str(out),
+                                 "--quiet"])
+    assert rc == 0
+    eff = pd.read_csv(out / "hand_points_effects.csv")
+    assert dict(eff.groupby("level").deals.max()) == {"greedy": 6, "rollout:rollouts=2": 3, "rollout:rollouts=4": 2}
+    assert set(pd.read_csv(out / "game_effects.csv").level) == {"greedy"}      # capped levels: no whole games
+    text = (out / "report.md").read_text()
+    assert "at most 3 deals per contract" in text and "doubling the search budget" in text
+    bt = pd.read_csv(out / "budget_rollout_rollouts2_vs_rollout_rollouts4.csv")
+    assert len(bt) == 2 and set(bt.arm) == {"never", "always"}
+    _pngs_ok(out, 4)
+
+
+def test_budget_pairs_are_a_doubled_rollouts_only():
+    b = _script("buying")
+    assert b.budget_pairs(["smart", "rollout:rollouts=8", "rollout:rollouts=16", "rollout:rollouts=32:policy=greedy"]) \
+        == [("rollout:rollouts=8", "rollout:rollouts=16")]
+
+
 def test_buy_budget_tiny(tmp_path):
     out = tmp_path / "bb"
     rc = _script("buy_budget").main(["--games", "8", "--hands", "9", "--levels", "greedy", "--presets", "shanghai",
@@ -109,6 +133,9 @@ def test_rules_tiny(tmp_path):
     (["buying.py", "--levels", "greedy,nosuchbot"], "nosuchbot"),
     (["buy_budget.py", "--hands", "11"], "hands"),
     (["seats.py", "--players", "3,x"], "--players"),
+    (["seats.py", "--levels", "smart@100"], "cap per level"),
+    (["buying.py", "--levels", "smart@x"], "the cap after @"),
+    (["going_down.py", "--levels", "smart,smart"], "given twice"),
 ])
 def test_bad_input_one_line_exit_2(tmp_path, args, words):
     p = subprocess.run([sys.executable, str(ANALYSES / args[0]), *args[1:], "--out", str(tmp_path / "o")],
