@@ -28,7 +28,7 @@ HOW = {
         "nearest public analogue of `deficiency`, the `mahjong` package's shanten number "
         "(riichi mahjong, another game: 13 tiles of 34 kinds, pure Python): it answers the same "
         "question, cards missing to a complete hand, for a smaller hand and no jokers. "
-        "`progressive` is sampled lighter (its multi-run contracts take the general search)."),
+        "The full run measures every preset alike (the quick run samples `progressive` lighter)."),
     "growth": (
         "How cost grows",
         "Deficiency time per hand (warm memo) for hands of 10-22 cards drawn from the "

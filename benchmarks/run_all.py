@@ -33,7 +33,7 @@ ORDER = ("melds", "growth", "engine", "runner", "verify", "startup", "bots", "st
 SIZES: dict[str, dict[str, dict]] = {
     "full": {
         "melds": dict(hands=20_000, warm=100_000, reps=5, ref_hands=10, ref_reps=3,
-                      shanten_hands=10_000, scale={"progressive": 0.05}),
+                      shanten_hands=10_000),      # every preset in calls of 20,000 hands (issue #17)
         "growth": dict(hands=5_000, warm=10_000, reps=5, games=50,
                        scale={"progressive": 0.04}),
         "engine": dict(greedy_games=500, random_games=50, scale={"progressive": 0.02},
