@@ -4,7 +4,8 @@ For each contract N of the `shanghai` and `contract` presets (4 players), the
 focal player either never buys in that hand (`buyN=never`), buys by its own
 judgement (the baseline: no knob), or buys whenever it may (`buyN=always`).
 The focal player and its three opponents play the same bot: one experiment per
-opponent level (`--levels`, default greedy,smart).
+opponent level (`--levels`, default greedy, smart and rollout:rollouts=8 capped at
+100 deals per contract, `SPEC@N`: hand-level only, about two hours of 2 cores).
 
 - Hand-level experiments (`--hand N`: only hand N is played, about ten times
   cheaper) give the effect on that hand's points, run in rounds until the CI
@@ -15,6 +16,7 @@ opponent level (`--levels`, default greedy,smart).
   both arms (common random numbers) and cancel exactly; the script checks that.
 
     python analyses/buying.py                       # the committed default run
+    python analyses/buying.py --levels greedy,smart   # the first two levels, in minutes
     python analyses/buying.py --levels greedy --presets contract --hands 8 --games 400
 """
 
@@ -84,7 +86,7 @@ def chart_hand(df, level, a, path):
     plt = C.pyplot()
     from shanghai_sim.rules import preset as get_preset
     presets = list(dict.fromkeys(df.preset))
-    fig, axes = plt.subplots(1, len(presets), figsize=(5.2 * len(presets), 5.4), sharex=True, squeeze=False)
+    fig, axes = plt.subplots(1, len(presets), figsize=(max(5.2 * len(presets), 10.4), 5.4), sharex=True, squeeze=False)
     for ax, p in zip(axes[0], presets):
         r = get_preset(p)
         d = df[(df.preset == p) & (df.level == level)]
@@ -103,7 +105,7 @@ def chart_hand(df, level, a, path):
                  f"(4 x {level})", fontsize=10)
     C.caption(fig, f"Line-up: focal {level} + 3 x {level}, 4 players, rules presets as titled. Hand-level "
                    f"experiments (only hand N played), duplicate seating, common random numbers, seed {a.seed}; "
-                   f"n = {n[0]:,}-{n[1]:,} deals per contract (each in 4 seatings). Bars: 95% CI per comparison, "
+                   f"n = {n[0]:,}{'' if n[0] == n[1] else f'-{n[1]:,}'} deals per contract (each in 4 seatings). Bars: 95% CI per comparison, "
                    f"unadjusted (report.md: Holm over all comparisons).")
     fig.tight_layout(rect=(0, 0.06, 1, 0.92))
     fig.savefig(path)
@@ -114,7 +116,7 @@ def chart_games(dg, level, a, path):
     plt = C.pyplot()
     from shanghai_sim.rules import preset as get_preset
     presets = list(dict.fromkeys(dg.preset))
-    fig, axes = plt.subplots(1, len(presets), figsize=(5.2 * len(presets), 5.4), sharex=True, squeeze=False)
+    fig, axes = plt.subplots(1, len(presets), figsize=(max(5.2 * len(presets), 10.4), 5.4), sharex=True, squeeze=False)
     for ax, p in zip(axes[0], presets):
         r = get_preset(p)
         d = dg[(dg.preset == p) & (dg.level == level)]
@@ -279,7 +281,8 @@ def report(a, levels, caps, presets, hands, df, var, dg, gbase, times, clock, ch
           f"seating (each deal once with the focal player in each seat), common random numbers, job seed "
           f"{a.seed}, deal seeds `game_seed_nb({a.seed}, k)`. Run in rounds to a CI half-width of "
           f"{a.target_ci:g} points on hand-N points, capped at {a.games:,} deals"
-          + "".join(f" ({c:,} at `{lv}`)" for lv, c in caps.items() if c) + ".",
+          + (" (" + ", ".join(f"{c:,} at `{lv}`" for lv, c in caps.items() if c) + ")" if any(caps.values()) else "")
+          + ".",
           f"- Whole games: {a.game_deals:,} deals per arm, all 20 variants in one experiment per level and preset"
           + (f" (levels {', '.join(lv for lv in levels if not caps[lv])})." if any(caps.values()) else ".")
           if a.game_deals else "- Whole games: skipped (`--game-deals 0`).",
@@ -324,7 +327,7 @@ def report(a, levels, caps, presets, hands, df, var, dg, gbase, times, clock, ch
               f"{bt['change'].abs().max():.1f}). Change = effect at `{hi}` - effect at `{lo}`, with a 95% CI "
               "from the two CIs as if independent (wider than the truth: the levels play the same deals); "
               f"{len(moved)} cell(s) where that CI excludes 0.", "",
-              C.table_md(bt[~bt.agree | bt.apart].drop(columns=["agree", "apart"])) if (~bt.agree | bt.apart).any() else "(no cell differs)", ""]
+              C.table_md(bt[~bt.agree | bt.apart].drop(columns=["agree", "apart", "change"])) if (~bt.agree | bt.apart).any() else "(no cell differs)", ""]
     for c in charts:
         L += [f"![{c}]({c})", ""]
     L += ["## Hand-level effects (points in hand N)", "",
@@ -365,17 +368,21 @@ def report(a, levels, caps, presets, hands, df, var, dg, gbase, times, clock, ch
                   f"{b['level']} {b['preset']}: {b['no_winner_hands']:,} of {b['hands_played']:,} hands "
                   f"({b['no_winner_hands'] / b['hands_played']:.1%}) with nobody out, {b['turn_cap_hands']} "
                   "at the turn cap" for b in gbase) + ".", ""]
-    hw = var.half_width
     tt = pd.DataFrame(times)
     L += ["## Compute budget", "",
           f"Compute: {tt.seconds.sum() / 60:.1f} min of play time as recorded in the arms' manifest.json files "
           f"(this session's wall time, reading included: {clock.total / 60:.1f} min) on this machine "
-          f"({os.cpu_count()} cores, shared with other work). "
-          f"Hand-level: {tt[tt['mode'] == 'hand'].seconds.sum() / 60:.1f} min, {int(tt[tt['mode'] == 'hand'].deals.sum()):,} "
-          f"deals x 3 arms x 4 seatings; CI half-widths on hand-N points: median {hw.median():.2f}, widest "
-          f"{hw.max():.2f} points (target {a.target_ci:g}, cap {a.games:,} deals). "
-          + (f"Whole games: {tt[tt['mode'] == 'whole games'].seconds.sum() / 60:.1f} min. " if len(dg) else "")
-          + "Per-experiment times: times.csv.", "",
+          f"({os.cpu_count()} cores, shared with other work). Per level (hand-level: deals x 3 arms x 4 seatings; "
+          f"CI half-widths on hand-N points, target {a.target_ci:g}):", ""]
+    for level in levels:
+        t = tt[tt.level == level]
+        h = t[t["mode"] == "hand"]
+        w = var[var.level == level].half_width
+        g = t[t["mode"] == "whole games"]
+        L.append(f"- `{level}`: hand-level {h.seconds.sum() / 60:.1f} min, {int(h.deals.sum()):,} deals (cap "
+                 f"{caps[level] or a.games:,} per contract), half-widths median {w.median():.2f}, widest {w.max():.2f} "
+                 "points" + (f"; whole games {g.seconds.sum() / 60:.1f} min." if len(g) else "; no whole games."))
+    L += ["", "Per-experiment times: times.csv.", "",
           "Files: hand_level.csv (every arm, stopped hands), hand_points_effects.csv (effects, Holm), "
           "game_effects.csv (whole games), sign_by_level.csv, times.csv. Raw datasets: data/ (not committed; "
           "rerunning the command rebuilds them identically).", ""]
