@@ -98,6 +98,14 @@ def level_caps(text: str) -> dict[str, int | None]:
     return out
 
 
+def no_rollout_note(levels: list[str]) -> str:
+    """The report's words when an experiment ran without a rollout level ("" when it had one)."""
+    if any(lv.startswith("rollout") for lv in levels):
+        return ""
+    return (" No `rollout` level: it plays about 1,000 times slower than smart, and the issue asks it of "
+            "`buying` only (add one with `--levels smart,rollout:rollouts=8@N`).")
+
+
 def file_part(spec: str) -> str:
     """A bot spec as part of a file name: ``rollout:rollouts=8`` -> ``rollout_rollouts8``."""
     return spec.replace(":", "_").replace("=", "")

@@ -128,7 +128,7 @@ def report(a, levels, presets, df, clock, charts, out):
          "4 in hands 9-10 of both presets); each variant caps the focal player at k buys in hand N "
          "(`maxbuysN=k`, k from 0 to the limit - 1). `maxbuysN=0` is never buying in hand N.",
          f"- Levels: {', '.join(levels)} (focal player and opponents play the same bot)."
-         + ("" if "rollout" in a.levels else " No `rollout` level: it plays about 1,000 times slower than smart, and the issue asks it of `buying` only (add one with `--levels smart,rollout:rollouts=8@N`)."),
+         + C.no_rollout_note(levels),
          f"- Rules presets {', '.join(presets)}, 4 players. Hand-level experiments (only hand N played), duplicate "
          f"seating, common random numbers, job seed {a.seed}; rounds to a CI half-width of {a.target_ci:g} points, "
          f"cap {a.games:,} deals.",

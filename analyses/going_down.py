@@ -122,8 +122,7 @@ def report(a, levels, presets, df, da, clock, out):
          "- Baseline: the bot goes down as soon as it can. Variant: `wait_blind=true`, it goes down only when it "
          "can go out on the same turn. One change, the focal player only; the 3 opponents play the same level's bot "
          "with its default.",
-         f"- Levels: {', '.join(levels)}." + ("" if "rollout" in a.levels else
-                                             " No `rollout` level: it plays about 1,000 times slower than smart, and the issue asks it of `buying` only (add one with `--levels smart,rollout:rollouts=8@N`)."),
+         f"- Levels: {', '.join(levels)}." + C.no_rollout_note(levels),
          f"- Rules presets: {', '.join(presets)}; 4 players. Whole games, duplicate seating, common random "
          f"numbers; {a.games:,} deals per arm, job seed {a.seed}, deal seeds `game_seed_nb({a.seed}, k)`.",
          "- 95% Student-t CIs over deals, per comparison. Multiplicity: Holm over the game-points comparisons "

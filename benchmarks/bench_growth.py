@@ -29,6 +29,7 @@ from bench_engine import games_rate  # noqa: E402
 from bench_melds import shoe_of  # noqa: E402
 
 from shanghai_sim import rules as R  # noqa: E402
+from shanghai_sim.hand import NO_SHOE_LIMIT as ANY  # noqa: E402  (the kernel's shoe check off)
 from shanghai_sim.kernels import melds as K  # noqa: E402
 from shanghai_sim.rules import P_INITIAL_EXACT, P_SAME_SUIT_GAP  # noqa: E402
 
@@ -47,7 +48,6 @@ def _draw(rng, shoe, n, size, jokers=None):
     return out
 
 
-ANY = np.int64(1) << 62       # the kernel's shoe check off: any count
 
 
 def _us_per_hand(r, h, hands_fn, n, warm, reps) -> dict:

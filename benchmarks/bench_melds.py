@@ -31,7 +31,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from shanghai_sim import rules as R  # noqa: E402
-from shanghai_sim.hand import _memo, deficiency_batch  # noqa: E402
+from shanghai_sim.hand import NO_SHOE_LIMIT, _memo, deficiency_batch  # noqa: E402
 from shanghai_sim.kernels import melds as K  # noqa: E402
 from shanghai_sim.rules import MAX_MELDS, P_INITIAL_EXACT, P_SAME_SUIT_GAP  # noqa: E402
 from shanghai_sim.kernels.layout import RUN  # noqa: E402
@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import rates, ratio, table  # noqa: E402
 
 
-ANY = np.int64(1) << 62       # the kernel's shoe check off: any count
+ANY = NO_SHOE_LIMIT       # the kernel's shoe check off
 
 
 def memo_of(a) -> tuple:

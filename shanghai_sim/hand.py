@@ -153,14 +153,14 @@ def deficiency_batch(counts, contract: int | str, rules: str | Path | Rules = "s
         raise CardError(f"counts must be an (n, {NCARDS}) array, got shape {arr.shape}")
     if not np.issubdtype(arr.dtype, np.integer):
         raise CardError(f"counts must be integers, got dtype {arr.dtype}")
-    packs, jokers = shoe_limits(r, players)[:2] if shoe else (_ANY, _ANY)
+    packs, jokers = shoe_limits(r, players)[:2] if shoe else (NO_SHOE_LIMIT, NO_SHOE_LIMIT)
     arr = np.ascontiguousarray(arr, dtype=np.int64)
-    kinds, sizes, nm, joker_cap, exact, gap, memo_key = _prepared(r, contract)
+    kinds, sizes, nm, joker_cap, exact, gap = _prepared(r, contract)
     out = np.empty(arr.shape[0], dtype=np.int64)
     # The kernel checks each hand as it reads it (no pass of its own) and stops at the first
     # bad one; the message is then built here.
     bad = K.deficiency_batch_nb(arr, kinds, sizes, nm, joker_cap, exact, gap, out,
-                                *_memo(*memo_key), packs, jokers)
+                                *_memo(joker_cap, exact, gap), packs, jokers)
     if bad >= 0:
         if (arr[bad] < 0).any():
             raise CardError(f"hand {bad}: counts must be non-negative")
@@ -168,7 +168,7 @@ def deficiency_batch(counts, contract: int | str, rules: str | Path | Rules = "s
     return out
 
 
-_ANY = np.int64(1) << 62          # shoe=False: any count
+NO_SHOE_LIMIT = np.int64(1) << 62     # deficiency_batch_nb's packs/jokers for shoe=False: any count
 
 # What a call needs of (rules, contract), built once: Rules.arrays() rebuilds its arrays on
 # every call (0.1 ms), too much for a loop of small batches. Keyed by the Rules object's id;
@@ -183,8 +183,7 @@ def _prepared(r: Rules, contract) -> tuple:
         return hit[1]
     kinds, sizes, nm, _ = _contract_rows(r, contract)
     a = r.arrays()
-    exact, gap = a.params[P_INITIAL_EXACT], a.params[P_SAME_SUIT_GAP]
-    prep = (kinds, sizes, nm, a.joker_cap, exact, gap, (a.joker_cap, int(exact), int(gap)))
+    prep = (kinds, sizes, nm, a.joker_cap, int(a.params[P_INITIAL_EXACT]), int(a.params[P_SAME_SUIT_GAP]))
     if len(_PREP) >= 64:
         _PREP.clear()
     _PREP[key] = (r, prep)
