@@ -351,9 +351,10 @@ def rollout(res: dict, path: Path) -> Path:
         err = np.vstack([med - [w["lo"] for w in ws], [w["hi"] for w in ws] - med])
         x = np.arange(len(ks))
         ax.errorbar(x, med, yerr=err, fmt="o-", color=C_OURS, capsize=4, label="rollout (95% CI)")
-        for i, c in enumerate(curve):
-            ax.text(x[i] + 0.05, med[i] + 0.01, f"{med[i]:.3f}\n{c['games_per_min']:.1f} games/min",
-                    fontsize=7, va="bottom")
+        for i, c in enumerate(curve):       # under each lower whisker, clear of the line and the next point
+            ax.text(x[i], med[i] - err[0][i] - 0.015, f"{med[i]:.3f}\n{c['games_per_min']:.1f} games/min",
+                    fontsize=7, va="top", ha="center")
+        ax.set_xlim(-0.5, len(ks) - 0.5)
         ax.set_xticks(x)
         ax.set_xticklabels([f"K = {k}\nn = {c['deals']}" for k, c in zip(ks, curve)])
         ax.axhline(0.25, color=C_FLOOR, ls="--", lw=1, label="par (0.25)")
