@@ -8,6 +8,7 @@ import numpy as np
 
 from .linking import separate
 from .layout import JOKER, NPOS, RUN, SET  # noqa: F401
+from .meld_bits import popcount
 from .meld_search import _pos_rank, runs_touch, win_maxl
 from .meld_deficiency import deficiency_nb
 
@@ -39,22 +40,25 @@ def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cn
     k melds in best_j[k, u] (-1: none; the caller fills it with -1) and their
     rows in cfg_j[k, u].
     """
-    cur = np.zeros((nm, 7), np.int64)
-    st = np.zeros(nm, np.int64)          # 0 = cursor not started
-    wx = np.zeros(nm, np.int64)
-    wlo = np.zeros(nm, np.int64)
-    wl = np.zeros(nm, np.int64)
-    we = np.zeros(nm, np.int64)
-    wm = np.zeros(nm, np.int64)          # missing slots of the window
-    wemax = np.zeros(nm, np.int64)
-    wpm = np.zeros(nm, np.int64)         # present-position mask
-    npz = np.zeros(nm, np.int64)
-    pos = np.zeros((nm, 14), np.int64)
-    comb = np.zeros((nm, 14), np.int64)
-    sk = np.zeros(nm, np.int64)          # set cursor: naturals
-    sj = np.zeros(nm, np.int64)          # set cursor: jokers
-    jl = np.zeros(nm + 1, np.int64)      # jokers left before depth d
-    pl = np.zeros(nm + 1, np.int64)      # points placed before depth d
+    # one allocation, cut into the cursors (views): the runs-by-suit search calls this once
+    # per suit, and sixteen small allocations were a fifth of a typical lay-down's time
+    ws = np.zeros(48 * nm + 2, np.int64)
+    cur = ws[0:7 * nm].reshape((nm, 7))
+    st = ws[7 * nm:8 * nm]               # 0 = cursor not started
+    wx = ws[8 * nm:9 * nm]
+    wlo = ws[9 * nm:10 * nm]
+    wl = ws[10 * nm:11 * nm]
+    we = ws[11 * nm:12 * nm]
+    wm = ws[12 * nm:13 * nm]             # missing slots of the window
+    wemax = ws[13 * nm:14 * nm]
+    wpm = ws[14 * nm:15 * nm]            # present-position mask
+    npz = ws[15 * nm:16 * nm]
+    pos = ws[16 * nm:30 * nm].reshape((nm, 14))
+    comb = ws[30 * nm:44 * nm].reshape((nm, 14))
+    sk = ws[44 * nm:45 * nm]             # set cursor: naturals
+    sj = ws[45 * nm:46 * nm]             # set cursor: jokers
+    jl = ws[46 * nm:47 * nm + 1]         # jokers left before depth d
+    pl = ws[47 * nm + 1:48 * nm + 2]     # points placed before depth d
     best = -1
     jl[0] = jtotal
     d = 0
@@ -85,6 +89,8 @@ def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cn
                 # next subset of e present positions to joker, then a larger e
                 e = we[d]
                 q = e - 1
+                if d == nm - 1:
+                    q = -1              # the last meld: one subset per e (_cheapest_subset)
                 while q >= 0 and comb[d, q] == npz[d] - e + q:
                     q -= 1
                 if q >= 0:
@@ -96,11 +102,16 @@ def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cn
                     e += 1
                     if e <= wemax[d] and e <= npz[d]:
                         we[d] = e
-                        for w in range(e):
-                            comb[d, w] = w
+                        if d == nm - 1:
+                            _cheapest_subset(pos[d], npz[d], e, wx[d], points, comb[d])
+                        else:
+                            for w in range(e):
+                                comb[d, w] = w
                         found = True
                     else:
                         need_window = True
+            pxs = np.int64(-1)       # the suit whose held positions pxx holds
+            pxx = np.int64(0)
             while need_window:
                 wl[d] += 1
                 maxl = win_maxl(wlo[d], sz, exact)
@@ -117,15 +128,16 @@ def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cn
                 L = wl[d]
                 if prev_same and (x < cur[pi, 1] or (x == cur[pi, 1] and lo < cur[pi, 2])):
                     continue
+                if x != pxs:             # the hand does not change while the windows are scanned
+                    pxs = x
+                    pxx = 0
+                    for p in range(NPOS):
+                        if cnt_hand[x * 13 + _pos_rank(p)] > 0:
+                            pxx |= np.int64(1) << p
                 hi = lo + L - 1
                 cap = joker_cap[L]
-                pm = 0
-                n = 0
-                for p in range(lo, hi + 1):
-                    if cnt_hand[x * 13 + _pos_rank(p)] > 0:
-                        pm |= 1 << p
-                        pos[d, n] = p
-                        n += 1
+                pm = pxx & (((np.int64(1) << (hi + 1)) - 1) ^ ((np.int64(1) << lo) - 1))
+                n = popcount(pm)
                 m = L - n
                 if m > cap or m > jl[d]:
                     continue
@@ -137,6 +149,11 @@ def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cn
                             touch = True
                     if touch:
                         continue
+                k = 0
+                for p in range(lo, hi + 1):
+                    if (pm >> p) & 1:
+                        pos[d, k] = p
+                        k += 1
                 wpm[d] = pm
                 npz[d] = n
                 wm[d] = m
@@ -239,6 +256,35 @@ def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cn
     return best
 
 
+@nb.njit(cache=True, _nrt=False)
+def _cheapest_subset(pos, n, e, x, points, comb):
+    """comb[:e] := the e indices into pos[:n] (held positions of a run in suit x) whose
+    naturals are worth least, ties to the lower index, in increasing order.
+
+    For the last meld of a lay-down the search tries, for each number e of jokers put
+    where a hand natural could go, only this subset: every other one lays fewer points
+    (the naturals left out serve no later meld), or as many but comes later in the
+    order the subsets were enumerated in (the first of the cheapest e in that order is
+    this one), so the best lay-down and the one recorded among equals stay the same."""
+    taken = np.int64(0)
+    for w in range(e):
+        best = -1
+        bk = np.int64(1) << 40
+        for i in range(n):
+            if (taken >> i) & 1:
+                continue
+            k = points[x * 13 + _pos_rank(pos[i])] * 16 + i
+            if k < bk:
+                bk = k
+                best = i
+        taken |= np.int64(1) << best
+    w = 0
+    for i in range(n):
+        if (taken >> i) & 1:
+            comb[w] = i
+            w += 1
+
+
 @nb.njit(cache=True, _nrt=True)
 def _lay_runs_by_suit(counts, nm, kinds, sizes, joker_cap, exact, gap, points, bestcfg):
     """_lay_search for a contract of runs of one size, suit by suit.
@@ -252,12 +298,32 @@ def _lay_runs_by_suit(counts, nm, kinds, sizes, joker_cap, exact, gap, points, b
     """
     J = counts[JOKER]
     jp = points[JOKER]
-    order = np.arange(nm)
-    f = np.full((4, nm + 1, J + 1), -1, np.int64)       # f[x, k, u]: k runs in suit x, u jokers
-    cfg = np.zeros((4, nm + 1, J + 1, nm, 7), np.int64)
-    cnt = np.empty(53, np.int64)
-    rank_av = np.zeros(13, np.int64)
-    scratch_cfg = np.zeros((nm, 7), np.int64)
+    # one allocation, cut into views (see _lay_search)
+    nf = 4 * (nm + 1) * (J + 1)
+    ng = (nm + 1) * (J + 1)
+    buf = np.empty(nm + nf * (7 * nm + 3) + 66 + 7 * nm + 2 * ng, np.int64)
+    o = 0
+    order = buf[o:o + nm]
+    o += nm
+    for i in range(nm):
+        order[i] = i
+    f = buf[o:o + nf].reshape((4, nm + 1, J + 1))       # f[x, k, u]: k runs in suit x, u jokers
+    o += nf
+    f[:] = -1
+    cfg = buf[o:o + 7 * nm * nf].reshape((4, nm + 1, J + 1, nm, 7))   # read only where f >= 0
+    o += 7 * nm * nf
+    pick = buf[o:o + 2 * nf].reshape((4, nm + 1, J + 1, 2))
+    o += 2 * nf
+    cnt = buf[o:o + 53]
+    o += 53
+    rank_av = buf[o:o + 13]
+    o += 13
+    rank_av[:] = 0
+    scratch_cfg = buf[o:o + 7 * nm].reshape((nm, 7))
+    o += 7 * nm
+    g = buf[o:o + ng].reshape((nm + 1, J + 1))
+    o += ng
+    g2 = buf[o:o + ng].reshape((nm + 1, J + 1))
     for x in range(4):
         f[x, 0, 0] = 0
         nat = 0
@@ -275,9 +341,7 @@ def _lay_runs_by_suit(counts, nm, kinds, sizes, joker_cap, exact, gap, points, b
         for r in range(13):
             rank_av[r] = 0
     # g[k, u] over the suits so far; pick[x, k, u] = (runs, jokers) of suit x
-    g = np.full((nm + 1, J + 1), -1, np.int64)
-    g2 = np.empty((nm + 1, J + 1), np.int64)
-    pick = np.zeros((4, nm + 1, J + 1, 2), np.int64)
+    g[:] = -1
     g[0, 0] = 0
     for x in range(4):
         for k in range(nm + 1):
@@ -426,12 +490,15 @@ def laydown_sat_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out)
     total = 0
     for t in range(53):
         total += counts[t] * points[t]
-    cnt_hand = counts.copy()
-    rank_av = np.zeros(13, np.int64)
+    buf = np.zeros(53 + 13 + 8 * nm + 8, np.int64)     # one allocation, cut into views
+    cnt_hand = buf[0:53]
+    for t in range(53):
+        cnt_hand[t] = counts[t]
+    rank_av = buf[53:66]
     for t in range(52):
         rank_av[t % 13] += counts[t]
     # runs first (they pick specific cards), then sets take what is left
-    order = np.empty(nm, np.int64)
+    order = buf[66:66 + nm]
     q = 0
     for i in range(nm):
         if kinds[i] == RUN:
@@ -441,7 +508,7 @@ def laydown_sat_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out)
         if kinds[i] == SET:
             order[q] = i
             q += 1
-    bestcfg = np.zeros((nm, 7), np.int64)
+    bestcfg = buf[66 + nm:66 + 8 * nm].reshape((nm, 7))
     one_size_runs = nm >= 2
     for i in range(nm):
         if kinds[i] != RUN or sizes[i] != sizes[0]:
@@ -451,7 +518,8 @@ def laydown_sat_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out)
     else:
         best = _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, points[JOKER],
                            cnt_hand, counts[JOKER], rank_av, bestcfg, np.int64(-1),
-                           np.empty((1, 1), np.int64), np.empty((1, 1, 1, 7), np.int64))
+                           buf[66 + 8 * nm:67 + 8 * nm].reshape((1, 1)),
+                           buf[67 + 8 * nm:74 + 8 * nm].reshape((1, 1, 1, 7)))
     if best < 0:
         return -1
     for i in range(nm):
