@@ -68,8 +68,8 @@ RNG_SEED = MAXP + 1          # row holding the game seed in column 0
 
 # G: index of each array of the state tuple
 (G_S, G_PS, G_HANDS, G_STOCK, G_PILE, G_TABLE, G_TCARDS, G_TJOKERS, G_GD, G_GDJ, G_RNG, G_LOG,
- G_REC, G_SCR, G_LD, G_BUF, G_MKEYS, G_MVALS, G_MN, G_MSCR, G_WT) = range(21)
-NG = 21
+ G_REC, G_SCR, G_LD, G_BUF, G_MKEYS, G_MVALS, G_MN, G_MSCR, G_WT, G_HMEMO) = range(22)
+NG = 22
 
 # Scalars: G[G_S], indexed by S_*
 (S_PHASE, S_HAND, S_DEALER, S_FIRST_DEALER, S_CUR, S_ACTOR, S_NEXT, S_UP, S_UP_ON_PILE,
@@ -116,6 +116,10 @@ NSCR, SCR_W = 9, 64
 
 # ---------------------------------------------------------------- meld memo (melds.new_cache)
 CACHE_BITS = 16
+# The engine's hand memo G[G_HMEMO] (play.def_of_nb): a direct-mapped table of whole hands'
+# deficiencies, one row per slot: the hand packed in three words (3 bits per natural, the
+# jokers and the hand index in the third), then 1 + the deficiency (0: empty).
+HM_BITS = 13
 FP = 8                   # Pareto points stored per (suit content, t)
 MEMO_T = 4               # memo planes per slot: t = 1..3 runs (plane 0: window lists)
 WT_SIZES = 10            # window table rows: run sizes 4..13 ...
@@ -145,7 +149,7 @@ MS_RC = SCRATCH - 16                # sets: count of each rank (13)
 MS_HEAD = MS_SUIT_CNT
 
 _G_NAMES = ("S", "PS", "HANDS", "STOCK", "PILE", "TABLE", "TCARDS", "TJOKERS", "GD", "GDJ",
-            "RNG", "LOG", "REC", "SCR", "LD", "BUF", "MKEYS", "MVALS", "MN", "MSCR", "WT")
+            "RNG", "LOG", "REC", "SCR", "LD", "BUF", "MKEYS", "MVALS", "MN", "MSCR", "WT", "HMEMO")
 
 # (name, dtype, shape, fill). Shape entries are ints or the names "slots", "wt_rows"
 # (a memo below MEMO_MIN slots skips the memoised fast paths; deficiency_nb takes none).
@@ -176,12 +180,15 @@ STATE_SPEC = (
     ("SCR", np.int64, (NSCR, SCR_W), 0),          # engine scratch (SCR_* rows)
     ("LD", np.int64, (MAX_MELDS, LAY_W), 0),      # laydown_nb output (M_* columns)
     ("BUF", np.int64, (MAXLEGAL,), 0),            # legal action buffer
-) + CACHE_SPEC                                    # the meld finder's memo, scratch, window table
+) + CACHE_SPEC + (                                 # the meld finder's memo, scratch, window table
+    ("HMEMO", np.int64, (1 << HM_BITS, 4), 0),    # the engine's hand memo (HM_BITS)
+)
 
 # ---------------------------------------------------------------- the rollout bot's workspace (W)
-# kernels.rollout plays its playouts on a scratch state: W's first NG - NC arrays are the
+# kernels.rollout plays its playouts on a scratch state: W's first G_MKEYS arrays are the
 # game arrays of STATE_SPEC (same names, same indices G_S..G_BUF), and the real state's meld
-# memo (G_MKEYS..G_WT, a pure cache, one per thread) completes the tuple: never copied.
+# memo and hand memo (G_MKEYS..G_HMEMO, pure caches, one per thread) complete the tuple:
+# never copied.
 # Then the workspace's own rows:
 W_RI = G_MKEYS        # int64[NRI, shoe]
 W_RF = G_MKEYS + 1    # float64[NRF, RF_W]

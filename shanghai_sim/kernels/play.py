@@ -41,7 +41,7 @@ import numpy as np
 
 from .layout import (G_BUF, G_GD, G_GDJ, G_HANDS, G_LD, G_LOG, G_MKEYS, G_MN, G_MSCR, G_MVALS,
                      G_PILE, G_PS, G_REC, G_RNG, G_S, G_SCR, G_STOCK, G_TABLE, G_TCARDS,
-                     G_TJOKERS, G_WT, GO_DISCARD_REQUIRED, GO_EITHER, GO_NO_DISCARD, JOKER,
+                     G_TJOKERS, G_WT, G_HMEMO, GO_DISCARD_REQUIRED, GO_EITHER, GO_NO_DISCARD, JOKER,
                      LAY_W, M_CARDS, M_KEY, M_KIND, M_LO, M_N, MAX_MELDS, MAXLEGAL, MAXP, MAXT,
                      NCARDS, NPS, NRNG, NS, NSCR, NTM, P_BLIND_JOKER, P_BLIND_NO_JOKER,
                      P_BUY_PENALTY, P_BUY_PRIORITY, P_DECKS, P_DOWN_MAY_BUY, P_GO_OUT,
@@ -58,7 +58,7 @@ from .layout import (G_BUF, G_GD, G_GDJ, G_HANDS, G_LD, G_LOG, G_MKEYS, G_MN, G_
                      SCR_COUNTS, SCR_PROP_HAND, SCR_PROP_RUNS, SCR_PROP_SETS, SCR_W,
                      SCR_WANT_RUNS, SCR_WANT_SETS, SET, SWAP_ANYONE, SWAP_DOWN_ONLY, TM_HI,
                      TM_KEY, TM_KIND, TM_LO, TM_N, TM_NJ, TM_OWNER, TW, new_state)  # noqa: F401
-from .layout import CACHE_BITS, FP, MEMO_T, NPOS, SCRATCH, WT_SIZES, WT_W
+from .layout import CACHE_BITS, FP, HM_BITS, MEMO_T, NPOS, SCRATCH, WT_SIZES, WT_W
 from .melds import deficiency_ws_nb, laydown_sat_nb, max_laid_nb, memo_trim_nb, runs_touch
 from .records import (HF_BLIND, HF_BUY_CARDS, HF_BUYS, HF_CARDS_LEFT, HF_DEALER, HF_DOWN_TURN,
                       HF_JOKERS_LEFT, HF_POINTS, HF_STOCK_PASSES, HF_TURNS, HF_WENT_OUT,
@@ -180,12 +180,12 @@ def game_arrays_nb(params, log_size):
 @nb.njit(cache=True, _nrt=True)
 def new_state_nb(params, log_size):
     """``layout.new_state`` inside numba (for the batch kernel): the game arrays, then the
-    meld finder's memo (layout.CACHE_SPEC)."""
+    meld finder's memo (layout.CACHE_SPEC), then the hand memo (def_of_nb)."""
     return game_arrays_nb(params, log_size) + (
         np.zeros(1 << CACHE_BITS, np.int64),
         np.zeros((1 << CACHE_BITS, MEMO_T, FP, 2), np.int16),
         np.zeros((1 << CACHE_BITS, MEMO_T), np.int8), np.zeros(SCRATCH, np.int64),
-        np.zeros((WT_SIZES << NPOS, WT_W), np.int32))
+        np.zeros((WT_SIZES << NPOS, WT_W), np.int32), np.zeros((1 << HM_BITS, 4), np.int64))
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -226,27 +226,70 @@ def _played_public(G, p, c):
         G[G_PS][p, PS_KNOWN0 + c] -= 1
 
 
-@nb.njit(cache=True, _nrt=False)
+# hand_def_nb and def_of_nb are inlined where they are called: a call passes the R and G
+# tuples (a few hundred words on the stack, docs/DEVELOPING.md speed notes), which cost as
+# much as the hand memo's answer; only a memo miss calls out, to the meld finder.
+@nb.njit(cache=True, _nrt=False, inline="always")
 def hand_def_nb(R, G, p):
     """docs/rules.md §6 deficiency of seat p's hand for this hand's contract (cached)."""
     PS = G[G_PS]
     if PS[p, PS_DEFOK] != 0:
         return PS[p, PS_DEF]
-    params = R[R_PARAMS]
-    h = G[G_S][S_HAND]
-    d = deficiency_ws_nb(G[G_HANDS][p], R[R_MELD_KIND][h], R[R_MELD_SIZE][h], R[R_N_MELDS][h], R[R_JOKER_CAP],
-                         params[P_INITIAL_EXACT], params[P_SAME_SUIT_GAP], G[G_MKEYS], G[G_MVALS], G[G_MN], G[G_MSCR], G[G_WT])
+    d = def_of_nb(R, G, G[G_HANDS][p])
     PS[p, PS_DEF] = d
     PS[p, PS_DEFOK] = 1
     return d
 
 
-@nb.njit(cache=True, _nrt=False)
+# The hand memo's hash: odd 64-bit multipliers (as int64; products wrap)
+_HM_M0 = np.int64(-7046029254386353131)     # 0x9E3779B97F4A7C15
+_HM_M1 = np.int64(-4658895280553007687)     # 0xBF58476D1CE4E5B9
+_HM_M2 = np.int64(-7723592293110705685)     # 0x94D049BB133111EB
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
 def def_of_nb(R, G, counts):
+    """docs/rules.md §6 deficiency of the hand ``counts`` for this hand's contract.
+
+    Through the hand memo G[G_HMEMO] (layout.HM_BITS): the bots ask about the same hands
+    again and again (a hand less the card just thrown is the hand the next question is
+    about; the candidates of a search replay each other's first turns), a third of their
+    questions in playouts. The key is the whole hand (3 bits a natural, the jokers) and the
+    hand index, so an answer is exact; a count outside 0..7 (or jokers outside 0..63) skips
+    the memo. The memo belongs to one rules object, like the meld finder's."""
     params = R[R_PARAMS]
     h = G[G_S][S_HAND]
-    return deficiency_ws_nb(counts, R[R_MELD_KIND][h], R[R_MELD_SIZE][h], R[R_N_MELDS][h], R[R_JOKER_CAP],
-                            params[P_INITIAL_EXACT], params[P_SAME_SUIT_GAP], G[G_MKEYS], G[G_MVALS], G[G_MN], G[G_MSCR], G[G_WT])
+    k0 = np.int64(0)
+    k1 = np.int64(0)
+    k2 = np.int64(0)
+    big = np.int64(0)
+    for c in range(21):
+        k0 |= counts[c] << (3 * c)
+        big |= counts[c]
+    for c in range(21, 42):
+        k1 |= counts[c] << (3 * (c - 21))
+        big |= counts[c]
+    for c in range(42, JOKER):
+        k2 |= counts[c] << (3 * (c - 42))
+        big |= counts[c]
+    J = counts[JOKER]
+    HM = G[G_HMEMO]
+    slot = np.int64(-1)
+    if (big >> 3) == 0 and 0 <= J < 64:
+        k2 |= (J << 30) | (h << 36)
+        x = k0 * _HM_M0 + k1 * _HM_M1 + k2 * _HM_M2
+        slot = (x >> (64 - HM_BITS)) & ((1 << HM_BITS) - 1)
+        if HM[slot, 3] != 0 and HM[slot, 0] == k0 and HM[slot, 1] == k1 and HM[slot, 2] == k2:
+            return HM[slot, 3] - 1
+    d = deficiency_ws_nb(counts, R[R_MELD_KIND][h], R[R_MELD_SIZE][h], R[R_N_MELDS][h], R[R_JOKER_CAP],
+                         params[P_INITIAL_EXACT], params[P_SAME_SUIT_GAP], G[G_MKEYS], G[G_MVALS], G[G_MN],
+                         G[G_MSCR], G[G_WT])
+    if slot >= 0:
+        HM[slot, 0] = k0
+        HM[slot, 1] = k1
+        HM[slot, 2] = k2
+        HM[slot, 3] = d + 1
+    return d
 
 
 # ---------------------------------------------------------------- stock

@@ -15,8 +15,8 @@ other hands' real cards are never read.
 
 Memory: the playouts run on a scratch state whose game arrays are the workspace W
 (``layout.WORKSPACE_SPEC``, allocated once per thread: ``new_workspace_nb`` in the batch
-kernel, ``layout.new_workspace`` for ``Game``) and whose meld memo is the real state's
-(a cache: sharing it changes no answer). Nothing is allocated per sample or playout, and
+kernel, ``layout.new_workspace`` for ``Game``) and whose meld and hand memos are the real state's
+(caches: sharing them changes no answer). Nothing is allocated per sample or playout, and
 the real state is not written: its caches, log, records and deal stream stay as they
 were (the seat's bot stream G[G_RNG][RNG_BOT0 + p] advances: every draw of the search
 comes from it, so a game replays identically on any thread).
@@ -41,7 +41,7 @@ from .bots import (BP_BUY, BP_CANDS, BP_DECL, BP_FIT, BP_KMAX, BP_Z, BP_HAND0, B
                    smart_action_nb, unseen_counts_nb)
 from .layout import (G_BUF, G_GD, G_GDJ, G_HANDS, G_LD, G_LOG, G_MKEYS, G_MN, G_MSCR, G_MVALS,
                      G_PILE, G_PS, G_REC, G_RNG, G_S, G_SCR, G_STOCK, G_TABLE, G_TCARDS, G_TJOKERS,
-                     G_WT, JOKER, NCARDS, NPS, NRF, NRI, NS, NTM, P_DECKS, P_JOKERS, PS_BUYS,
+                     G_WT, G_HMEMO, JOKER, NCARDS, NPS, NRF, NRI, NS, NTM, P_DECKS, P_JOKERS, PS_BUYS,
                      PS_DECL0, PS_DEFOK, PS_DOWN, PS_KNOWN0, PS_N, PS_TOTAL, PS_TURNS, RF_DSQ, RF_OTHER,
                      RF_SELF, RF_SUM, RF_W, RI_CAND, RI_POOL, RNG_BOT0, RNG_DEAL, RNG_SEED,
                      S_CGD_AT, S_ACTOR, S_CHECK, S_GD_AT, S_HAND, S_HANDS_DONE, S_LOG_ON,
@@ -273,6 +273,10 @@ def fit_hands_nb(R, G, p, pool, npool, fit, decl, rng, tmp, spare):
                 tmp[pool[i]] += 1
             if decl > 0:
                 decline_fit_nb(R, G, q, pool, k, end, max(end, nhid), npool, decl, rng, tmp)
+            # Losing a card never lowers a hand's deficiency (docs/rules.md §6: the hand
+            # with it meets whatever the hand without it meets), so the first card whose
+            # loss keeps the deficiency dcur is the first of the least: no need to try the rest.
+            dcur = def_of_nb(R, G, tmp) if e > 0 else np.int64(0)
             for r in range(e):
                 best = -1
                 bd = np.int64(1) << 40
@@ -284,9 +288,12 @@ def fit_hands_nb(R, G, p, pool, npool, fit, decl, rng, tmp, spare):
                         if d < bd:
                             bd = d
                             best = c
+                            if d <= dcur:
+                                break
                 if best < 0:
                     break
                 tmp[best] -= 1
+                dcur = bd
                 # move one copy of it to the end of q's draw, then out into the rest
                 last = end - 1 - r
                 for i in range(k, last + 1):
@@ -341,7 +348,7 @@ def search_nb(R, G, W, p, bp, n, k0, k1):
     k0 is 0); False if the seat's view did not add up (then nothing was searched)."""
     G2 = (W[G_S], W[G_PS], W[G_HANDS], W[G_STOCK], W[G_PILE], W[G_TABLE], W[G_TCARDS],
           W[G_TJOKERS], W[G_GD], W[G_GDJ], W[G_RNG], W[G_LOG], W[G_REC], W[G_SCR], W[G_LD],
-          W[G_BUF], G[G_MKEYS], G[G_MVALS], G[G_MN], G[G_MSCR], G[G_WT])
+          W[G_BUF], G[G_MKEYS], G[G_MVALS], G[G_MN], G[G_MSCR], G[G_WT], G[G_HMEMO])
     RF = W[W_RF]
     pool = W[W_RI][RI_POOL]
     cand = W[W_RI][RI_CAND]
