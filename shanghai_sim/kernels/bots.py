@@ -103,7 +103,7 @@ def random_action_nb(R, G, p):
     return BUF[randint_nb(rng, n)]
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _def_with(R, G, p, c, delta):
     H = G[G_HANDS]
     H[p, c] += delta
@@ -163,7 +163,7 @@ def _blind_possible(R, G, p):
     return left <= 1 and finishable_nb(left, go)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _pick_ranked(R, G, p, n):
     """The discard among the n ranked candidates in SCR_CAND (keys, highest first: class
     << 56 | score << 8 | 255 - card): the first of class 1 that keeps the hand's
@@ -204,7 +204,7 @@ def _took(G, p):
     return G[G_PS][p, PS_TOOK] - 1
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _down_discard(R, G, p, feed_mask, feed_w):
     """Down: shed the most points among the cards that do not fit the table (keep those
     that do for a later turn), less feed_w for a card in feed_mask; a joker only when no
@@ -269,7 +269,7 @@ def _greedy_discard(R, G, p):
     return _pick_ranked(R, G, p, n)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _take_pays(R, G, p, up):
     """Taking card up and then discarding another natural lowers seat p's deficiency
     (so the same evaluation would not throw it back, nor a joker instead)."""
@@ -294,7 +294,7 @@ def _take_pays(R, G, p, up):
     return ok
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def cards_short_nb(R, G, p):
     """How many cards seat p lacks to go down and still end the turn (docs/rules.md §3):
     the contract's cards plus, under no_discard, one to keep; after the turn's draw."""
@@ -306,7 +306,7 @@ def cards_short_nb(R, G, p):
     return want - G[G_PS][p, PS_N]
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _greedy_layoff(R, G, p):
     """The first legal lay-off (cards, then melds, then ends), or -1."""
     BUF = G[G_BUF]
@@ -358,7 +358,7 @@ def _greedy_swap(R, G, p, down):
     return -1
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _lone_card_ok(R, G, p):
     """Seat p (down) holds cards that do not block a lay-off of one more card."""
     if not must_lay_off_last_nb(G[G_PS][p, PS_N], R[R_PARAMS][P_GO_OUT]):
@@ -369,7 +369,7 @@ def _lone_card_ok(R, G, p):
     return True
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _buys_used_up(bp, h, used):
     """The bot's own buy limit for hand h (the knobs maxbuys, maxbuysN) is reached."""
     lim = bp[BP_MAXBUYS]
@@ -378,14 +378,14 @@ def _buys_used_up(bp, h, used):
     return lim >= 0 and used >= lim
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _buy_policy(bp, h):
     if h < MAX_HAND_PARAMS and bp[BP_HAND0 + h] >= 0:
         return int(bp[BP_HAND0 + h])
     return int(bp[BP_BUY])
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _useful_buy(R, G, p):
     """buy=useful: the upcard lowers the deficiency, or the hand meets the contract but
     holds too few cards to go down (docs/rules.md §3: from hand 8 only buys get there)."""

@@ -79,6 +79,8 @@ NG = 22
 S_GD_AT = 33      # GD holds the finder's checked lay-down for action S_NACT + 1 (else not).
 # Not the same as S_CGD: swap_legal_nb runs can_go_down_nb on a hand with a swap tried
 # and undone, which rewrites GD but must not change the cached answer for the real hand.
+S_HALT = 34       # a search's scratch state (kernels.rollout): advance_nb stops at the end of
+#                   the hand instead of dealing the next one, which no playout plays
 S_BO0 = 40        # buy order, MAXP entries
 NS = 48
 

@@ -42,7 +42,7 @@ def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cn
     """
     # one allocation, cut into the cursors (views): the runs-by-suit search calls this once
     # per suit, and sixteen small allocations were a fifth of a typical lay-down's time
-    ws = np.zeros(48 * nm + 2, np.int64)
+    ws = np.zeros(48 * nm + 15, np.int64)
     cur = ws[0:7 * nm].reshape((nm, 7))
     st = ws[7 * nm:8 * nm]               # 0 = cursor not started
     wx = ws[8 * nm:9 * nm]
@@ -59,6 +59,7 @@ def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cn
     sj = ws[45 * nm:46 * nm]             # set cursor: jokers
     jl = ws[46 * nm:47 * nm + 1]         # jokers left before depth d
     pl = ws[47 * nm + 1:48 * nm + 2]     # points placed before depth d
+    rv = ws[48 * nm + 2:48 * nm + 15]    # _sets_bound's scratch
     best = -1
     jl[0] = jtotal
     d = 0
@@ -196,7 +197,14 @@ def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cn
                 cur[i, 1] = cur[pi, 1] if prev_same else 0
                 sk[d] = rank_av[cur[i, 1]]
                 sj[d] = -1
-            while True:
+                # Every meld from here on is a set (runs come first): together they lay at
+                # most the naturals of their richest ranks and the jokers left. A branch that
+                # cannot beat the best found is not searched; only a strictly better lay-down
+                # replaces the best, so the best and the one recorded among equals stay.
+                if best >= 0 and only_suit < 0:
+                    if pl[d] + jl[d] * jpts + _sets_bound(cnt_hand, points, nm - d, rv) <= best:
+                        cur[i, 1] = 13           # nothing to try at this depth
+            while cur[i, 1] < 13:
                 r = cur[i, 1]
                 sj[d] += 1
                 if sj[d] > jl[d]:
@@ -254,6 +262,29 @@ def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cn
             break
         _lay_undo(order[d], kinds, cur, cnt_hand, rank_av)
     return best
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _sets_bound(cnt_hand, points, s, rv):
+    """The most points s sets can lay from the naturals of cnt_hand: those of its s
+    richest ranks (two sets of one rank share that rank's cards). rv: scratch (13)."""
+    for r in range(13):
+        v = 0
+        for x in range(4):
+            v += cnt_hand[x * 13 + r] * points[x * 13 + r]
+        rv[r] = v
+    tot = 0
+    used = 0
+    for _ in range(min(s, 13)):
+        b = -1
+        br = 0
+        for r in range(13):
+            if not ((used >> r) & 1) and rv[r] > b:
+                b = rv[r]
+                br = r
+        used |= 1 << br
+        tot += b
+    return tot
 
 
 @nb.njit(cache=True, _nrt=False)

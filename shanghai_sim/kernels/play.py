@@ -52,7 +52,7 @@ from .layout import (G_BUF, G_GD, G_GDJ, G_HANDS, G_LD, G_LOG, G_MKEYS, G_MN, G_
                      R_JOKER_CAP, R_MELD_KIND, R_MELD_SIZE, R_N_MELDS, R_PARAMS, R_POINTS,
                      RNG_BOT0, RNG_DEAL, RNG_SEED, RUN, S_ACTOR, S_BO0, S_BO_N, S_BOUGHT, S_CAND,
                      S_CGD, S_CGD_AT, S_CHECK, S_CUR, S_DEALER, S_DOWN_NOW, S_END_REASON, S_ERR,
-                     S_FIRST_DEALER, S_GD_AT, S_HAND, S_HANDS_DONE, S_JK_PLAYED, S_LOG_N,
+                     S_FIRST_DEALER, S_GD_AT, S_HALT, S_HAND, S_HANDS_DONE, S_JK_PLAYED, S_LOG_N,
                      S_LOG_ON, S_MUST_DOWN, S_NACT, S_NEXT, S_NP, S_NT, S_PASSES, S_PHASE,
                      S_PILE_N, S_SHOE, S_STOCK_N, S_TURNS, S_UP, S_UP_FROM, S_UP_ON_PILE, S_WINNER,
                      SCR_COUNTS, SCR_PROP_HAND, SCR_PROP_RUNS, SCR_PROP_SETS, SCR_W,
@@ -241,6 +241,18 @@ def hand_def_nb(R, G, p):
     return d
 
 
+def _hm_weights():
+    """_HM_W[k] @ counts packs a hand into the hand memo's key word k: 3 bits a natural
+    (words 0 and 1: 21 naturals each, word 2: the last 10), the jokers from bit 30 of word 2."""
+    w = np.zeros((3, NCARDS), np.int64)
+    for c in range(JOKER):
+        w[c // 21, c] = 1 << (3 * (c % 21))
+    w[2, JOKER] = 1 << 30
+    return w
+
+
+_HM_W = _hm_weights()
+
 # The hand memo's hash: odd 64-bit multipliers (as int64; products wrap)
 _HM_M0 = np.int64(-7046029254386353131)     # 0x9E3779B97F4A7C15
 _HM_M1 = np.int64(-4658895280553007687)     # 0xBF58476D1CE4E5B9
@@ -263,20 +275,17 @@ def def_of_nb(R, G, counts):
     k1 = np.int64(0)
     k2 = np.int64(0)
     big = np.int64(0)
-    for c in range(21):
-        k0 |= counts[c] << (3 * c)
-        big |= counts[c]
-    for c in range(21, 42):
-        k1 |= counts[c] << (3 * (c - 21))
-        big |= counts[c]
-    for c in range(42, JOKER):
-        k2 |= counts[c] << (3 * (c - 42))
-        big |= counts[c]
+    for c in range(JOKER):                 # multiply-adds: vectorised, unlike shifts by c
+        v = counts[c]
+        k0 += v * _HM_W[0, c]
+        k1 += v * _HM_W[1, c]
+        k2 += v * _HM_W[2, c]
+        big |= v
     J = counts[JOKER]
     HM = G[G_HMEMO]
     slot = np.int64(-1)
     if (big >> 3) == 0 and 0 <= J < 64:
-        k2 |= (J << 30) | (h << 36)
+        k2 += (J << 30) | (h << 36)
         x = k0 * _HM_M0 + k1 * _HM_M1 + k2 * _HM_M2
         slot = (x >> (64 - HM_BITS)) & ((1 << HM_BITS) - 1)
         if HM[slot, 3] != 0 and HM[slot, 0] == k0 and HM[slot, 1] == k1 and HM[slot, 2] == k2:
@@ -324,7 +333,7 @@ def reshuffle_nb(R, G):
     return True
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def draw_stock_nb(R, G):
     """The top card of the stock, reshuffling if needed; -1 if the hand must stop."""
     S = G[G_S]
@@ -458,12 +467,12 @@ def layoff_struct_nb(R, G, c, m, opt):
     return fits_nb(G[G_TABLE], R[R_JOKER_CAP], R[R_PARAMS][P_SET_JOKER_CARD], c, m, opt)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def card_layable_nb(R, G, c):
     return layable_nb(G[G_TABLE], G[G_S][S_NT], R[R_JOKER_CAP], R[R_PARAMS][P_SET_JOKER_CARD], c)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def do_layoff_nb(R, G, p, c, m, opt):
     TM = G[G_TABLE]
     TC = G[G_TCARDS]
@@ -551,7 +560,7 @@ def undo_swap_nb(G, p, c, m, slot, ident):
 
 # ---------------------------------------------------------------- turn rules
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def layoff_allowed_now_nb(R, G, p):
     """docs/rules.md §4: only a player who is down, on their own turn; not on the going-down turn under exact."""
     S = G[G_S]
@@ -684,7 +693,7 @@ def discard_now_nb(R, G, p):
     return discard_check_nb(R, G, p, np.int64(-1)) == E_OK
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def discard_check_nb(R, G, p, c):
     """E_OK if seat p may discard card c now (c = -1: some card), else the reason."""
     S = G[G_S]
@@ -934,7 +943,7 @@ def _try_shrink(R, G, p, nm):
     return False
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _may_go_down(R, G, p):
     """Seat p is in turn, not down, and its hand meets the contract (deficiency 0)."""
     S = G[G_S]
@@ -1013,13 +1022,19 @@ def go_down_possible_nb(R, G, p):
     return ok
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def go_down_available_nb(R, G, p):
-    """can_go_down_nb, cached per action (the state does not change between actions)."""
+    """can_go_down_nb, cached per action (the state does not change between actions).
+    Inlined: most calls are answered by the cache or by the deficiency (hand memo), and
+    only a hand that meets the contract calls out to the lay-down search."""
     S = G[G_S]
     if S[S_CGD_AT] == S[S_NACT] + 1:
         return S[S_CGD] != 0
-    ok = can_go_down_nb(R, G, p)
+    if _may_go_down(R, G, p):
+        ok = can_go_down_nb(R, G, p)
+    else:
+        S[S_GD_AT] = 0           # as can_go_down_nb leaves it when it says no
+        ok = False
     S[S_CGD_AT] = S[S_NACT] + 1
     S[S_CGD] = 1 if ok else 0
     return ok
@@ -1027,7 +1042,7 @@ def go_down_available_nb(R, G, p):
 
 # ---------------------------------------------------------------- hand flow
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _begin_turn(R, G, p):
     """Start seat p's turn; False when the turn cap (rules max_hand_turns) stops the hand."""
     S = G[G_S]
@@ -1128,7 +1143,7 @@ def _start_hand(R, G):
     S[S_PHASE] = PH_OFFER
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _open_buy(R, G):
     """docs/rules.md §5.4: the claimants in buy_priority order."""
     S = G[G_S]
@@ -1162,7 +1177,7 @@ def _open_buy(R, G):
         S[S_ACTOR] = S[S_BO0]
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _take_upcard(G, p):
     S = G[G_S]
     c = S[S_UP]
@@ -1174,7 +1189,7 @@ def _take_upcard(G, p):
     return c
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _log_draw(G, p, src, c):
     b = ev_nb(G, EV_DRAW, 3)
     if b >= 0:
@@ -1183,7 +1198,7 @@ def _log_draw(G, p, src, c):
         G[G_LOG][b + 2] = c
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _stock_draw_turn(R, G, p):
     c = draw_stock_nb(R, G)
     if c < 0:
@@ -1195,7 +1210,7 @@ def _stock_draw_turn(R, G, p):
     G[G_S][S_ACTOR] = p
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _after_window(R, G):
     S = G[G_S]
     p = S[S_NEXT]
@@ -1271,6 +1286,8 @@ def advance_nb(R, G):
     while True:
         ph = S[S_PHASE]
         if ph == PH_NEWHAND:
+            if S[S_HALT] != 0:
+                return
             _start_hand(R, G)
         elif ph == PH_OFFER:
             nxt = S[S_NEXT]

@@ -44,7 +44,7 @@ from .layout import (G_BUF, G_GD, G_GDJ, G_HANDS, G_LD, G_LOG, G_MKEYS, G_MN, G_
                      G_WT, G_HMEMO, JOKER, NCARDS, NPS, NRF, NRI, NS, NTM, P_DECKS, P_JOKERS, PS_BUYS,
                      PS_DECL0, PS_DEFOK, PS_DOWN, PS_KNOWN0, PS_N, PS_TOTAL, PS_TURNS, RF_DSQ, RF_OTHER,
                      RF_SELF, RF_SUM, RF_W, RI_CAND, RI_POOL, RNG_BOT0, RNG_DEAL, RNG_SEED,
-                     S_CGD_AT, S_ACTOR, S_CHECK, S_GD_AT, S_HAND, S_HANDS_DONE, S_LOG_ON,
+                     S_CGD_AT, S_ACTOR, S_CHECK, S_GD_AT, S_HALT, S_HAND, S_HANDS_DONE, S_LOG_ON,
                      S_MUST_DOWN, S_NP, S_NT, S_PHASE, S_PILE_N, S_STOCK_N, S_UP, SCR_CAND, SCR_TMP,
                      SCR_UNSEEN, TW, W_RF, W_RI)
 from .play import (A_BUY, A_DISCARD, A_GO_DOWN, A_PASS, A_TAKE, E_OK, PH_BUY, PH_FIRST, PH_OVER,
@@ -120,7 +120,8 @@ def unseen_pool_nb(R, G, p, pool):
 def load_sample_nb(R, G, G2, p, pool, seed):
     """G2 := the state G as seat p sees it: the other seats' hidden cards, then the stock,
     dealt from pool in order (unseen_pool_nb, shuffled); G2's deal stream seeded ``seed``,
-    logging, checks and the go-down caches off. Reads G's other hands only for their sizes."""
+    logging, checks and the go-down caches off, and halting at the end of the hand
+    (S_HALT). Reads G's other hands only for their sizes."""
     S = G[G_S]
     S2 = G2[G_S]
     PS = G[G_PS]
@@ -172,6 +173,7 @@ def load_sample_nb(R, G, G2, p, pool, seed):
     seed_state_nb(seed, RNG2[RNG_DEAL])
     RNG2[RNG_SEED, 0] = G[G_RNG][RNG_SEED, 0]
     S2[S_LOG_ON] = 0
+    S2[S_HALT] = 1
     S2[S_CHECK] = 0
     S2[S_GD_AT] = 0
     S2[S_CGD_AT] = -1
