@@ -1,8 +1,6 @@
-"""The rollout bot (issue #14): how fast it plays out, and how strong it is against `smart`.
+"""The rollout bot (issue #14): how strong it is against `smart` (its playouts per second:
+`bench_playouts.py`).
 
-- Playouts per second: from the states of the decisions the bot searches (`shanghai`,
-  4 players, seat 0 of games played by `smart`), each searched once per playout policy with
-  K samples; one playout is one candidate played to the end of the hand on one sample.
 - Strength: one `rollout` against three `smart`, 4 players, every deal played with the
   rollout bot in each of the four seats (`shanghai-sim tournament`, seed 1): win share per
   seat held (par 0.25) with its 95% CI over deals, and points per game against smart.
@@ -22,35 +20,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import table  # noqa: E402
-
-
-def _playout_rate(policy: str, k: int, decisions: int, seed: int = 1) -> dict:
-    """Search the first ``decisions`` searched decisions of seat 0 (games of 4 smart bots)."""
-    from shanghai_sim.game import Game
-    from shanghai_sim.kernels import layout as L
-    spec = f"rollout:rollouts={k}:policy={policy}"
-    n_dec = n_play = 0
-    secs = 0.0
-    game = 0
-    while n_dec < decisions:
-        g = Game(rules="shanghai", players=4, seed=seed + game, bots="smart")
-        game += 1
-        while not g.over and n_dec < decisions:
-            if g.to_act == 0:
-                rf = g.workspace()[L.W_RF][L.RF_SUM]
-                rf[:] = -1.0
-                t0 = time.perf_counter()
-                g.bot_action(spec)
-                dt = time.perf_counter() - t0
-                nc = int((rf[:8] != -1.0).sum())
-                if nc >= 2:
-                    n_dec += 1
-                    n_play += nc * k
-                    secs += dt
-            g.step()
-    return {"policy": policy, "k": k, "decisions": n_dec, "playouts": n_play, "seconds": secs,
-            "playouts_per_s": n_play / secs if secs else float("nan"),
-            "ms_per_decision": 1000 * secs / max(n_dec, 1), "games": game}
 
 
 def _tournament(spec: str, rules: str, deals: int, seed: int, threads: int | None) -> dict:
@@ -76,18 +45,13 @@ def _tournament(spec: str, rules: str, deals: int, seed: int, threads: int | Non
 
 
 def measure(deals: int = 200, presets=("shanghai", "contract"), budgets=(4, 8, 16, 32, 64),
-            speed_k: int = 16, speed_decisions: int = 100, default: str = "rollout", seed: int = 1,
-            threads: int | None = None, curve_deals: dict | None = None, progress=None) -> dict:
+            default: str = "rollout", seed: int = 1, threads: int | None = None,
+            curve_deals: dict | None = None, progress=None) -> dict:
     """curve_deals: {K: deals} for the budget curve where the time allows fewer deals at a
     large K (the first deals of the same seed: a prefix of the others); default ``deals``."""
     from shanghai_sim.bots import parse_bot
     curve_deals = {int(k): int(v) for k, v in (curve_deals or {}).items()}
     say = progress or (lambda s: None)
-    speed = []
-    for policy in ("smart", "greedy"):
-        say(f"  playouts, policy {policy}, K={speed_k}, {speed_decisions} searched decisions")
-        speed.append(_playout_rate(policy, speed_k, speed_decisions))
-        say(f"    {speed[-1]['playouts_per_s']:,.0f} playouts/s")
     curve = []
     for k in budgets:
         spec = parse_bot(f"rollout:rollouts={k}").name
@@ -112,8 +76,6 @@ def measure(deals: int = 200, presets=("shanghai", "contract"), budgets=(4, 8, 1
 
     def ci(x, k=3):
         return f"{x['mean']:.{k}f} [{x['lo']:.{k}f}, {x['hi']:.{k}f}]"
-    srows = [[s["policy"], s["k"], s["decisions"], s["playouts"], round(s["playouts_per_s"]),
-              round(s["ms_per_decision"], 1)] for s in speed]
     rows = [[r["rules"], r["spec"], r["deals"], ci(r["bots"]["rollout"]["win_share"]),
              ci(r["bots"]["rollout"]["points"], 1), ci(r["bots"]["smart"]["vs_first"]["points"], 1),
              ci(r["bots"]["rollout"]["went_out"]), round(r["games_per_min"], 1),
@@ -123,17 +85,13 @@ def measure(deals: int = 200, presets=("shanghai", "contract"), budgets=(4, 8, 1
              for c in curve]
     return {
         "name": "rollout",
-        "title": "The rollout bot: playouts per second, and one rollout against three smart",
+        "title": "The rollout bot: one rollout against three smart",
         "settings": {"default": default, "deals": deals, "presets": list(presets), "budgets": list(budgets),
                      "curve_deals": {str(k): v for k, v in sorted(curve_deals.items())},
-                     "speed_k": speed_k, "speed_decisions": speed_decisions, "seed": seed,
+                     "seed": seed,
                      "players": 4, "seatings_per_deal": 4, "threads": threads},
-        "figures": {"speed": speed, "runs": runs, "curve": curve},
+        "figures": {"runs": runs, "curve": curve},
         "tables": [
-            table(f"Playouts per second, one thread: seat 0's searched decisions in games of 4 smart "
-                  f"bots (`shanghai`), K = {speed_k} samples each, every candidate played out on "
-                  "every sample", ["playout policy", "K", "decisions", "playouts", "playouts/s",
-                                   "ms per decision"], srows),
             table(f"`{default},smart,smart,smart`, 4 players, seed {seed}, every deal with the rollout "
                   "bot in each seat; 95% CIs over deals; par win share 0.250",
                   ["rules", "rollout spec", "deals", "rollout win share", "rollout points/game",

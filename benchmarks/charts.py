@@ -340,10 +340,34 @@ def play_quality(res: dict, path: Path) -> Path:
     return _finish(fig, res, path)
 
 
+def playouts(res: dict, path: Path) -> Path:
+    figs = res["figures"]["policies"]
+    target = res["settings"].get("target")
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    med, err = _err([f["rate"] for f in figs])
+    x = np.arange(len(figs))
+    ax.bar(x, med, 0.55, yerr=err, color=C_OURS, capsize=4)
+    for i, f in enumerate(figs):
+        ax.text(i + 0.3, med[i], f"{med[i]:,.0f}", ha="left", va="bottom", fontsize=8)
+    if target:
+        ax.axhline(target, color=C_LAY, ls=":", lw=1, label=f"target, greedy ({target:,}/s)")
+        ax.legend(fontsize=8, loc="upper right")
+    ax.set_xticks(x)
+    ax.set_xticklabels([f["policy"] for f in figs])
+    ax.set_xlabel("playout policy (every seat in the playouts)")
+    ax.set_ylabel("playouts per second, one thread")
+    ax.set_ylim(0, max(max(med + err[1]), target or 0) * 1.2)
+    st = res["settings"]
+    ax.set_title(f"How fast does the rollout bot play hands out?\n(shanghai, K = {st['k']}, "
+                 f"{figs[0]['decisions']} searched decisions, {st['reps']} reps)", fontsize=10)
+    ax.grid(axis="y", alpha=0.3)
+    return _finish(fig, res, path, whiskers=f"min-max of the {st['reps']} reps")
+
+
 def rollout(res: dict, path: Path) -> Path:
     f = res["figures"]
     curve = f["curve"]
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 4.2), gridspec_kw={"width_ratios": [2, 1]})
+    fig, ax = plt.subplots(figsize=(8, 4.2))
     if curve:
         ks = [c["k"] for c in curve]
         ws = [c["bots"]["rollout"]["win_share"] for c in curve]
@@ -368,14 +392,6 @@ def rollout(res: dict, path: Path) -> Path:
                      f"n = {nd} deals x 4 seatings per K)", fontsize=10)
         ax.legend(fontsize=8, loc="upper left")
         ax.grid(axis="y", alpha=0.3)
-    sp = f["speed"]
-    ax2.bar([s["policy"] for s in sp], [s["playouts_per_s"] for s in sp], color=C_OURS)
-    for i, s in enumerate(sp):
-        ax2.text(i, s["playouts_per_s"], f"{s['playouts_per_s']:,.0f}", ha="center", va="bottom", fontsize=8)
-    ax2.set_ylabel("playouts per second, one thread")
-    ax2.set_xlabel("playout policy")
-    ax2.set_title("How fast are the playouts?", fontsize=10)
-    ax2.grid(axis="y", alpha=0.3)
     return _finish(fig, res, path, whiskers=f"95% CI over deals · seed {res['settings']['seed']}, "
                    "every deal with the rollout bot in each of the 4 seats")
 
@@ -436,7 +452,7 @@ def headline(results: dict, path: Path) -> Path | None:
 
 DRAW = {"melds": melds, "growth": growth, "engine": engine, "runner": runner,
         "verify": verify, "startup": startup, "bots": bots, "strength": strength,
-        "play_quality": play_quality, "rollout": rollout}
+        "play_quality": play_quality, "playouts": playouts, "rollout": rollout}
 
 
 def draw_all(results: dict, folder: Path) -> dict[str, Path]:

@@ -95,15 +95,23 @@ HOW = {
         "runs (`runner.run`, the hands table's `ended`) of 3-8 players per bot. "
         "`python benchmarks/bench_play_quality.py` runs the first part alone (`--turn-cap` the "
         "second, `--turn-cap-games 100000` the target's size)."),
+    "playouts": (
+        "The rollout bot's playouts",
+        "Seat 0's first searched decisions in games of four smart bots (`shanghai`), each searched "
+        "with K samples and each playout policy (`rollout:rollouts=K:policy=P`); a decision's time "
+        "is all of the bot's work on it, and a playout is one candidate played to the end of the "
+        "hand on one sample. The policies take turns within each rep, so a shared machine's drift "
+        "falls on all of them. `python benchmarks/bench_playouts.py` runs it alone."),
     "rollout": (
         "The rollout bot",
-        "Playouts: seat 0's searched decisions in games of four smart bots (`shanghai`), each "
-        "searched with K samples and each playout policy; a playout is one candidate played to the "
-        "end of the hand on one sample. Strength: `shanghai-sim tournament` of one rollout bot "
+        "Strength: `shanghai-sim tournament` of one rollout bot "
         "against three smart bots, every deal with the rollout bot in each seat, win share per seat "
         "held with 95% CIs over deals (par 0.25); the budget curve repeats it at several K on "
         "the same deals (its point at the default K is the `shanghai` strength row). Figures of "
-        "a shared 2-core machine: the quick run shared it with a test suite."),
+        "a shared 2-core machine: the quick run shared it with a test suite. The engine has been "
+        "made faster since this run without changing a game (the K = 8 point replayed to the last "
+        "digit at 210 games/min against 146; docs/DEVELOPING.md speed notes): games/min are "
+        "this run's."),
 }
 
 
@@ -163,7 +171,7 @@ def render(results: dict, charts: dict, base: Path) -> str:
                 for label, s in headline_ratios(results)]
         out += [""]
     for name in ("melds", "growth", "engine", "runner", "verify", "startup", "bots", "strength",
-                 "play_quality", "rollout"):
+                 "play_quality", "playouts", "rollout"):
         res = results.get(name)
         if not res:
             continue

@@ -27,7 +27,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))          # tests/reference.py, th
 from _common import ROOT, machine  # noqa: E402
 
 ORDER = ("melds", "growth", "engine", "runner", "verify", "startup", "bots", "strength", "play_quality",
-         "rollout")
+         "playouts", "rollout")
 
 # Sample sizes of each run size. "tiny" exists for the tests (the pipeline, not the timings).
 SIZES: dict[str, dict[str, dict]] = {
@@ -46,7 +46,8 @@ SIZES: dict[str, dict[str, dict]] = {
         "bots": dict(games={"random": 50, "greedy": 500, "smart": 500}, reps=5, tournament_deals=200),
         "strength": dict(deals=10_000),
         "play_quality": dict(games=1_000, turn_cap_games=16_667),   # 100,002 games per bot and preset
-        "rollout": dict(deals=100, budgets=(4, 8, 16, 32, 64), speed_decisions=200,
+        "playouts": dict(decisions=200, reps=7),
+        "rollout": dict(deals=100, budgets=(4, 8, 16, 32, 64),
                         curve_deals={4: 160, 8: 160, 16: 100, 32: 50}),
     },
     "quick": {
@@ -64,7 +65,8 @@ SIZES: dict[str, dict[str, dict]] = {
         "bots": dict(games={"random": 20, "greedy": 100, "smart": 100}, reps=3, tournament_deals=20),
         "strength": dict(deals=1_000),
         "play_quality": dict(games=100, turn_cap_games=100),
-        "rollout": dict(deals=12, budgets=(4, 8, 16, 32, 64), speed_decisions=60,
+        "playouts": dict(decisions=100, reps=3),
+        "rollout": dict(deals=12, budgets=(4, 8, 16, 32, 64),
                         curve_deals={4: 50, 8: 50, 16: 50, 32: 25}),
     },
     "tiny": {
@@ -81,7 +83,8 @@ SIZES: dict[str, dict[str, dict]] = {
         "bots": dict(games={"random": 1, "greedy": 2, "smart": 2}, reps=2, tournament_deals=2),
         "strength": dict(deals=2, presets=("shanghai",)),
         "play_quality": dict(presets=("shanghai",), games=2, turn_cap_games=2, turn_cap_players=(3,)),
-        "rollout": dict(deals=2, presets=("shanghai",), budgets=(2,), speed_k=2, speed_decisions=2,
+        "playouts": dict(k=2, decisions=2, reps=2),
+        "rollout": dict(deals=2, presets=("shanghai",), budgets=(2,),
                         default="rollout:rollouts=2:candidates=2"),
     },
 }
