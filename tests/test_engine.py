@@ -195,3 +195,31 @@ def test_a_smart_seat_without_the_flag_stops_the_engine():
     kinds, params = parse_bots("smart,greedy,greedy,greedy", 4)
     err = play_game_nb(R, K.new_state(R, 0), None, None, kinds, params, np.uint64(1), 0, 0)
     assert err == K.E_PHASE
+
+
+@pytest.mark.parametrize("name", ["shanghai", "contract", "progressive"])
+def test_the_hand_memo_answers_what_the_finder_answers(name):
+    """def_of_nb goes through the hand memo (G[G_HMEMO]): asked again, or after other hands
+    took the slots, every answer is the meld finder's own, in every hand of the game."""
+    from shanghai_sim.kernels.melds import deficiency_nb
+    r = preset(name)
+    R = tuple(r.arrays(4))
+    G = L.new_state(R)
+    params = R[L.R_PARAMS]
+    rng = np.random.default_rng(5)
+    packs, jokers = int(params[L.P_DECKS]), int(params[L.P_JOKERS])
+    hands = []
+    for _ in range(150):
+        c = np.zeros(L.NCARDS, np.int64)
+        for card in rng.choice(52 * packs, size=int(rng.integers(8, 16)), replace=False):
+            c[card % 52] += 1
+        c[L.JOKER] = int(rng.integers(0, jokers + 1))
+        hands.append(c)
+    for h in range(int(params[L.P_NHANDS])):
+        G[L.G_S][L.S_HAND] = h
+        kinds, sizes, nm = R[L.R_MELD_KIND][h], R[L.R_MELD_SIZE][h], R[L.R_N_MELDS][h]
+        want = [deficiency_nb(c, kinds, sizes, nm, R[L.R_JOKER_CAP], params[L.P_INITIAL_EXACT],
+                              params[L.P_SAME_SUIT_GAP]) for c in hands]
+        for _ in range(2):                     # the second pass answers from the memo
+            assert [K.def_of_nb(R, G, c) for c in hands] == want, (name, h + 1)
+    assert (G[L.G_HMEMO][:, 3] != 0).sum() > 0  # the memo was used
