@@ -34,3 +34,39 @@ def test_fast_paths_agree_with_the_general_search(r, h):
         fast = K.deficiency_ws_nb(counts, kinds, sizes, nm, a.joker_cap, exact, gap, *cache)
         slow = max(0, K._search(counts, kinds, sizes, nm, a.joker_cap, exact, gap))
         assert fast == slow, (r.name, h + 1, np.flatnonzero(counts).tolist())
+
+
+@pytest.mark.parametrize("r,h", CASES, ids=[f"{r.name}-{h + 1}" for r, h in CASES])
+def test_bounded_deficiency_of_a_hand_one_card_away(r, h):
+    # The bots ask about a hand one card from a hand of known deficiency d: with a card more
+    # it is d - 1 or d, with a card less d or d + 1 (docs/rules.md §6; checked here too), and
+    # deficiency_in_nb, told so, starts its branch and bound there and stops at the low end.
+    a = r.arrays(4)
+    kinds, sizes, nm = a.meld_kind[h], a.meld_size[h], a.n_melds[h]
+    exact, gap = a.params[L.P_INITIAL_EXACT], a.params[L.P_SAME_SUIT_GAP]
+    rng = np.random.default_rng(2000 + h)
+    cards = shoe(r)
+    cache = L.new_cache()
+    args = (kinds, sizes, nm, a.joker_cap, exact, gap)
+    lower = same = above = 0
+    for i in range(200):
+        pick = rng.choice(cards, 13 if i % 2 else 15, replace=False)
+        counts = np.bincount(pick[:-1], minlength=L.NCARDS).astype(np.int64)
+        d = K.deficiency_ws_nb(counts, *args, *cache)
+        above += d > 0
+        c = pick[-1]
+        counts[c] += 1                                   # a card more
+        want = K.deficiency_ws_nb(counts, *args, *cache)
+        assert d - 1 <= want <= d
+        lower += want < d
+        same += want == d
+        lo = d - 1 if d > 0 else 0
+        assert K.deficiency_in_nb(counts, *args, *cache, lo, d) == want, (np.flatnonzero(counts).tolist(), c)
+        counts[c] -= 1
+        for x in np.flatnonzero(counts)[:6]:             # a card less
+            counts[x] -= 1
+            want = K.deficiency_ws_nb(counts, *args, *cache)
+            assert d <= want <= d + 1
+            assert K.deficiency_in_nb(counts, *args, *cache, d, d + 1) == want, (np.flatnonzero(counts).tolist(), x)
+            counts[x] += 1
+    assert same and (lower or not above)      # both ends of the bounds were exercised

@@ -25,7 +25,7 @@ from .layout import (G_BUF, G_GD, G_HANDS, G_PILE, G_PS, G_RNG, G_S, G_SCR, G_TA
                      SWAP_ANYONE, TM_HI, TM_KEY, TM_KIND, TM_LO, TM_N, TM_NJ)
 from .melds import popcount
 from .play import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_PASS, A_SWAP, A_TAKE, PH_BUY, PH_DRAW,
-                   PH_FIRST, PH_PLAY, action_nb, card_layable_nb, def_of_nb, discard_now_nb,
+                   PH_FIRST, PH_PLAY, action_nb, card_layable_nb, def_in_nb, def_of_nb, discard_now_nb,
                    finishable_nb, must_lay_off_last_nb,
                    do_swap_nb, go_down_available_nb, hand_def_nb, layable_nb,
                    layoff_allowed_now_nb, layoff_list_nb, legal_list_nb, place_proposal_nb,
@@ -104,11 +104,13 @@ def random_action_nb(R, G, p):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _def_with(R, G, p, c, delta):
+def _def_plus(R, G, p, c, d0):
+    """The deficiency of seat p's hand with card c more, the hand's own being d0: d0 - 1 or
+    d0 (a card more lowers it by at most one), which the meld finder searches less for."""
     H = G[G_HANDS]
-    H[p, c] += delta
-    d = def_of_nb(R, G, H[p])
-    H[p, c] -= delta
+    H[p, c] += 1
+    d = def_in_nb(R, G, H[p], d0 - 1 if d0 > 0 else d0, d0)
+    H[p, c] -= 1
     return d
 
 
@@ -182,7 +184,7 @@ def _pick_ranked(R, G, p, n):
             break
         c = 255 - (cand[k] & 255)
         Hp[c] -= 1
-        d = def_of_nb(R, G, Hp)
+        d = def_in_nb(R, G, Hp, d_full, d_full + 1)     # a card less: d_full or one more
         Hp[c] += 1
         if d == d_full:
             return action_nb(A_DISCARD, c, 0, 0)
@@ -278,14 +280,14 @@ def _take_pays(R, G, p, up):
     if d0 == 0:
         return False
     Hp[up] += 1
-    d1 = def_of_nb(R, G, Hp)
+    d1 = def_in_nb(R, G, Hp, d0 - 1, d0)               # a card more: d0 - 1 or d0
     ok = False
     if d1 < d0:
         for c in range(52):
             if c == up or Hp[c] == 0:
                 continue
             Hp[c] -= 1
-            d = def_of_nb(R, G, Hp)
+            d = def_in_nb(R, G, Hp, d1, d1 + 1)        # a card less: d1 or d1 + 1
             Hp[c] += 1
             if d == d1:
                 ok = True
@@ -392,7 +394,7 @@ def _useful_buy(R, G, p):
     d0 = hand_def_nb(R, G, p)
     if d0 == 0:
         return cards_short_nb(R, G, p) > 0
-    return _def_with(R, G, p, G[G_S][S_UP], 1) < d0
+    return _def_plus(R, G, p, G[G_S][S_UP], d0) < d0
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -689,7 +691,7 @@ def _smart_buy(R, G, p, bp):
         if d0 > 2:
             return False
     up = G[G_S][S_UP]
-    if _def_with(R, G, p, up, 1) < d0:
+    if _def_plus(R, G, p, up, d0) < d0:
         return short > 0 or d0 <= dmax
     if short > 0 and d0 <= dshort and up < JOKER:
         has_set, has_run = _contract_kinds(R, G)

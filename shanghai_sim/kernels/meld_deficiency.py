@@ -17,12 +17,28 @@ from .meld_runs import _runs_fast, _runs_only
 from .meld_mixed import _sets_runs
 
 
+@nb.njit(cache=True, _nrt=False, inline="always")
+def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cvals, cn, scratch, wt):
+    """Deficiency with the memo and scratch of ``layout.new_cache()``; exact for every contract."""
+    return deficiency_in_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cvals, cn,
+                            scratch, wt, np.int64(0), np.int64(INF))
+
+
 # Not linking.separate, unlike the fast paths it calls: its own code is small, and a call by
 # symbol from hand_def_nb and the bots cost greedy games about 4% (cheap calls, set contracts
 # and memo hits, are most of them).
 @nb.njit(cache=True, _nrt=False)
-def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cvals, cn, scratch, wt):
-    """Deficiency with the memo and scratch of ``layout.new_cache()``; exact for every contract."""
+def deficiency_in_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cvals, cn, scratch, wt,
+                     lo, hi):
+    """deficiency_ws_nb of a hand whose deficiency the caller knows to lie in lo..hi.
+
+    The bots mostly ask about a hand one card away from a hand they know: a card more
+    lowers the deficiency d by at most one (the hand is d - 1 or d), a card less raises it
+    by at most one (d or d + 1). The fast paths then start their branch and bound at hi
+    instead of infinity, which cuts most of a hand that the card does not change, and stop
+    as soon as they reach lo. Exact only if the bounds hold (a bound that is wrong gives a
+    wrong answer). (0, INF) is deficiency_ws_nb.
+    """
     # np.int64(0), not 0: a literal start value makes numba compile every callee once more
     # for the literal types it sees before the loop's types settle (kernels/__init__.py)
     ns = np.int64(0)
@@ -82,11 +98,11 @@ def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cva
                             full = False      # rare: too many undominated windows for a row
                     if full:
                         if ns == 1:
-                            v = _one_run_one_set(rc, wr, J, s_set, joker_cap, scratch, wt)
+                            v = _one_run_one_set(rc, wr, J, s_set, joker_cap, scratch, wt, lo, hi)
                         else:
-                            v = _one_run_sets(rc, wr, J, ns, s_set, joker_cap, scratch, wt)
+                            v = _one_run_sets(rc, wr, J, ns, s_set, joker_cap, scratch, wt, lo, hi)
                 if v == -INF:
-                    v = _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, cvals, cn)
+                    v = _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, cvals, cn, lo, hi)
                 return v if v > 0 else 0
             if nr >= 2 and nr <= MAXR and ns <= 2 and ckeys.shape[0] >= MEMO_MIN and (
                     ns == 0 or (nr <= 3 and s_set <= 13)):
@@ -97,10 +113,10 @@ def deficiency_ws_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cva
                         break
                 if small:
                     if ns == 0:
-                        v = _runs_fast(counts, J, s_run, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
+                        v = _runs_fast(counts, J, s_run, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch, hi)
                     else:
                         v = _sets_runs(counts, J, ns, s_set, nr, s_run, joker_cap, exact, gap, ckeys,
-                                       cvals, cn, scratch)
+                                       cvals, cn, scratch, lo, hi)
                     if v != -INF:
                         return v if v > 0 else 0
             if ns == 0 and nr <= MAXR:

@@ -157,9 +157,11 @@ def _take_slot(counts, cc, qb, oq, x, ra, da, rb, db, s, joker_cap, exact, gap, 
 
 @separate
 @nb.njit(cache=True, _nrt=False)
-def _sets_runs(counts, J, ns, s_set, nr, s_run, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
+def _sets_runs(counts, J, ns, s_set, nr, s_run, joker_cap, exact, gap, ckeys, cvals, cn, scratch,
+               b_lo, b_hi):
     """ns = 1 or 2 sets of size s_set and nr = 2 or 3 runs of size s_run, every natural
-    count <= 2, a memo of at least MEMO_MIN slots; -INF to fall back to the general search."""
+    count <= 2, a memo of at least MEMO_MIN slots; -INF to fall back to the general search.
+    (b_lo, b_hi): bounds the caller knows, b_lo <= the answer <= b_hi (deficiency_in_nb)."""
     thr = s_set - joker_cap[s_set]
     if thr < 0:
         thr = 0
@@ -213,7 +215,7 @@ def _sets_runs(counts, J, ns, s_set, nr, s_run, joker_cap, exact, gap, ckeys, cv
                 lo = v
             if v > hi:
                 hi = v
-    best = np.int64(INF)
+    best = np.int64(b_hi)
     level = lo
     while level <= hi and level < best:
         for ra in range(13):
@@ -229,7 +231,7 @@ def _sets_runs(counts, J, ns, s_set, nr, s_run, joker_cap, exact, gap, ckeys, cv
                 if v == -INF:
                     return -INF
                 best = v
-                if best <= level or best <= 0:     # (a deficiency is never below 0)
+                if best <= level or best <= 0 or best <= b_lo:     # (a deficiency is never below 0)
                     return best
         level += 1
     return best

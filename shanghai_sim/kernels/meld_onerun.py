@@ -59,7 +59,7 @@ def _class_top(LV, maxc, X, ns, dec, out):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _one_run_one_set(rc, wr, J, s_set, joker_cap, scratch, wt):
+def _one_run_one_set(rc, wr, J, s_set, joker_cap, scratch, wt, lo, best):
     """One run and one set: _one_run with the set's best rank read off directly.
 
     For a window holding the ranks ``held``, the set is best on the rank with the
@@ -67,6 +67,8 @@ def _one_run_one_set(rc, wr, J, s_set, joker_cap, scratch, wt):
     cards (the run keeps one of its cards; with joker room it hands it back, which
     lowers E by one). Both costs fall as the count grows, so ranks in descending
     count order give each in a step or two.
+
+    (lo, best): bounds the caller knows, lo <= the answer <= best (deficiency_in_nb).
     """
     thr = s_set - joker_cap[s_set]
     LV = scratch[0:NLV]
@@ -76,10 +78,11 @@ def _one_run_one_set(rc, wr, J, s_set, joker_cap, scratch, wt):
     top = maxc
     es_min = thr - top if thr > top else 0
     ms_min = s_set - top if s_set > top else 0
-    best = INF
     for x in range(4):
         r = wr[x]
         for i in range(1, wt[r, 0]):
+            if best <= lo:
+                return best
             held, m, e, sg = _wt_entry(wt, r, i)
             b = m + ms_min - J
             if b >= best:
@@ -159,7 +162,7 @@ def _two_sets(hc, nh, oc, no, thr, s, e, m, sg, J, best):
 
 @separate
 @nb.njit(cache=True, _nrt=False)
-def _one_run_sets(rc, wr, J, ns, s_set, joker_cap, scratch, wt):
+def _one_run_sets(rc, wr, J, ns, s_set, joker_cap, scratch, wt, lo, best):
     """One run and ns >= 2 sets of one size: _one_run with the sets' ranks read off directly.
 
     For a window holding the ranks ``held``, split the ranks into those the run
@@ -169,6 +172,8 @@ def _one_run_sets(rc, wr, J, ns, s_set, joker_cap, scratch, wt):
     class: it is enough to choose, per block, its class (and the order of blocks
     of different sizes). A window that holds no rank with at least the ns-th
     largest count leaves the sets their unconstrained best.
+
+    (lo, best): bounds the caller knows, lo <= the answer <= best (deficiency_in_nb).
     """
     thr = s_set - joker_cap[s_set]
     LV = scratch[0:NLV]
@@ -196,10 +201,11 @@ def _one_run_sets(rc, wr, J, ns, s_set, joker_cap, scratch, wt):
             es_min = E
         if M < ms_min:
             ms_min = M
-    best = INF
     for x in range(4):
         r = wr[x]
         for i in range(1, wt[r, 0]):
+            if best <= lo:
+                return best
             held, m, e, sg = _wt_entry(wt, r, i)
             b = m + ms_min - J
             if b >= best:
@@ -275,8 +281,9 @@ def _one_run_sets(rc, wr, J, ns, s_set, joker_cap, scratch, wt):
 
 @separate
 @nb.njit(cache=True, _nrt=False)
-def _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, cvals, cn):
-    """One run and ns sets of one size. pmask[x]: positions 0..13 holding a card of suit x."""
+def _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, cvals, cn, lo, best):
+    """One run and ns sets of one size. pmask[x]: positions 0..13 holding a card of suit x.
+    (lo, best): bounds the caller knows, lo <= the answer <= best (deficiency_in_nb)."""
     thr = s_set - joker_cap[s_set]
     top = scratch[0:MAXM]
     rk = scratch[MAXM:2 * MAXM]
@@ -326,9 +333,8 @@ def _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, c
             ml = np.int64(cvals[q, i >> 3, i & 7, 1])
             n, kmin, kmax = _window_bound(x, ml >> 4, held, ml & 15, joker_cap, es_min, ms_min, J,
                                           cw, ch, ck, cme, n, kmin, kmax)
-    best = INF
     level = kmin
-    while level <= kmax and level < best:
+    while level <= kmax and level < best and best > lo:
         for c in range(n):
             if ck[c] != level:
                 continue

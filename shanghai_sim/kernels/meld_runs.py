@@ -580,10 +580,10 @@ def _split_min(counts, q0, q1, q2, q3, s, nr, E0, M0, J, best, joker_cap, exact,
 
 @separate
 @nb.njit(cache=True, _nrt=False)
-def _runs_fast(counts, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
+def _runs_fast(counts, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch, best):
     """2 to 4 runs of size s, every natural count <= 2: the per-suit fronts straight from
     the memo, every split of the runs over the suits (_split_min); -INF to fall back to
-    _runs_only."""
+    _runs_only. best: a bound the caller knows, the answer <= best (deficiency_in_nb)."""
     q0 = _suit_slot(counts, X0, s, _suit_key(counts, X0, s), joker_cap, exact, gap,
                     ckeys, cvals, cn, scratch)
     if q0 < 0:
@@ -600,7 +600,7 @@ def _runs_fast(counts, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratc
                     ckeys, cvals, cn, scratch)
     if q3 < 0:
         return -INF
-    return _split_min(counts, q0, q1, q2, q3, s, nr, 0, 0, J, INF, joker_cap, exact, gap, cvals,
+    return _split_min(counts, q0, q1, q2, q3, s, nr, 0, 0, J, best, joker_cap, exact, gap, cvals,
                       cn, scratch)
 
 

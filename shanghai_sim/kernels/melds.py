@@ -56,6 +56,6 @@ from .meld_memo import _all_windows, _hslot, _ml_order, _win_entry, _window_fill
 from .meld_onerun import NLV, _class_top, _levels, _one_run, _one_run_one_set, _one_run_sets, _sets_v, _two_sets  # noqa: F401
 from .meld_runs import _best_split, _front_min, _pair_min, _pareto_add, _runs_fast, _runs_only, _split_min, _suit_fill, _suit_front, _suit_front3, _suit_front4, _suit_front_small, _suit_key, _suit_setup, _suit_slot, _suit_store, _suit_windows, _touch  # noqa: F401
 from .meld_mixed import MIX_W, _group_em, _lb_of, _ranks_choice, _sets_runs, _take_slot  # noqa: F401
-from .meld_deficiency import deficiency_batch_nb, deficiency_nb, deficiency_ws_nb  # noqa: F401
+from .meld_deficiency import deficiency_batch_nb, deficiency_in_nb, deficiency_nb, deficiency_ws_nb  # noqa: F401
 from .meld_lay import _lay_runs_by_suit, _lay_search, _lay_undo, laydown_nb, laydown_sat_nb, max_laid_nb  # noqa: F401
 

@@ -59,7 +59,7 @@ from .layout import (G_BUF, G_GD, G_GDJ, G_HANDS, G_LD, G_LOG, G_MKEYS, G_MN, G_
                      SCR_WANT_RUNS, SCR_WANT_SETS, SET, SWAP_ANYONE, SWAP_DOWN_ONLY, TM_HI,
                      TM_KEY, TM_KIND, TM_LO, TM_N, TM_NJ, TM_OWNER, TW, new_state)  # noqa: F401
 from .layout import CACHE_BITS, FP, HM_BITS, MEMO_T, NPOS, SCRATCH, WT_SIZES, WT_W
-from .melds import deficiency_ws_nb, laydown_sat_nb, max_laid_nb, memo_trim_nb, runs_touch
+from .melds import INF, deficiency_in_nb, laydown_sat_nb, max_laid_nb, memo_trim_nb, runs_touch
 from .records import (HF_BLIND, HF_BUY_CARDS, HF_BUYS, HF_CARDS_LEFT, HF_DEALER, HF_DOWN_TURN,
                       HF_JOKERS_LEFT, HF_POINTS, HF_STOCK_PASSES, HF_TURNS, HF_WENT_OUT,
                       HF_STOPPED, NHF)
@@ -208,7 +208,9 @@ def ev_nb(G, t, n):
 def add_card(G, p, c):
     G[G_HANDS][p, c] += 1
     G[G_PS][p, PS_N] += 1
-    G[G_PS][p, PS_DEFOK] = 0
+    # PS_DEF known (1): it is now the deficiency of the hand less one card (2), which
+    # bounds the hand's (hand_def_nb); anything else: unknown (0)
+    G[G_PS][p, PS_DEFOK] = 2 if G[G_PS][p, PS_DEFOK] == 1 else 0
 
 
 @nb.njit(cache=True, inline="always")
@@ -231,11 +233,20 @@ def _played_public(G, p, c):
 # much as the hand memo's answer; only a memo miss calls out, to the meld finder.
 @nb.njit(cache=True, _nrt=False, inline="always")
 def hand_def_nb(R, G, p):
-    """docs/rules.md §6 deficiency of seat p's hand for this hand's contract (cached)."""
+    """docs/rules.md §6 deficiency of seat p's hand for this hand's contract (cached).
+
+    PS_DEFOK 1: PS_DEF is it; 2: PS_DEF is the deficiency of the hand less the card just
+    added (add_card), so the hand's is PS_DEF - 1 or PS_DEF (def_in_nb); 0: unknown."""
     PS = G[G_PS]
-    if PS[p, PS_DEFOK] != 0:
+    k = PS[p, PS_DEFOK]
+    if k == 1:
         return PS[p, PS_DEF]
-    d = def_of_nb(R, G, G[G_HANDS][p])
+    lo = np.int64(0)
+    hi = np.int64(INF)
+    if k == 2:
+        hi = PS[p, PS_DEF]
+        lo = hi - 1 if hi > 0 else hi
+    d = def_in_nb(R, G, G[G_HANDS][p], lo, hi)
     PS[p, PS_DEF] = d
     PS[p, PS_DEFOK] = 1
     return d
@@ -261,7 +272,16 @@ _HM_M2 = np.int64(-7723592293110705685)     # 0x94D049BB133111EB
 
 @nb.njit(cache=True, _nrt=False, inline="always")
 def def_of_nb(R, G, counts):
-    """docs/rules.md §6 deficiency of the hand ``counts`` for this hand's contract.
+    """docs/rules.md §6 deficiency of the hand ``counts`` for this hand's contract (def_in_nb)."""
+    return def_in_nb(R, G, counts, np.int64(0), np.int64(INF))
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def def_in_nb(R, G, counts, lo, hi):
+    """def_of_nb of a hand whose deficiency the caller knows to lie in lo..hi: a hand one
+    card from a hand of deficiency d is d - 1 or d with a card more, d or d + 1 with a card
+    less (the meld finder then searches less: meld_deficiency.deficiency_in_nb). Exact only
+    if the bounds hold.
 
     Through the hand memo G[G_HMEMO] (layout.HM_BITS): the bots ask about the same hands
     again and again (a hand less the card just thrown is the hand the next question is
@@ -290,9 +310,9 @@ def def_of_nb(R, G, counts):
         slot = (x >> (64 - HM_BITS)) & ((1 << HM_BITS) - 1)
         if HM[slot, 3] != 0 and HM[slot, 0] == k0 and HM[slot, 1] == k1 and HM[slot, 2] == k2:
             return HM[slot, 3] - 1
-    d = deficiency_ws_nb(counts, R[R_MELD_KIND][h], R[R_MELD_SIZE][h], R[R_N_MELDS][h], R[R_JOKER_CAP],
+    d = deficiency_in_nb(counts, R[R_MELD_KIND][h], R[R_MELD_SIZE][h], R[R_N_MELDS][h], R[R_JOKER_CAP],
                          params[P_INITIAL_EXACT], params[P_SAME_SUIT_GAP], G[G_MKEYS], G[G_MVALS], G[G_MN],
-                         G[G_MSCR], G[G_WT])
+                         G[G_MSCR], G[G_WT], lo, hi)
     if slot >= 0:
         HM[slot, 0] = k0
         HM[slot, 1] = k1

@@ -37,7 +37,7 @@ import numpy as np
 from .bots import (BP_BUY, BP_CANDS, BP_DECL, BP_FIT, BP_KMAX, BP_Z, BP_HAND0, BP_MARGIN, BP_MAXBUYS, BP_POLICY, BP_PRUNE,
                    BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD, BP_S_DOWN, BP_S_TAKE, BP_UTILITY,
                    BP_WAIT_BLIND, BUY_AUTO, MAX_HAND_PARAMS, NBP, _buy_policy, _contract_kinds,
-                   _def_with, _mates, _smart_discard, cards_short_nb, greedy_action_nb,
+                   _def_plus, _mates, _smart_discard, cards_short_nb, greedy_action_nb,
                    smart_action_nb, unseen_counts_nb)
 from .layout import (G_BUF, G_GD, G_GDJ, G_HANDS, G_LD, G_LOG, G_MKEYS, G_MN, G_MSCR, G_MVALS,
                      G_PILE, G_PS, G_REC, G_RNG, G_S, G_SCR, G_STOCK, G_TABLE, G_TCARDS, G_TJOKERS,
@@ -406,7 +406,7 @@ def card_matters_nb(R, G, p, c, prune):
     d0 = hand_def_nb(R, G, p)
     if d0 == 0:
         return cards_short_nb(R, G, p) > 0
-    if _def_with(R, G, p, c, 1) < d0:
+    if _def_plus(R, G, p, c, d0) < d0:
         return True
     if prune >= 2:
         return False
