@@ -223,3 +223,36 @@ def test_the_hand_memo_answers_what_the_finder_answers(name):
         for _ in range(2):                     # the second pass answers from the memo
             assert [K.def_of_nb(R, G, c) for c in hands] == want, (name, h + 1)
     assert (G[L.G_HMEMO][:, 3] != 0).sum() > 0  # the memo was used
+
+
+@pytest.mark.parametrize("name", ["shanghai", "contract"])
+def test_fit_mask_and_the_bounded_hand_deficiency(name):
+    """fit_mask_nb holds every card that fits a table meld (the lay-off loops skip the
+    others), and hand_def_nb, which after a drawn card bounds the search by the deficiency
+    before it (PS_DEFOK 2), answers what the meld finder answers for every seat."""
+    from shanghai_sim.game import Game
+    from shanghai_sim.kernels.melds import deficiency_nb
+    fits = left_out = bounded = 0
+    for seed in range(3):
+        g = Game(rules=name, players=4, seed=seed, bots="greedy")
+        R, G = g.R, g.G
+        params = R[L.R_PARAMS]
+        cap, sjc = R[L.R_JOKER_CAP], params[L.P_SET_JOKER_CARD]
+        while not g.over:
+            S, PS, TM = G[L.G_S], G[L.G_PS], G[L.G_TABLE]
+            nt = int(S[L.S_NT])
+            fm = int(K.fit_mask_nb(TM, nt))
+            for c in range(L.NCARDS):
+                fit = any(K.fits_nb(TM, cap, sjc, c, m, opt) for m in range(nt) for opt in range(4))
+                assert not fit or (fm >> c) & 1, (name, seed, c)
+                fits += fit
+                left_out += not (fm >> c) & 1
+            h = int(S[L.S_HAND])
+            for q in range(4):
+                bounded += PS[q, L.PS_DEFOK] == 2
+                want = deficiency_nb(G[L.G_HANDS][q], R[L.R_MELD_KIND][h], R[L.R_MELD_SIZE][h],
+                                     R[L.R_N_MELDS][h], cap, params[L.P_INITIAL_EXACT],
+                                     params[L.P_SAME_SUIT_GAP])
+                assert K.hand_def_nb(R, G, q) == want, (name, seed, int(S[L.S_NACT]), q)
+            g.step()
+    assert fits and left_out and bounded

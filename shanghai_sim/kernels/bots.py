@@ -27,7 +27,7 @@ from .melds import popcount
 from .play import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_PASS, A_SWAP, A_TAKE, PH_BUY, PH_DRAW,
                    PH_FIRST, PH_PLAY, action_nb, card_layable_nb, def_in_nb, def_of_nb, discard_now_nb,
                    finishable_nb, must_lay_off_last_nb,
-                   do_swap_nb, go_down_available_nb, hand_def_nb, layable_nb,
+                   do_swap_nb, fit_mask_nb, go_down_available_nb, hand_def_nb, layable_nb,
                    layoff_allowed_now_nb, layoff_list_nb, legal_list_nb, place_proposal_nb,
                    swap_legal_nb, undo_swap_nb, unplace_nb)
 from .rng import randint_nb
@@ -219,9 +219,11 @@ def _down_discard(R, G, p, feed_mask, feed_w):
     sjc = R[R_PARAMS][P_SET_JOKER_CARD]
     best = -1
     bv = -1e18
+    fm = fit_mask_nb(TM, nt)
     for c in range(52):
         if H[p, c] > 0:
-            v = pts[c] + (0 if layable_nb(TM, nt, cap, sjc, c) else 1000)
+            fits = ((fm >> c) & 1) != 0 and layable_nb(TM, nt, cap, sjc, c)
+            v = pts[c] + (0 if fits else 1000)
             if (feed_mask >> c) & 1:
                 v -= feed_w
             if v > bv:
@@ -612,8 +614,9 @@ def _smart_discard(R, G, p, bp):
         nt = G[G_S][S_NT]
         cap = R[R_JOKER_CAP]
         sjc = R[R_PARAMS][P_SET_JOKER_CARD]
+        fm = fit_mask_nb(TM, nt)
         for c in range(52):
-            if G[G_HANDS][p, c] > 0 and layable_nb(TM, nt, cap, sjc, c):
+            if G[G_HANDS][p, c] > 0 and ((fm >> c) & 1) != 0 and layable_nb(TM, nt, cap, sjc, c):
                 feed_down |= np.int64(1) << c
     # Far from going down while a down opponent is about to go out: shed points first.
     dump = bp[BP_DUMP] > 0 and _near_out(G, p) <= 2 and hand_def_nb(R, G, p) >= bp[BP_DUMP]

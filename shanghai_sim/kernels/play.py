@@ -470,6 +470,29 @@ def fits_nb(TM, cap, set_joker_card, c, m, opt):
     return c == key * 13 + pos % 13
 
 
+@nb.njit(cache=True, _nrt=False, inline="always")
+def fit_mask_nb(TM, nt):
+    """The natural cards that might fit a meld of the nt on the table (fits_nb without its
+    joker_limit and size tests: the rank of a set, the cards at both ends of a run), as a
+    mask of bits 0..51, and bit JOKER when there is a meld. A card outside it fits none, so
+    the lay-off loops test fits_nb only for the cards in it."""
+    mask = np.int64(0)
+    for m in range(nt):
+        key = TM[m, TM_KEY]
+        if TM[m, TM_KIND] == SET:
+            mask |= np.int64(0x8004002001) << key      # key, key + 13, + 26, + 39
+        else:
+            lo = TM[m, TM_LO] - 1
+            hi = TM[m, TM_HI] + 1
+            if lo >= 0:
+                mask |= np.int64(1) << (key * 13 + lo % 13)
+            if hi <= 13:
+                mask |= np.int64(1) << (key * 13 + hi % 13)
+    if nt > 0:
+        mask |= np.int64(1) << JOKER
+    return mask
+
+
 @nb.njit(cache=True, _nrt=False)
 def layable_nb(TM, nt, cap, set_joker_card, c):
     """Does card c fit some meld of the nt on the table?"""
@@ -1740,8 +1763,9 @@ def layoff_list_nb(R, G, p, out, n, first):
     go = R[R_PARAMS][P_GO_OUT]
     # the hand left after the lay-off can finish the turn without looking further
     plain = r >= 1 and not must_lay_off_last_nb(r, go)
+    fm = fit_mask_nb(TM, nt)
     for c in range(53):
-        if H[p, c] == 0:
+        if H[p, c] == 0 or ((fm >> c) & 1) == 0:
             continue
         for m in range(nt):
             nopt = 2
