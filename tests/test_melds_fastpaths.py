@@ -20,19 +20,25 @@ def shoe(r):
     return np.array([c for c in range(52) for _ in range(decks)] + [L.JOKER] * jokers)
 
 
+def contract_args(r, h):
+    """The finder's contract arguments for hand h of rules r: kinds, sizes, nm, joker_cap,
+    exact, gap."""
+    a = r.arrays(4)
+    return (a.meld_kind[h], a.meld_size[h], a.n_melds[h], a.joker_cap,
+            a.params[L.P_INITIAL_EXACT], a.params[L.P_SAME_SUIT_GAP])
+
+
 @pytest.mark.parametrize("r,h", CASES, ids=[f"{r.name}-{h + 1}" for r, h in CASES])
 def test_fast_paths_agree_with_the_general_search(r, h):
-    a = r.arrays(4)
-    kinds, sizes, nm = a.meld_kind[h], a.meld_size[h], a.n_melds[h]
-    exact, gap = a.params[L.P_INITIAL_EXACT], a.params[L.P_SAME_SUIT_GAP]
+    args = contract_args(r, h)
     rng = np.random.default_rng(1000 + h)
     cards = shoe(r)
     cache = L.new_cache()
     for i in range(150):
         counts = np.bincount(rng.choice(cards, 12 if i % 2 else 14, replace=False),
                              minlength=L.NCARDS).astype(np.int64)
-        fast = K.deficiency_ws_nb(counts, kinds, sizes, nm, a.joker_cap, exact, gap, *cache)
-        slow = max(0, K._search(counts, kinds, sizes, nm, a.joker_cap, exact, gap))
+        fast = K.deficiency_ws_nb(counts, *args, *cache)
+        slow = max(0, K._search(counts, *args))
         assert fast == slow, (r.name, h + 1, np.flatnonzero(counts).tolist())
 
 
@@ -41,13 +47,10 @@ def test_bounded_deficiency_of_a_hand_one_card_away(r, h):
     # The bots ask about a hand one card from a hand of known deficiency d: with a card more
     # it is d - 1 or d, with a card less d or d + 1 (docs/rules.md §6; checked here too), and
     # deficiency_in_nb, told so, starts its branch and bound there and stops at the low end.
-    a = r.arrays(4)
-    kinds, sizes, nm = a.meld_kind[h], a.meld_size[h], a.n_melds[h]
-    exact, gap = a.params[L.P_INITIAL_EXACT], a.params[L.P_SAME_SUIT_GAP]
+    args = contract_args(r, h)
     rng = np.random.default_rng(2000 + h)
     cards = shoe(r)
     cache = L.new_cache()
-    args = (kinds, sizes, nm, a.joker_cap, exact, gap)
     lower = same = above = 0
     for i in range(200):
         pick = rng.choice(cards, 13 if i % 2 else 15, replace=False)
