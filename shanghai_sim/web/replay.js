@@ -263,6 +263,10 @@ function setup() {
     if (k) { ev.preventDefault(); STEP[k](); }
     else if (ev.key === " ") { ev.preventDefault(); togglePlay(); }
   });
+  window.addEventListener("hashchange", function () {     // a link to an event: #event=N
+    var h = /event=(\d+)/.exec(location.hash);
+    if (h && Number(h[1]) - 1 !== cur) go(Number(h[1]) - 1);
+  });
   var m = /event=(\d+)/.exec(location.hash);
   go(m ? Number(m[1]) - 1 : (HAND_STOPS.length ? HAND_STOPS[0] : 0));
 }
