@@ -119,7 +119,7 @@ EV.forEach(function (e, i) {
   if (["discard", "out", "hand_end", "game_end", "stopped"].indexOf(e.event) >= 0) TURN_STOPS.push(i);
   if (e.event === "upcard") { HAND_STOPS.push(i); HAND_OF[i] = e.hand; }
 });
-var cur = 0, view = "all", playing = null;
+var cur = 0, view = "all", playing = null, hashTimer = null;
 
 function viewOf(i) {
   var s = STATES[i], seen = view === "all" ? null : Number(view);
@@ -208,7 +208,12 @@ function go(i) {
   document.getElementById("next").disabled = document.getElementById("turn-next").disabled =
     document.getElementById("hand-next").disabled = document.getElementById("last").disabled = cur === EV.length - 1;
   document.body.dataset.event = cur;
-  try { history.replaceState(null, "", "#event=" + (cur + 1)); } catch (err) { /* a sandboxed frame */ }
+  // the address names the event shown (a link to it), once the stepping pauses: browsers
+  // throttle history updates made at every key repeat
+  clearTimeout(hashTimer);
+  hashTimer = setTimeout(function () {
+    try { history.replaceState(null, "", "#event=" + (cur + 1)); } catch (err) { /* a sandboxed frame */ }
+  }, 250);
 }
 
 function nextIn(stops, i) { for (var k = 0; k < stops.length; k++) if (stops[k] > i) return stops[k]; return EV.length - 1; }
