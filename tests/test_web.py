@@ -141,6 +141,9 @@ def test_session_plays_to_the_end_as_the_terminal_does(tmp_path):
     assert hg.play() is None
     assert hg.game.totals() == ps.hg.game.totals() == st["table"]["totals"]
     assert hg.log_events() == ps.log_events()
+    # and the game that replay --seed plays with the hint's bot in the person's seat
+    ref, _ = game_events(ps.hg.rules, 4, 5, ["smart", "greedy", "greedy", "greedy"])
+    assert ps.log_events()[1:] == json.loads(json.dumps(ref))
     assert ps.act("1")[0] == 409           # the game is over
     srv.server_close()
 

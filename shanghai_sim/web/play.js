@@ -59,8 +59,11 @@ function drawActions() {
   var box = document.getElementById("actions");
   box.textContent = "";
   var hinted = S.hint ? S.hint.choice : null, mine = selected ? forCard(selected) : [];
+  var labelled = false;
   S.choices.forEach(function (a) {
-    var b = el("button", "", a.n + ") " + a.text);
+    if (a.kind === "discard" && !labelled) { box.appendChild(el("span", "muted", "discard:")); labelled = true; }
+    var b = el("button", "", a.n + ") " + (a.kind === "discard" ? a.card : a.text));
+    b.title = a.text;
     b.dataset.n = a.n;
     b.dataset.kind = a.kind;
     if (a.n === hinted) b.className += " hinted";
