@@ -232,3 +232,38 @@ def test_http_endpoints_and_host_check(tmp_path):
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+def test_serve_command_serves_and_saves_a_stopped_log_on_ctrl_c(tmp_path):
+    """The command itself: it prints the address, serves the page, and Ctrl-C (SIGINT) saves
+    the unfinished game's log with its stopped line, exit status 0."""
+    import signal
+    import subprocess
+    import sys
+    log = tmp_path / "g.jsonl"
+    from pathlib import Path
+    exe = Path(sys.executable).with_name("shanghai-sim")
+    cli = [str(exe)] if exe.exists() else [sys.executable, "-c", "from shanghai_sim.cli.main import main; main()"]
+    p = subprocess.Popen(cli + ["serve", "--port", "0",
+                          "--seed", "3", "--log", str(log), "--rule", SHORT[0]],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stdout.readline()
+        assert line.startswith("shanghai-sim serve: seed 3, open http://127.0.0.1:"), line
+        url = line.split("open ", 1)[1].split(" ", 1)[0]
+        end = time.monotonic() + 300
+        while True:
+            st = json.load(urllib.request.urlopen(url + "api/state"))
+            if st.get("busy") is None or time.monotonic() > end:
+                break
+            time.sleep(0.1)
+        assert st["seed"] == 3 and st["choices"]
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 0, err
+    assert f"log saved to {log}" in out
+    last = json.loads(log.read_text().splitlines()[-1])
+    assert last == {"event": "stopped", "hand": 1, "reason": "interrupted"}
