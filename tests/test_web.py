@@ -267,3 +267,28 @@ def test_serve_command_serves_and_saves_a_stopped_log_on_ctrl_c(tmp_path):
     assert f"log saved to {log}" in out
     last = json.loads(log.read_text().splitlines()[-1])
     assert last == {"event": "stopped", "hand": 1, "reason": "interrupted"}
+
+
+def test_session_one_action_at_a_time(tmp_path):
+    """A second post that came in with the first waits for it; it is refused while the bots
+    play, and acts only at the person's own next decision: the person never acts for a bot."""
+    srv = _session(tmp_path)
+    ps = srv.session
+    ps.start()
+    ps.wait()
+    replies = []
+    with ps.lock:                   # the first action's job and the second post queue behind this
+        replies.append(ps.act("1"))
+        t = threading.Thread(target=lambda: replies.append(ps.act("1")))
+        t.start()
+        time.sleep(0.1)
+    t.join()
+    ps.wait()
+    codes = [int(c) for c, _ in replies]
+    assert codes in ([200, 409], [200, 200])
+    if codes[1] == 409:
+        assert replies[1][1]["error"].startswith("wait: ")
+    mine = [e for e in ps.log_events() if e.get("seat") == 0 and e["event"] in
+            ("draw", "pass", "buy", "go_down", "layoff", "swap", "discard")]
+    assert len(mine) == codes.count(200)
+    srv.server_close()

@@ -194,12 +194,18 @@ class PlaySession:
             time.sleep(0.01)
 
     # ------------------------------------------------------------ requests
-    def _ended(self) -> str | None:
+    def _refused(self) -> str | None:
+        """Why the person cannot act now (under the lock: a second request that came in
+        with the first sees the job the first started), or None."""
         hg = self.hg
+        if self.busy is not None:
+            return f"wait: {self.busy}"
         if hg.stopped:
             return f"the game was stopped ({hg.stopped})"
         if hg.game.over:
             return "the game is over"
+        if hg.game.to_act != hg.seat:
+            return "it is not your turn"
         return None
 
     def act(self, line: str) -> tuple[int, dict[str, Any]]:
@@ -209,9 +215,9 @@ class PlaySession:
             return HTTPStatus.CONFLICT, {"error": f"wait: {self.busy or 'starting'}"}
         with self.lock:
             hg = self.hg
-            ended = self._ended()
-            if ended:
-                return HTTPStatus.CONFLICT, {"error": ended}
+            refused = self._refused()
+            if refused:
+                return HTTPStatus.CONFLICT, {"error": refused}
             before = len(self.lines)
             try:
                 applied = hg.submit(line)
@@ -232,9 +238,9 @@ class PlaySession:
         if self.busy is not None or self.hg is None:
             return HTTPStatus.CONFLICT, {"error": f"wait: {self.busy or 'starting'}"}
         with self.lock:
-            ended = self._ended()
-            if ended:
-                return HTTPStatus.CONFLICT, {"error": ended}
+            refused = self._refused()
+            if refused:
+                return HTTPStatus.CONFLICT, {"error": refused}
 
             def think():
                 k, text = self.hg.advice()
