@@ -29,7 +29,7 @@ from .game import Action, Game, GameError, GoDown
 from .hand import analyze_hand
 from .kernels import layout as L
 from .kernels import play as K
-from .log import SCHEMA_VERSION, decode, format_event
+from .log import SCHEMA_VERSION, decode, public_line
 from .rules import GoOut, load_rules
 
 # The bot that answers `hint`: the strongest in shanghai_sim.bots.BOTS. Change it here
@@ -246,19 +246,9 @@ class HumanGame:
         self._same_turn = bool(new) and all(e.get("seat") == self.seat for e in new)
 
     def public_line(self, e: dict[str, Any]) -> str:
-        """format_event(e) as the person may see it: others' hidden cards as counts."""
-        ev, q = e["event"], e.get("seat")
-        if q is not None and q != self.seat:
-            if ev == "deal":
-                return f"  deal seat {q}: {len(e['cards'])} cards"
-            if ev == "draw" and e["source"] == "stock":
-                return f"  seat {q} draws from the stock"
-            if ev == "buy":
-                return f"  seat {q} buys {e['card']} + {_n(len(e['penalty']), 'penalty card')}"
-        line = format_event(e)
-        if q == self.seat:
-            line = line.replace(f"seat {q} ", f"seat {q} (you) ", 1)
-        return line
+        """format_event(e) as the person may see it: others' hidden cards as counts
+        (``log.public_line``)."""
+        return public_line(e, self.seat, " (you)")
 
     def _cards(self) -> list[str]:
         return self.game.hand_cards(self.seat)

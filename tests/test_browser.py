@@ -160,6 +160,11 @@ def test_replay_page_buttons_keys_views_and_search(tmp_path, clean):
     Select(d.find_element(By.ID, "view")).select_by_value("2")
     shown = [h.get_attribute("data-shown") for h in d.find_elements(By.CSS_SELECTOR, ".seat .cards")]
     assert shown == ["0", "0", "1", "0"]
+    log = d.find_element(By.ID, "log").text       # and the others' deals as counts
+    deal0 = next(e for e in events if e["event"] == "deal" and e["hand"] == 5 and e["seat"] == 0)
+    assert f"deal seat 0: {len(deal0['cards'])} cards" in log and " ".join(deal0["cards"]) not in log
+    deal2 = next(e for e in events if e["event"] == "deal" and e["hand"] == 5 and e["seat"] == 2)
+    assert " ".join(deal2["cards"]) in log
     Select(d.find_element(By.ID, "view")).select_by_value("all")
     # the search's reasoning at a searched decision
     k = next(i for i, e in enumerate(events) if e["event"] == "search" and len(e["candidates"]) > 1)
@@ -175,6 +180,10 @@ def test_replay_page_buttons_keys_views_and_search(tmp_path, clean):
         assert int(cells[2]) == e["rollouts"]
     chosen = d.find_elements(By.CSS_SELECTOR, "#search tr.chosen")
     assert len(chosen) == 1 and chosen[0] == rows[e["chosen"]]
+    other = (e["seat"] + 1) % 4        # another seat's view: the candidates name cards it cannot see
+    Select(d.find_element(By.ID, "view")).select_by_value(str(other))
+    assert d.find_elements(By.CSS_SELECTOR, "#search tr") == []
+    assert "hidden in seat" in d.find_element(By.ID, "search").text
     d.save_screenshot(str(tmp_path / "replay-search.png"))
 
 

@@ -56,6 +56,25 @@ def test_replay_html_from_a_saved_log(tmp_path):
     assert data["meta"]["shoe"] is None          # a replay --json file does not say the shoe
 
 
+def test_public_lines_hide_the_other_seats_cards():
+    from shanghai_sim.log import format_event, public_line
+    search = {"event": "search", "hand": 1, "seat": 1, "decision": "discard", "rollouts": 8,
+              "chosen": 0, "candidates": [{"action": "discard 7C", "mean": 5.0},
+                                          {"action": "discard KD", "mean": 6.5}]}
+    assert public_line(search, 0) == "  seat 1 searches (discard, 8 samples, 2 candidates)"
+    assert public_line(search, 1) == format_event(search)
+    buy = {"event": "buy", "hand": 1, "seat": 2, "card": "7C", "penalty_due": 2, "penalty": ["AS", "JK"]}
+    assert public_line(buy, 0) == "  seat 2 buys 7C + 2 penalty cards"
+    assert public_line(buy, 2, " (you)") == "  seat 2 (you) buys 7C + penalty AS JK"
+    events, _ = game_events("shanghai", 4, 3, "greedy")
+    from shanghai_sim.web.replay import replay_page
+    data = _embedded(replay_page(events))
+    for q in range(4):
+        for k, line in data["hidden"][q].items():
+            e = events[int(k)]
+            assert e["seat"] != q and line == public_line(e, q) != data["lines"][int(k)]
+
+
 def test_replay_html_a_markup_card_cannot_end_the_script(tmp_path):
     from shanghai_sim.web.replay import replay_page
     html = replay_page([{"event": "stopped", "hand": 1, "reason": "</script><b>x"}], players=2)

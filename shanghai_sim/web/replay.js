@@ -2,7 +2,7 @@
    Every state is rebuilt from the events' names and fields at load; stepping only draws. */
 "use strict";
 var DATA = JSON.parse(document.getElementById("game-data").textContent);
-var EV = DATA.events, LINES = DATA.lines, META = DATA.meta, P = META.players;
+var EV = DATA.events, LINES = DATA.lines, META = DATA.meta, P = META.players, HIDDEN = DATA.hidden;
 var PROBLEMS = [];      // events that do not fit the cards held (a damaged log): shown, never hidden
 
 function removeCard(cards, c, i) {
@@ -134,6 +134,13 @@ function viewOf(i) {
           stock: s.stock, melds: s.melds, seats: seats, scores: s.scores, totals: s.totals};
 }
 
+/* Event k's line as the view shows it: in one seat's view, the others' hidden cards as counts. */
+function lineOf(k) {
+  if (view === "all" || !HIDDEN) return LINES[k];
+  var h = HIDDEN[Number(view)][k];
+  return h === undefined ? LINES[k] : h;
+}
+
 function searchOf(i) {
   if (EV[i].event === "search") return EV[i];
   if (i > 0 && EV[i - 1].event === "search") return EV[i - 1];
@@ -150,6 +157,12 @@ function drawSearch(i) {
     return;
   }
   box.dataset.seat = e.seat;
+  if (view !== "all" && Number(view) !== e.seat) {
+    box.appendChild(el("div", "muted", "seat " + e.seat + " searched its " + e.decision + " decision (" +
+                       e.candidates.length + " candidates, " + e.rollouts + " samples each): they name cards of its hand, " +
+                       "hidden in seat " + view + "'s view"));
+    return;
+  }
   box.appendChild(el("div", "", "seat " + e.seat + " (" + (META.seats ? META.seats[e.seat] : "") + ") searched its " +
                      e.decision + " decision: " + e.rollouts + " samples per candidate"));
   var t = el("table", "nums");
@@ -172,7 +185,7 @@ function drawLog(i) {
   log.textContent = "";
   var from = Math.max(0, i - 60);
   for (var k = from; k <= i; k++) {
-    var line = el("div", k === i ? "cur" : "", LINES[k]);
+    var line = el("div", k === i ? "cur" : "", lineOf(k));
     line.dataset.event = k;
     log.appendChild(line);
   }
@@ -199,7 +212,7 @@ function go(i) {
   drawSearch(cur);
   drawLog(cur);
   drawResult(cur);
-  document.getElementById("now").textContent = LINES[cur].trim();
+  document.getElementById("now").textContent = lineOf(cur).trim();
   document.getElementById("pos").textContent = "event " + (cur + 1) + " / " + EV.length;
   var sel = document.getElementById("jump"), h = STATES[cur].hand;
   if (h && sel.value !== String(h)) sel.value = String(h);

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..log import format_event
+from ..log import format_event, public_line
 from . import page
 
 
@@ -102,5 +102,8 @@ def replay_page(events: list[dict[str, Any]], *, rules: Any = None, players: int
             "shoe": shoe, "buys": buys, "contracts": contracts,
             "title": "Shanghai replay" + (f", seed {seed}" if seed is not None else ""),
             "subtitle": " \u00b7 ".join(x for x in sub if x) + (f" \u00b7 seats {who}" if who else "")}
+    # each seat's view of the lines that it may not read in full (others' hidden cards)
+    hidden = [{k: t for k, (e, line) in enumerate(zip(events, lines))
+               if (t := public_line(e, q)) != line} for q in range(p)]
     return page(meta["title"], BODY, ["replay.js"],
-                data={"meta": meta, "events": events, "lines": lines})
+                data={"meta": meta, "events": events, "lines": lines, "hidden": hidden})
