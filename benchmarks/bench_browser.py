@@ -45,7 +45,8 @@ return out;
 """
 
 
-def measure(game: dict | None = None, loads: int = 15, reps: int = 3, progress=None) -> dict:
+def measure(game: dict | None = None, loads: int = 15, reps: int = 3, steps: int | None = None,
+            progress=None) -> dict:
     say = progress or (lambda s: None)
     game = dict(GAME, **(game or {}))
     from browser_support import chrome, console_errors, missing
@@ -54,7 +55,7 @@ def measure(game: dict | None = None, loads: int = 15, reps: int = 3, progress=N
     from shanghai_sim.game import game_events
     from shanghai_sim.rules import load_rules
     from shanghai_sim.web.replay import replay_page
-    settings = dict(game, loads=loads, reps=reps)
+    settings = dict(game, loads=loads, reps=reps, steps=steps or "all")
     res = {"name": "browser", "title": "The replay page of a 4-player game in headless Chromium",
            "settings": settings, "figures": {}, "tables": [], "notes": []}
     why = missing()
@@ -84,19 +85,19 @@ def measure(game: dict | None = None, loads: int = 15, reps: int = 3, progress=N
             if k:                                   # the first load warms the browser's caches
                 load_ms.append(nav[0])
                 wall_ms.append(w)
-        steps = {}
+        timed = {}
         for key, name in (("ArrowRight", "event"), ("ArrowDown", "turn"), ("PageDown", "hand")):
             xs = []
             for _ in range(reps):
-                xs += d.execute_script(STEPS, key, len(events) + 1)
-            steps[name] = xs
+                xs += d.execute_script(STEPS, key, steps or len(events) + 1)
+            timed[name] = xs
             say(f"  step by {name}: {len(xs)} steps")
         errors = console_errors(d)
     finally:
         d.quit()
     load, wall = spread(load_ms), spread(wall_ms)
-    per = {n: dict(spread(xs), samples=[]) for n, xs in steps.items()}   # thousands: medians kept
-    p95 = {n: sorted(xs)[int(0.95 * (len(xs) - 1))] for n, xs in steps.items()}
+    per = {n: dict(spread(xs), samples=[]) for n, xs in timed.items()}   # thousands: medians kept
+    p95 = {n: sorted(xs)[int(0.95 * (len(xs) - 1))] for n, xs in timed.items()}
     res["figures"] = {"load_ms": load, "wall_ms": wall, "steps_ms": per, "p95_ms": p95,
                       "events": len(events), "page_kib": len(html) / 1024, "chromium": version}
     res["tables"] = [
@@ -106,7 +107,7 @@ def measure(game: dict | None = None, loads: int = 15, reps: int = 3, progress=N
                 load, wall]]),
         table("One step (ms, key to layout; target under 50)",
               ["step by", "steps timed", "median (min-max)", "95th percentile"],
-              [[n, len(steps[n]), per[n], p95[n]] for n in ("event", "turn", "hand")]),
+              [[n, len(timed[n]), per[n], p95[n]] for n in ("event", "turn", "hand")]),
     ]
     res["notes"] = [f"Chromium {version}, headless; the page's console errors: {len(errors)}.",
                     f"Targets (issue 34): load under 1 s "

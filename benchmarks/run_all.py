@@ -88,7 +88,7 @@ SIZES: dict[str, dict[str, dict]] = {
         "playouts": dict(k=2, decisions=2, reps=2),
         "rollout": dict(deals=2, presets=("shanghai",), budgets=(2,),
                         default="rollout:rollouts=2:candidates=2"),
-        "browser": dict(game=dict(bots="greedy", seed=1), loads=1, reps=1),
+        "browser": dict(game=dict(bots="greedy", seed=1), loads=1, reps=1, steps=30),
     },
 }
 
