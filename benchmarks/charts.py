@@ -450,9 +450,47 @@ def headline(results: dict, path: Path) -> Path | None:
     return _finish(fig, res, path)
 
 
+def browser(res: dict, path: Path) -> Path:
+    f = res["figures"]
+    fig, axes = plt.subplots(1, 2, figsize=(10.0, 3.8), gridspec_kw={"width_ratios": [1, 2]})
+    if not f:           # no chromium on the machine of this run
+        for ax in axes:
+            ax.axis("off")
+        axes[0].text(0, 0.5, "not measured: " + str(res["tables"][0]["rows"][0][0]), fontsize=9)
+        return _finish(fig, res, path)
+    ax = axes[0]
+    med, err = _err([f["load_ms"], f["wall_ms"]])
+    ax.bar([0, 1], med, yerr=err, color=[C_OURS, C_COLD], capsize=4)
+    ax.axhline(1000, color=C_PEER, ls="--", lw=1, label="target 1 s")
+    ax.set_xticks([0, 1])
+    ax.set_xticklabels(["load event", "driver.get\n(wall)"], fontsize=8)
+    ax.set_ylabel("ms")
+    ax.set_ylim(0, 1100)
+    ax.set_title(f"Opening the page\n({f['events']:,} events, {f['page_kib']:.0f} KiB)", fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    ax = axes[1]
+    names = ["event", "turn", "hand"]
+    med = [f["steps_ms"][n]["median"] for n in names]
+    p95 = [f["p95_ms"][n] for n in names]
+    x = np.arange(len(names))
+    ax.bar(x - 0.2, med, 0.4, color=C_OURS, label="median")
+    ax.bar(x + 0.2, p95, 0.4, color=C_COLD, label="95th percentile")
+    ax.axhline(50, color=C_PEER, ls="--", lw=1, label="target 50 ms")
+    ax.set_xticks(x)
+    ax.set_xticklabels([f"by {n}\n({f['steps_ms'][n]['n']:,} steps)" for n in names], fontsize=8)
+    ax.set_ylabel("ms, key to layout")
+    ax.set_ylim(0, max(60, 1.2 * max(p95)))
+    ax.set_title("One step forward", fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    return _finish(fig, res, path, whiskers="min-max of the loads")
+
+
 DRAW = {"melds": melds, "growth": growth, "engine": engine, "runner": runner,
         "verify": verify, "startup": startup, "bots": bots, "strength": strength,
-        "play_quality": play_quality, "playouts": playouts, "rollout": rollout}
+        "play_quality": play_quality, "playouts": playouts, "rollout": rollout,
+        "browser": browser}
 
 
 def draw_all(results: dict, folder: Path) -> dict[str, Path]:

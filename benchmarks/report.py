@@ -112,6 +112,18 @@ HOW = {
         "made faster since this run without changing a game (the K = 8 point replayed to the last "
         "digit at 210 games/min against 146; docs/DEVELOPING.md speed notes): games/min are "
         "this run's."),
+    "browser": (
+        "The replay page in a browser",
+        "`shanghai-sim replay --seed 42 --bots rollout:rollouts=8,smart,smart,smart --html` "
+        "(a 4-player game of `shanghai`, every event with the search bot's reasoning) opened "
+        "in headless Chromium (Debian's `chromium` with `chromium-driver`, driven by selenium as "
+        "the browser tests drive it). *Load*: navigation start to the end of the load event "
+        "(Navigation Timing), the first load of a run not counted: reading the page, its "
+        "events' JSON, the table rebuilt at every event, the first one drawn; next to it the "
+        "wall time of `driver.get`. *Step*: one keypress forward (by event, turn, hand) timed in "
+        "the page from the key to the end of the layout it causes, every step of the game "
+        "once per rep. Issue 34's targets: load under 1 s, a step under 50 ms (medians). "
+        "`python benchmarks/bench_browser.py` runs it alone."),
 }
 
 
@@ -171,7 +183,7 @@ def render(results: dict, charts: dict, base: Path) -> str:
                 for label, s in headline_ratios(results)]
         out += [""]
     for name in ("melds", "growth", "engine", "runner", "verify", "startup", "bots", "strength",
-                 "play_quality", "playouts", "rollout"):
+                 "play_quality", "playouts", "rollout", "browser"):
         res = results.get(name)
         if not res:
             continue

@@ -27,7 +27,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))          # tests/reference.py, th
 from _common import ROOT, machine  # noqa: E402
 
 ORDER = ("melds", "growth", "engine", "runner", "verify", "startup", "bots", "strength", "play_quality",
-         "playouts", "rollout")
+         "playouts", "rollout", "browser")
 
 # Sample sizes of each run size. "tiny" exists for the tests (the pipeline, not the timings).
 SIZES: dict[str, dict[str, dict]] = {
@@ -49,6 +49,7 @@ SIZES: dict[str, dict[str, dict]] = {
         "playouts": dict(decisions=200, reps=7),
         "rollout": dict(deals=100, budgets=(4, 8, 16, 32, 64),
                         curve_deals={4: 160, 8: 160, 16: 100, 32: 50}),
+        "browser": dict(loads=15, reps=3),
     },
     "quick": {
         "melds": dict(hands=5_000, warm=20_000, reps=3, ref_hands=3, ref_reps=3,
@@ -68,6 +69,7 @@ SIZES: dict[str, dict[str, dict]] = {
         "playouts": dict(decisions=100, reps=3),
         "rollout": dict(deals=12, budgets=(4, 8, 16, 32, 64),
                         curve_deals={4: 50, 8: 50, 16: 50, 32: 25}),
+        "browser": dict(loads=5, reps=1),
     },
     "tiny": {
         "melds": dict(presets=("shanghai",), hands=20, warm=20, reps=2, ref_hands=1, ref_reps=1,
@@ -86,6 +88,7 @@ SIZES: dict[str, dict[str, dict]] = {
         "playouts": dict(k=2, decisions=2, reps=2),
         "rollout": dict(deals=2, presets=("shanghai",), budgets=(2,),
                         default="rollout:rollouts=2:candidates=2"),
+        "browser": dict(game=dict(bots="greedy", seed=1), loads=1, reps=1, steps=30),
     },
 }
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import click
 
@@ -18,6 +19,7 @@ REPLAY_HELP = """Play one seeded game and print every event of it, or print a sa
   shanghai-sim replay --seed 7 --rules contract --bots greedy:buy=never,random,greedy,greedy,greedy
   shanghai-sim replay --seed 7 --json > game.jsonl     # schema: docs/replay.md
   shanghai-sim replay --log game.jsonl                 # a saved log (play --log, replay --json)
+  shanghai-sim replay --seed 42 --html g.html          # the game as cards, in a browser (docs/browser.md)
 
 With --seed the game comes from the same kernel run as a batch run of that
 game seed: same deals, same choices, same scores. Give --seed or --log, not both.
@@ -44,6 +46,48 @@ def _read_log(path: str) -> list[dict]:
     return events
 
 
+def _write_html(path: str, events: list[dict], **facts) -> None:
+    """The replay page of ``events`` (shanghai_sim.web.replay) written to ``path`` whole:
+    a temporary file beside it, renamed when complete; InputError if it cannot be."""
+    import os
+    import tempfile
+
+    from shanghai_sim.web.replay import ReplayError, replay_page
+    try:
+        text = replay_page(events, **facts)
+    except ReplayError as e:
+        raise InputError(f"cannot draw {facts.get('source') or 'the game'}: {e}") from None
+    folder = os.path.dirname(os.path.abspath(path))
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".replay-", suffix=".html", dir=folder)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)       # as an ordinary new file, not mkstemp's 0600
+        os.replace(tmp, path)
+    except OSError as e:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+        raise InputError(f"cannot write the page {path}: {e.strerror}") from None
+    click.echo(f"replay page written to {path} (open it in a browser)", err=True)
+
+
+def _check_html_path(path: str | None) -> None:
+    """A page path that cannot be written fails before the game is played."""
+    import os
+    if path is None:
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise InputError(f"cannot write the page {path}: it is a folder")
+    if not os.path.isdir(folder):
+        raise InputError(f"cannot write the page {path}: no folder {folder}")
+    if not os.access(folder, os.W_OK):
+        raise InputError(f"cannot write the page {path}: the folder {folder} is not writable")
+
+
 def register(group: click.Group) -> None:
     @group.command("replay", cls=_OneLineErrors, help=REPLAY_HELP)
     @click.option("--seed", help="The game seed (0..2**64-1).")
@@ -56,9 +100,12 @@ def register(group: click.Group) -> None:
     @click.option("--log", "log_path", type=click.Path(exists=True, dir_okay=False),
                   help="Print this saved log (JSON lines, e.g. from play --log) instead.")
     @click.option("--json", "as_json", is_flag=True, help="JSON lines (docs/replay.md) instead of text.")
+    @click.option("--html", "html_path", type=click.Path(dir_okay=False),
+                  help="Write the game as a self-contained web page here (the table as cards, "
+                       "stepped by event, turn or hand; docs/browser.md) instead of printing it.")
     @click.pass_context
-    def replay_cmd(ctx, seed, rules, rule_items, players, bots, log_path, as_json):
-        from shanghai_sim.bots import split_specs
+    def replay_cmd(ctx, seed, rules, rule_items, players, bots, log_path, as_json, html_path):
+        from shanghai_sim.bots import parse_bot, seat_specs, split_specs
         from shanghai_sim.game import game_events
         from shanghai_sim.log import format_event
         from shanghai_sim.rules import resolve
@@ -72,7 +119,12 @@ def register(group: click.Group) -> None:
             if given:
                 raise InputError(f"{', '.join(given)}: a saved log already holds its game "
                                  f"(drop them, or use --seed)")
+            _check_html_path(html_path)
             events = _read_log(log_path)
+            if html_path is not None:
+                _write_html(html_path, events, source=f"from {os.path.basename(log_path)}")
+                if not as_json:
+                    return
             for e in events:
                 if as_json:
                     click.echo(json.dumps(e, separators=(",", ":")))
@@ -106,11 +158,17 @@ def register(group: click.Group) -> None:
             warning = r.two_player_warning(p)
             if warning:
                 click.echo(warning, err=True)
+            _check_html_path(html_path)
             events, _ = game_events(r, p, s, bots)
+            seats = [parse_bot(b, r.hands).name for b in seat_specs(split_specs(bots), p)]
         except InputError:
             raise
         except ValueError as e:       # RulesError, BotError, GameError
             raise InputError(str(e)) from None
+        if html_path is not None:
+            _write_html(html_path, events, rules=r, players=p, seats=seats, seed=s)
+            if not as_json:
+                return
         if as_json:
             for e in events:
                 click.echo(json.dumps(e, separators=(",", ":")))

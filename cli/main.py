@@ -37,6 +37,7 @@ def main() -> None:
       shanghai-sim summary              # points and win share per seat and bot, 95% CIs
       shanghai-sim meld 5C 6C 7C 8C 9D 9H 9S JK --contract 2
       shanghai-sim play                 # you against three greedy bots, at the terminal
+      shanghai-sim serve                # the same in your browser (http://127.0.0.1:8000/)
 
     The first command that needs the compiled kernels builds them (a few
     minutes, once per version; `shanghai-sim warmup` does it up front).
@@ -53,6 +54,8 @@ def _register() -> None:
     game_cmds.register(main)
     from . import play_cmds
     play_cmds.register(main)
+    from . import web_cmds
+    web_cmds.register(main)
     from . import tool_cmds
     tool_cmds.register(main)
     from . import experiment_cmds

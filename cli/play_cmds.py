@@ -39,6 +39,40 @@ def _int(name: str, value: str | None, lo: int, hi: int) -> int | None:
     return v
 
 
+def human_game(rules, rule_items, players, bots, seat, seed, read=input, write=click.echo,
+               later: bool = False):
+    """The HumanGame of play's options (``play``, ``serve``): bad values as InputError. A game
+    with no --seed gets a random one (printed in its introduction). ``later``: check the
+    options now, and return (seed, a function ``make(write)`` that builds the game)."""
+    from shanghai_sim.bots import split_specs
+    from shanghai_sim.human import HumanGame, table_options
+    from shanghai_sim.rules import load_rules, with_options
+    s = _int("seed", seed, 0, 2 ** 64 - 1)
+    if s is None:
+        s = secrets.randbelow(2 ** 32)
+    try:
+        r = with_options(load_rules(rules), rule_items)
+        p = _int("players", players, 2, 8)
+        if p is None:
+            n = len(split_specs(bots))
+            p = n + 1 if n > 1 else r.players
+        q = _int("seat", seat, 0, p - 1)
+        if later:
+            table_options(r, p, q, bots)
+        else:
+            hg = HumanGame(r, p, q, bots, s, read=read, write=write)
+        warning = r.two_player_warning(p)
+        if warning:
+            click.echo(warning, err=True)
+    except InputError:
+        raise
+    except ValueError as e:       # RulesError, BotError, GameError
+        raise InputError(str(e)) from None
+    if later:
+        return s, lambda out: HumanGame(r, p, q, bots, s, read=read, write=out)
+    return hg
+
+
 def register(group: click.Group) -> None:
     @group.command("play", cls=_OneLineErrors, help=PLAY_HELP)
     @click.option("--rules", default="shanghai", show_default=True,
@@ -53,27 +87,7 @@ def register(group: click.Group) -> None:
     @click.option("--log", "log_path", type=click.Path(dir_okay=False),
                   help="Save the event log here (JSON lines, docs/replay.md).")
     def play_cmd(rules, rule_items, players, bots, seat, seed, log_path):
-        from shanghai_sim.bots import split_specs
-        from shanghai_sim.human import HumanGame
-        from shanghai_sim.rules import load_rules, with_options
-        s = _int("seed", seed, 0, 2 ** 64 - 1)
-        if s is None:
-            s = secrets.randbelow(2 ** 32)
-        try:
-            r = with_options(load_rules(rules), rule_items)
-            p = _int("players", players, 2, 8)
-            if p is None:
-                n = len(split_specs(bots))
-                p = n + 1 if n > 1 else r.players
-            q = _int("seat", seat, 0, p - 1)
-            hg = HumanGame(r, p, q, bots, s, read=input, write=click.echo)
-            warning = r.two_player_warning(p)
-            if warning:
-                click.echo(warning, err=True)
-        except InputError:
-            raise
-        except ValueError as e:       # RulesError, BotError, GameError
-            raise InputError(str(e)) from None
+        hg = human_game(rules, rule_items, players, bots, seat, seed, read=input, write=click.echo)
         out = None
         if log_path:
             try:        # opened now: a path that cannot be written fails before the game

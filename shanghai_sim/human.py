@@ -29,7 +29,7 @@ from .game import Action, Game, GameError, GoDown
 from .hand import analyze_hand
 from .kernels import layout as L
 from .kernels import play as K
-from .log import SCHEMA_VERSION, decode, format_event
+from .log import SCHEMA_VERSION, decode, public_line
 from .rules import GoOut, load_rules
 
 # The bot that answers `hint`: the strongest in shanghai_sim.bots.BOTS. Change it here
@@ -92,6 +92,25 @@ def _ordinal(k: int) -> str:
     return f"{k}{'th' if 10 <= k % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
 
 
+def table_options(rules: Any = "shanghai", players: int | None = None, seat: int = 0,
+                  bots: "str | list[str]" = "greedy") -> tuple[Any, int, int, list[str]]:
+    """The table of a person's game, checked: (Rules, players, the person's seat, the other
+    seats' canonical bot specs in seat order). GameError, BotError or RulesError with a
+    one-line reason otherwise. HumanGame checks its options here; ``serve`` checks them
+    before it starts (the game itself is built once the page is up)."""
+    r = load_rules(rules)
+    p = r.players if players is None else int(players)
+    if not 0 <= int(seat) < p:
+        raise GameError(f"seat {seat}: must be 0..{p - 1} for {p} players")
+    specs = split_specs(bots)
+    if len(specs) == 1:
+        specs = specs * (p - 1)
+    if len(specs) != p - 1:
+        raise BotError(f"{len(specs)} bot specs for the {p - 1} other seats "
+                       f"(give one spec for all of them or one per other seat)")
+    return r, p, int(seat), [parse_bot(s, r.hands).name for s in specs]
+
+
 class HumanGame:
     """One game with a person at ``seat`` and bots at the other seats.
 
@@ -102,18 +121,8 @@ class HumanGame:
     def __init__(self, rules: Any = "shanghai", players: int | None = None, seat: int = 0,
                  bots: "str | list[str]" = "greedy", seed: int = 0,
                  read: Callable[[str], str] = input, write: Callable[[str], None] = print):
-        r = load_rules(rules)
-        p = r.players if players is None else int(players)
-        if not 0 <= int(seat) < p:
-            raise GameError(f"seat {seat}: must be 0..{p - 1} for {p} players")
-        specs = split_specs(bots)
-        if len(specs) == 1:
-            specs = specs * (p - 1)
-        if len(specs) != p - 1:
-            raise BotError(f"{len(specs)} bot specs for the {p - 1} other seats "
-                           f"(give one spec for all of them or one per other seat)")
-        names = [parse_bot(s, r.hands).name for s in specs]
-        self.seat = int(seat)
+        r, p, seat, names = table_options(rules, players, seat, bots)
+        self.seat = seat
         self.seats = names[:self.seat] + [HUMAN] + names[self.seat:]
         self.game = Game(r, p, seed, bots=[HUMAN if q == self.seat else self.seats[q]
                                            for q in range(p)])
@@ -131,11 +140,10 @@ class HumanGame:
     def play(self) -> str | None:
         """Play until the game is over or the person stops it. Returns None when the game
         ended, else why it stopped ('quit', 'end of input', 'interrupted')."""
-        self._write(self._intro())
+        self.start()
         try:
             while True:
-                self.game.advance()
-                self._scroll()
+                self.advance()
                 if self.game.over:
                     break
                 self._decide()
@@ -143,20 +151,59 @@ class HumanGame:
             self.stopped = e.reason
         except KeyboardInterrupt:
             self.stopped = "interrupted"
+        self.finish()
+        return self.stopped
+
+    # The steps of play(), for a front end that is not a terminal loop (shanghai-sim serve):
+    # start(), then advance() and one submit() per line the person gives until the game is
+    # over (or submit raises Stop: set stopped), then finish().
+    def start(self) -> None:
+        """Write who sits where."""
+        self._write(self._intro())
+
+    def advance(self) -> None:
+        """Let the bots act until the person must decide or the game ends; write each event
+        as the person may see it."""
+        self.game.advance()
+        self._scroll()
+
+    def submit(self, line: str, choices: list[Action] | None = None) -> bool:
+        """One line of the person's input (an action's number or a command, as at the
+        terminal): True once it applied an action. A command's answer, or the one-line
+        reason a line names no legal action, is written; Stop when the person quits."""
+        choices = self.choices() if choices is None else choices
+        try:
+            action = self._parse(line.strip(), choices)
+        except (GameError, CardError, BotError) as e:
+            self._write(str(e))
+            return False
+        if action is None:
+            return False
+        try:
+            self.game.apply(action)
+        except GameError as e:
+            self._write("not allowed: " + _reason(e))
+            return False
+        return True
+
+    def finish(self) -> None:
+        """Write the result, or that the game stopped (``stopped``) and has none."""
         if self.stopped:
             self._scroll()
             self._write(f"game stopped ({self.stopped}) in hand {self.game.hand}; "
                         f"it has no result")
         else:
             self._write(self._result())
-        return self.stopped
 
     def log_events(self) -> list[dict[str, Any]]:
         """The game's events for ``play --log`` (docs/replay.md): the full log, the person's
         choices and the bots' hidden cards included."""
+        r = self.rules
         head = {"event": "game", "schema": SCHEMA_VERSION, "seed": self.seed,
-                "rules": self.rules.name, "players": self.players,
-                "seats": list(self.seats), "human": self.seat}
+                "rules": r.name, "players": self.players,
+                "seats": list(self.seats), "human": self.seat,
+                "contracts": [str(c) for c in r.contracts], "buys": list(r.buys_per_hand),
+                "shoe": r.shoe_size(self.players)}
         out = [head] + self._feed.events()
         if self.stopped:
             out.append({"event": "stopped", "hand": self.game.hand, "reason": self.stopped})
@@ -180,20 +227,8 @@ class HumanGame:
                     else self._status())
         self._write(self._menu(choices))
         prompt = f"seat {self.seat}, your move (1-{len(choices)}, or help)> "
-        while True:
-            line = self._ask(prompt).strip()
-            try:
-                action = self._parse(line, choices)
-            except (GameError, CardError, BotError) as e:
-                self._write(str(e))
-                continue
-            if action is None:
-                continue
-            try:
-                self.game.apply(action)
-                return
-            except GameError as e:
-                self._write("not allowed: " + _reason(e))
+        while not self.submit(self._ask(prompt), choices):
+            pass
 
     # ------------------------------------------------------------ the screen
     def _intro(self) -> str:
@@ -211,19 +246,9 @@ class HumanGame:
         self._same_turn = bool(new) and all(e.get("seat") == self.seat for e in new)
 
     def public_line(self, e: dict[str, Any]) -> str:
-        """format_event(e) as the person may see it: others' hidden cards as counts."""
-        ev, q = e["event"], e.get("seat")
-        if q is not None and q != self.seat:
-            if ev == "deal":
-                return f"  deal seat {q}: {len(e['cards'])} cards"
-            if ev == "draw" and e["source"] == "stock":
-                return f"  seat {q} draws from the stock"
-            if ev == "buy":
-                return f"  seat {q} buys {e['card']} + {_n(len(e['penalty']), 'penalty card')}"
-        line = format_event(e)
-        if q == self.seat:
-            line = line.replace(f"seat {q} ", f"seat {q} (you) ", 1)
-        return line
+        """format_event(e) as the person may see it: others' hidden cards as counts
+        (``log.public_line``)."""
+        return public_line(e, self.seat, " (you)")
 
     def _cards(self) -> list[str]:
         return self.game.hand_cards(self.seat)
@@ -257,6 +282,13 @@ class HumanGame:
             lines.append(f"{'seats:' if q == 0 else '':<7}{q} {who}: {_n(v['hand_sizes'][q], 'card')}, "
                          f"{extra}, total {v['totals'][q]}{took}")
         return "\n".join(lines)
+
+    def situation(self) -> str:
+        """The decision now in one line (what is on offer, what the person may do) and how far
+        the hand is from the contract."""
+        cards = self._cards()
+        state = "you are down" if self._down() else f"deficiency {self._deficiency(cards)}"
+        return f"{self._situation(self.game.view(self.seat))} [{state}]"
 
     def _cards_line(self) -> str:
         """The person's cards by suit, then rank (jokers last), and how far from the contract."""
@@ -491,10 +523,16 @@ class HumanGame:
     # ------------------------------------------------------------ advice
     def hint(self, choices: list[Action] | None = None) -> str:
         """What HINT_BOT would do now and why, in one line."""
+        return self.advice(choices)[1]
+
+    def advice(self, choices: list[Action] | None = None) -> tuple[int | None, str]:
+        """HINT_BOT's action now: its number among ``choices`` (1-based; None if it is not
+        one of them) and the hint's line."""
         choices = self.choices() if choices is None else choices
         a = self.game.bot_action(HINT_BOT)
-        num = next((f"{i}) " for i, b in enumerate(choices, 1) if b.code == a.code), "")
-        return f"hint from {parse_bot(HINT_BOT).name}: {num}{a}: {self._why(a)}"
+        k = next((i for i, b in enumerate(choices, 1) if b.code == a.code), None)
+        num = f"{k}) " if k is not None else ""
+        return k, f"hint from {parse_bot(HINT_BOT).name}: {num}{a}: {self._why(a)}"
 
     def _why(self, a: Action) -> str:
         g = self.game
@@ -613,4 +651,4 @@ def meld_line(md: dict[str, Any]) -> str:
     return f"meld {md['meld']}: {head}: {cards}"
 
 
-__all__ = ["HumanGame", "Stop", "HINT_BOT", "meld_line"]
+__all__ = ["HumanGame", "Stop", "HINT_BOT", "meld_line", "table_options"]

@@ -262,3 +262,25 @@ def format_event(e: dict[str, Any]) -> str:
         shared = " (shared)" if len(e["winners"]) > 1 else ""
         return f"== game over: totals {' '.join(map(str, e['totals']))}; winner {w}{shared}"
     return str(e)
+
+
+def public_line(e: dict[str, Any], seat: int, mark: str = "") -> str:
+    """format_event(e) as ``seat`` may see it: the other seats' hidden cards (their deals,
+    stock draws, penalty cards, and the candidates of their searches, which name cards of
+    their hands) as counts. ``mark`` follows the seat's own number (`` (you)``)."""
+    ev, q = e["event"], e.get("seat")
+    if q is not None and q != seat:
+        n = len(e.get("penalty", []))
+        if ev == "deal":
+            return f"  deal seat {q}: {len(e['cards'])} cards"
+        if ev == "draw" and e["source"] == "stock":
+            return f"  seat {q} draws from the stock"
+        if ev == "buy":
+            return f"  seat {q} buys {e['card']} + {n} penalty card{'' if n == 1 else 's'}"
+        if ev == "search":
+            return (f"  seat {q} searches ({e['decision']}, {e['rollouts']} samples, "
+                    f"{len(e['candidates'])} candidates)")
+    line = format_event(e)
+    if q == seat and mark:
+        line = line.replace(f"seat {q} ", f"seat {q}{mark} ", 1)
+    return line

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from shanghai_sim.cli.main import main
 from shanghai_sim.game import game_events
 from shanghai_sim.human import HINT_BOT, HumanGame
+from shanghai_sim.rules import load_rules
 
 
 def _run(args, text=""):
@@ -75,8 +76,11 @@ def test_playing_what_the_hint_bot_plays_is_the_replayed_game(tmp_path):
     assert r.exit_code == 0, r.output[-2000:]
     assert "game over" in r.output and "you finished" in r.output
     events = _log(path)
+    r3 = load_rules("shanghai")
     assert events[0] == {"event": "game", "schema": 1, "seed": seed, "rules": "shanghai",
-                         "players": 3, "seats": ["greedy", "human", "greedy"], "human": seat}
+                         "players": 3, "seats": ["greedy", "human", "greedy"], "human": seat,
+                         "contracts": [str(c) for c in r3.contracts], "buys": list(r3.buys_per_hand),
+                         "shoe": r3.shoe_size(3)}
     assert events[1:] == ref
     lineup = ",".join(HINT_BOT if q == seat else "greedy" for q in range(3))
     r2 = _run(["replay", "--seed", str(seed), "--players", "3", "--bots", lineup, "--json"])

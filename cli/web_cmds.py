@@ -1,0 +1,78 @@
+"""``shanghai-sim serve``: play a seat against the bots in a browser (thin over shanghai_sim.web.serve)."""
+
+from __future__ import annotations
+
+import click
+
+from .errors import InputError, rule_option
+from .errors import OneLineCommand as _OneLineErrors
+
+SERVE_HELP = """Play one game in your browser: you take one seat, bots the others.
+
+\b
+  shanghai-sim serve                         # then open http://127.0.0.1:8000/
+  shanghai-sim serve --players 3 --bots smart --seat 1 --seed 7 --log game.jsonl
+  shanghai-sim replay --log game.jsonl --html game.html   # the saved game as a replay page
+
+The page shows the table as cards (your hand, the melds and their owners, the
+upcard, stock, every seat's card count, buys left, who is down, the scores) and
+your legal actions as buttons; click a card to pick it, again to discard it,
+or a lit meld to lay it off. Hint shows what the smart bot would do; the box
+takes the same commands as `play`. The options are play's. The server listens
+on 127.0.0.1 only unless --host says otherwise; Ctrl-C stops it (an unfinished
+game's log is saved as stopped). docs/browser.md
+"""
+
+
+def register(group: click.Group) -> None:
+    @group.command("serve", cls=_OneLineErrors, help=SERVE_HELP)
+    @click.option("--rules", default="shanghai", show_default=True,
+                  help="Preset (shanghai, contract, progressive) or a TOML rules file.")
+    @rule_option
+    @click.option("--players", help="Players at the table, 2..8 (default: the rules', or one "
+                                    "more than the bot specs when several are given).")
+    @click.option("--bots", default="greedy", show_default=True, metavar="SPEC[,SPEC...]",
+                  help="The other seats: one bot spec for all, or one per other seat in seat order.")
+    @click.option("--seat", default="0", show_default=True, help="Your seat, 0..players-1.")
+    @click.option("--seed", help="The game seed, 0..2**64-1 (default: a random one, shown).")
+    @click.option("--log", "log_path", type=click.Path(dir_okay=False),
+                  help="Save the event log here after each of your turns (JSON lines, docs/replay.md).")
+    @click.option("--host", default="127.0.0.1", show_default=True,
+                  help="Address to listen on (127.0.0.1: this machine only).")
+    @click.option("--port", default="8000", show_default=True,
+                  help="Port to listen on, 0..65535 (0: any free port).")
+    @click.option("--open", "open_browser", is_flag=True, help="Open the page in the default browser.")
+    def serve_cmd(rules, rule_items, players, bots, seat, seed, log_path, host, port, open_browser):
+        import os
+
+        from .play_cmds import _int, human_game
+        pt = _int("port", port, 0, 65535)
+        if log_path is not None:
+            folder = os.path.dirname(os.path.abspath(log_path))
+            if os.path.isdir(log_path) or not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+                raise InputError(f"cannot write the log {log_path}: "
+                                 + ("it is a folder" if os.path.isdir(log_path) else
+                                    f"no folder {folder}" if not os.path.isdir(folder) else
+                                    f"the folder {folder} is not writable"))
+        s, make = human_game(rules, rule_items, players, bots, seat, seed, later=True)
+        from shanghai_sim.web.serve import make_server
+        try:
+            srv = make_server(make, host, pt, log_path=log_path, seed=s)
+        except OSError as e:
+            raise InputError(f"cannot listen on {host}:{pt}: {e.strerror or e}"
+                             + (" (another program has it: try --port 0 for any free port)"
+                                if getattr(e, "errno", None) == 98 else "")) from None
+        srv.session.start()
+        click.echo(f"shanghai-sim serve: seed {s}, open {srv.url} (Ctrl-C stops)")
+        if open_browser:
+            import webbrowser
+            webbrowser.open(srv.url)
+        try:
+            srv.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            srv.server_close()
+            srv.session.stop("interrupted")
+            if log_path:
+                click.echo(f"log saved to {log_path} (shanghai-sim replay --log {log_path})")

@@ -1,0 +1,172 @@
+/* shanghai-sim serve: the page of one game against the bots. It draws what /api/state says
+   (the person's view of shanghai_sim.Game) and posts the person's choices; the server's
+   HumanGame parses and checks them, as at the terminal. */
+"use strict";
+var S = null, selected = null, timer = null, pending = false, delay = 15, drawn = 0;
+
+function api(method, path, body) {
+  return fetch(path, {method: method, headers: {"Content-Type": "application/json"},
+                      body: body === undefined ? undefined : JSON.stringify(body)})
+    .then(function (r) { return r.json(); });
+}
+
+function setAnswer(lines, isError) {
+  var a = document.getElementById("answer");
+  a.textContent = "";
+  a.className = isError ? "err" : "";
+  (lines || []).forEach(function (l) { a.appendChild(el("div", "", l)); });
+}
+
+function act(body) {
+  if (pending) return;
+  pending = true;
+  setAnswer([]);
+  api("POST", "/api/act", body).then(function (r) {
+    pending = false;
+    if (r.error) setAnswer([r.error], true);
+    else if (!r.applied) setAnswer(r.answer, true);
+    else { selected = null; }
+    if (r.answer && r.applied) setAnswer(r.answer, false);
+    refresh();
+  }).catch(function () { pending = false; setAnswer(["the server does not answer"], true); });
+}
+
+function choose(n) { act({choice: n}); }
+
+function forCard(c) {
+  return S.choices.filter(function (a) { return a.card === c && ["discard", "layoff", "swap"].indexOf(a.kind) >= 0; });
+}
+
+function onCard(c) {
+  if (!S || !S.choices.length) return;
+  if (selected === c) {               // a second click on the picked card discards it
+    var d = S.choices.filter(function (a) { return a.kind === "discard" && a.card === c; });
+    if (d.length === 1) { choose(d[0].n); return; }
+    setAnswer([c + " cannot be discarded now"], true);
+    return;
+  }
+  selected = c;
+  draw();
+}
+
+function onMeld(m) {
+  var opts = forCard(selected).filter(function (a) { return a.meld === m && a.kind !== "discard"; });
+  if (opts.length === 1) choose(opts[0].n);
+  else if (opts.length > 1) setAnswer(["several ways to play " + selected + " on meld " + m + ": choose one of the lit buttons"], true);
+}
+
+function drawActions() {
+  var box = document.getElementById("actions");
+  box.textContent = "";
+  var hinted = S.hint ? S.hint.choice : null, mine = selected ? forCard(selected) : [];
+  var labelled = false;
+  S.choices.forEach(function (a) {
+    if (a.kind === "discard" && !labelled) { box.appendChild(el("span", "muted", "discard:")); labelled = true; }
+    var b = el("button", "", a.n + ") " + (a.kind === "discard" ? a.card : a.text));
+    b.title = a.text;
+    b.dataset.n = a.n;
+    b.dataset.kind = a.kind;
+    if (a.n === hinted) b.className += " hinted";
+    if (mine.indexOf(a) >= 0) b.className += " forcard";
+    b.addEventListener("click", function () { choose(a.n); });
+    box.appendChild(b);
+  });
+  var ht = document.getElementById("hint-text");
+  ht.textContent = S.hint ? S.hint.text : "";
+}
+
+function drawLog() {
+  var log = document.getElementById("log");
+  log.textContent = "";
+  S.lines.slice(-80).forEach(function (l) { log.appendChild(el("div", "", l)); });
+  log.scrollTop = log.scrollHeight;
+}
+
+function draw() {
+  var targets = [];
+  if (selected) forCard(selected).forEach(function (a) { if (a.meld !== null && a.kind !== "discard") targets.push(a.meld); });
+  if (selected && S.table.seats[S.seat].cards.indexOf(selected) < 0) selected = null;
+  drawTable(S.table, {onCard: S.choices.length ? onCard : null, onMeld: onMeld, meldTargets: targets,
+                      selected: selected});
+  S.table.seats.forEach(function (s, q) {
+    if (s.known && s.known.length) {
+      document.querySelector("#seat-" + q + " .head").appendChild(el("span", "muted", "took " + s.known.join(" ")));
+    }
+  });
+  document.getElementById("situation").textContent = S.over || S.stopped ? "" : S.situation;
+  drawActions();
+  drawLog();
+  var res = document.getElementById("result");
+  var ended = S.over || S.stopped;
+  res.hidden = !ended;
+  document.getElementById("hint").disabled = document.getElementById("quit").disabled =
+    document.getElementById("cmd").disabled = !!ended;
+  if (ended) {
+    res.textContent = "";
+    res.appendChild(el("h3", "", S.over ? "Game over" : "Game stopped"));
+    res.appendChild(el("div", "", S.result));
+    var links = el("div", "");
+    var a1 = el("a", "", "the log (JSON lines)");
+    a1.href = "/log.jsonl";
+    var a2 = el("a", "", "watch it again (replay page)");
+    a2.href = "/replay.html";
+    a2.target = "_blank";
+    links.appendChild(a1);
+    links.appendChild(document.createTextNode(" \u00b7 "));
+    links.appendChild(a2);
+    res.appendChild(links);
+    if (S.log) res.appendChild(el("div", "muted", "saved to " + S.log + " (shanghai-sim replay --log " + S.log + ")"));
+  }
+  document.body.dataset.state = S.over ? "over" : S.stopped ? "stopped" : "turn";
+  document.body.dataset.drawn = ++drawn;      // one more drawing of a settled state (tests wait on it)
+}
+
+function banner(text) {
+  var b = document.getElementById("banner");
+  b.hidden = !text;
+  b.textContent = text || "";
+}
+
+function secs(x) { return x >= 60 ? Math.floor(x / 60) + "m" + String(Math.floor(x % 60)).padStart(2, "0") + "s" : Math.floor(x) + "s"; }
+
+function refresh() {
+  if (timer) { clearTimeout(timer); timer = null; }
+  api("GET", "/api/state").then(function (st) {
+    if (st.error) { banner(st.error); document.body.dataset.state = "error"; return; }
+    if (st.busy) {
+      document.body.dataset.state = "busy";
+      banner(st.compiling !== null
+        ? "Compiling the game's kernels (first use; cached afterwards): " + secs(st.compiling) + " so far, " + secs(st.elapsed) + " in all"
+        : st.busy.charAt(0).toUpperCase() + st.busy.slice(1) + " \u2026 " + secs(st.elapsed));
+      timer = setTimeout(refresh, delay);      // soon after a quick job, every 0.3 s in a long one
+      delay = Math.min(300, delay * 1.5);
+      return;
+    }
+    delay = 15;
+    banner(st.log_error);
+    S = st;
+    document.getElementById("sub").textContent = "rules " + st.rules + " \u00b7 " + st.players +
+      " players \u00b7 seed " + st.seed + " \u00b7 you are seat " + st.seat;
+    draw();
+  }).catch(function () {
+    banner("the server does not answer (is shanghai-sim serve still running?)");
+    document.body.dataset.state = "error";
+  });
+}
+
+document.getElementById("hint").addEventListener("click", function () {
+  api("POST", "/api/hint", {}).then(function (r) {
+    if (r.error) setAnswer([r.error], true);
+    refresh();
+  });
+});
+document.getElementById("quit").addEventListener("click", function () {
+  if (confirm("Stop the game? It will have no result.")) act({line: "quit"});
+});
+document.getElementById("cmd").addEventListener("keydown", function (ev) {
+  if (ev.key !== "Enter") return;
+  var line = ev.target.value;
+  ev.target.value = "";
+  act({line: line});
+});
+refresh();

@@ -1,0 +1,313 @@
+"""The web pages without a browser: replay --html's command line and page, serve's command
+line, session and HTTP endpoints (the pages in a browser: tests/test_browser.py)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+from click.testing import CliRunner
+
+from shanghai_sim.cli.main import main
+from shanghai_sim.game import game_events
+
+SHORT = ('contracts=["set3 set3", "run4 run4"]',)
+
+
+def _embedded(html: str):
+    return json.loads(html.split('id="game-data">', 1)[1].split("</script>", 1)[0].replace("<\\/", "</"))
+
+
+def test_replay_html_embeds_the_events_and_nothing_remote(tmp_path):
+    page = tmp_path / "g.html"
+    r = CliRunner().invoke(main, ["replay", "--seed", "3", "--players", "3", "--html", str(page)])
+    assert r.exit_code == 0, r.output
+    html = page.read_text()
+    data = _embedded(html)
+    events, _ = game_events("shanghai", 3, 3, "greedy")
+    assert data["events"] == events
+    assert len(data["lines"]) == len(events)
+    assert data["meta"]["players"] == 3 and data["meta"]["seats"] == ["greedy"] * 3
+    from shanghai_sim.rules import load_rules
+    assert data["meta"]["shoe"] == 108 and data["meta"]["buys"] == list(load_rules("shanghai").buys_per_hand)
+    # self-contained: no external script, style, image or link; the policy allows nothing else
+    for bad in ("src=", "href=", "http://", "https://", "@import"):
+        assert bad not in html.split('id="game-data">', 1)[0], bad
+    assert "default-src 'none'" in html
+    # --json with --html: the page and the JSON lines both
+    r2 = CliRunner().invoke(main, ["replay", "--seed", "3", "--players", "3", "--json", "--html",
+                                   str(tmp_path / "h.html")])
+    assert [json.loads(x) for x in r2.stdout.splitlines()] == events
+
+
+def test_replay_html_from_a_saved_log(tmp_path):
+    log = tmp_path / "g.jsonl"
+    r = CliRunner().invoke(main, ["replay", "--seed", "4", "--json"])
+    log.write_text(r.output)
+    page = tmp_path / "g.html"
+    r = CliRunner().invoke(main, ["replay", "--log", str(log), "--html", str(page)])
+    assert r.exit_code == 0, r.output
+    data = _embedded(page.read_text())
+    assert data["events"] == [json.loads(x) for x in log.read_text().splitlines()]
+    assert data["meta"]["shoe"] is None          # a replay --json file does not say the shoe
+
+
+def test_public_lines_hide_the_other_seats_cards():
+    from shanghai_sim.log import format_event, public_line
+    search = {"event": "search", "hand": 1, "seat": 1, "decision": "discard", "rollouts": 8,
+              "chosen": 0, "candidates": [{"action": "discard 7C", "mean": 5.0},
+                                          {"action": "discard KD", "mean": 6.5}]}
+    assert public_line(search, 0) == "  seat 1 searches (discard, 8 samples, 2 candidates)"
+    assert public_line(search, 1) == format_event(search)
+    buy = {"event": "buy", "hand": 1, "seat": 2, "card": "7C", "penalty_due": 2, "penalty": ["AS", "JK"]}
+    assert public_line(buy, 0) == "  seat 2 buys 7C + 2 penalty cards"
+    assert public_line(buy, 2, " (you)") == "  seat 2 (you) buys 7C + penalty AS JK"
+    events, _ = game_events("shanghai", 4, 3, "greedy")
+    from shanghai_sim.web.replay import replay_page
+    data = _embedded(replay_page(events))
+    for q in range(4):
+        for k, line in data["hidden"][q].items():
+            e = events[int(k)]
+            assert e["seat"] != q and line == public_line(e, q) != data["lines"][int(k)]
+
+
+def test_replay_html_a_markup_card_cannot_end_the_script(tmp_path):
+    from shanghai_sim.web.replay import replay_page
+    html = replay_page([{"event": "stopped", "hand": 1, "reason": "</script><b>x"}], players=2)
+    assert "</script><b>" not in html
+    assert _embedded(html)["events"][0]["reason"] == "</script><b>x"
+
+
+def test_replay_html_errors(tmp_path):
+    r = CliRunner().invoke(main, ["replay", "--seed", "1", "--html", str(tmp_path / "no" / "g.html")])
+    assert r.exit_code == 2 and r.output.count("\n") == 1 and "no folder" in r.output
+    r = CliRunner().invoke(main, ["replay", "--seed", "1", "--html", str(tmp_path)])
+    assert r.exit_code == 2 and "is a directory" in r.output
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"event": "deal", "hand": 1, "seat": 0}\n')
+    r = CliRunner().invoke(main, ["replay", "--log", str(bad), "--html", str(tmp_path / "b.html")])
+    assert r.exit_code == 2 and "lacks fields" in r.output and r.output.count("\n") == 1
+    assert not (tmp_path / "b.html").exists()
+
+
+
+# ---------------------------------------------------------------- serve
+
+@pytest.mark.parametrize("args, says", [
+    (["--seat", "4"], "bad seat 4: must be 0..3"),
+    (["--port", "70000"], "bad port 70000: must be 0..65535"),
+    (["--port", "x"], "bad port 'x'"),
+    (["--bots", "nosuch"], "unknown bot 'nosuch'"),
+    (["--players", "9"], "bad players 9"),
+    (["--rule", "buy_penalty=-1"], "buy_penalty"),
+    (["--log", "/no/such/folder/g.jsonl"], "cannot write the log /no/such/folder/g.jsonl"),
+])
+def test_serve_bad_options_one_line(args, says):
+    r = CliRunner().invoke(main, ["serve", *args])
+    assert r.exit_code == 2, r.output
+    assert says in r.output and r.output.count("\n") == 1 and "Traceback" not in r.output
+
+
+def test_serve_port_in_use_one_line():
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen()
+    try:
+        r = CliRunner().invoke(main, ["serve", "--port", str(s.getsockname()[1])])
+    finally:
+        s.close()
+    assert r.exit_code == 2 and "cannot listen on 127.0.0.1:" in r.output and r.output.count("\n") == 1
+
+
+def _session(tmp_path, seed="5", rules=SHORT):
+    from shanghai_sim.cli.play_cmds import human_game
+    from shanghai_sim.web.serve import make_server
+    s, make = human_game("shanghai", rules, None, "greedy", "0", seed, later=True)
+    srv = make_server(make, "127.0.0.1", 0, log_path=str(tmp_path / "g.jsonl"), seed=s)
+    return srv
+
+
+def test_session_plays_to_the_end_as_the_terminal_does(tmp_path):
+    """Submitting the hint's number at each decision plays the game that `play` plays when the
+    person types the same (the same HumanGame underneath); the log is saved after each turn."""
+    from shanghai_sim.human import HumanGame
+    srv = _session(tmp_path)
+    ps = srv.session
+    ps.start()
+    ps.wait()
+    typed = []
+    while True:
+        st = ps.state()
+        if st["over"]:
+            break
+        assert st["busy"] is None and st["choices"]
+        ps.ask_hint()
+        ps.wait()
+        k = ps.state()["hint"]["choice"]
+        typed.append(str(k))
+        status, reply = ps.act(str(k))
+        assert status == 200 and reply["applied"], reply
+        ps.wait()
+        saved = [json.loads(x) for x in (tmp_path / "g.jsonl").read_text().splitlines()]
+        assert saved == ps.log_events()
+    feed = iter(typed)
+    hg = HumanGame(ps.hg.rules, 4, 0, "greedy", 5, read=lambda p: next(feed), write=lambda t: None)
+    assert hg.play() is None
+    assert hg.game.totals() == ps.hg.game.totals() == st["table"]["totals"]
+    assert hg.log_events() == ps.log_events()
+    # and the game that replay --seed plays with the hint's bot in the person's seat
+    ref, _ = game_events(ps.hg.rules, 4, 5, ["smart", "greedy", "greedy", "greedy"])
+    assert ps.log_events()[1:] == json.loads(json.dumps(ref))
+    assert ps.act("1")[0] == 409           # the game is over
+    srv.server_close()
+
+
+def test_session_quit_saves_a_stopped_log(tmp_path):
+    srv = _session(tmp_path)
+    ps = srv.session
+    ps.start()
+    ps.wait()
+    assert ps.act("quit") == (200, {"applied": True,
+                                    "answer": ["game stopped (quit) in hand 1; it has no result"]})
+    st = ps.state()
+    assert st["stopped"] == "quit" and not st["over"] and st["choices"] == []
+    assert json.loads((tmp_path / "g.jsonl").read_text().splitlines()[-1])["event"] == "stopped"
+    srv.server_close()
+
+
+def test_session_says_it_is_compiling(tmp_path):
+    """While numba compiles, /api/state says so with the elapsed time (numba's compile event:
+    a fresh function here, compiled inside the session's first job)."""
+    import numba
+    from numba.core import event
+    from shanghai_sim.web.serve import PlaySession
+    seen = []
+    ps = None
+
+    class Spy(event.Listener):
+        def on_start(self, ev):
+            seen.append(ps.state())
+
+        def on_end(self, ev):
+            pass
+
+    def make(write):
+        numba.njit(lambda x: x + 1)(1)
+        time.sleep(0.05)
+        raise RuntimeError("no game: this test only compiles")
+
+    ps = PlaySession(make)
+    spy = Spy()
+    event.register("numba:compile", spy)
+    try:
+        ps.start()
+        ps.wait()
+    finally:
+        event.unregister("numba:compile", spy)
+    assert seen and seen[0]["busy"] == "dealing" and seen[0]["compiling"] is not None
+    assert ps.state()["error"] == "dealing failed: RuntimeError: no game: this test only compiles"
+
+
+def test_http_endpoints_and_host_check(tmp_path):
+    srv = _session(tmp_path)
+    srv.session.start()
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    base = srv.url
+    try:
+        srv.session.wait()
+        with urllib.request.urlopen(base) as r:
+            assert r.headers["Content-Type"].startswith("text/html")
+            assert "connect-src 'self'" in r.read().decode()
+        st = json.load(urllib.request.urlopen(base + "api/state"))
+        assert st["seat"] == 0 and st["table"]["seats"][0]["cards"] and st["table"]["seats"][1]["cards"] is None
+
+        def post(path, body, host=None):
+            req = urllib.request.Request(base + path, data=body, method="POST",
+                                         headers={"Content-Type": "application/json"})
+            if host:
+                req.add_header("Host", host)
+            try:
+                with urllib.request.urlopen(req) as r:
+                    return r.status, json.load(r)
+            except urllib.error.HTTPError as e:
+                return e.code, json.load(e)
+        assert post("api/act", b"[1]") == (400, {"error": "expected a JSON object"})
+        assert post("api/act", b'{"x": 1}')[0] == 400
+        code, reply = post("api/act", b'{"line": "discard ZZ"}')
+        assert code == 200 and reply["applied"] is False and len(reply["answer"]) == 1
+        assert post("api/act", b'{"choice": 1}', host="evil.example:80")[0] == 403
+        assert post("api/nothing", b"{}")[0] == 404
+        code, reply = post("api/act", b'{"choice": 1}')
+        assert code == 200 and reply["applied"]
+        srv.session.wait()
+        log = urllib.request.urlopen(base + "log.jsonl").read().decode().splitlines()
+        assert json.loads(log[0])["event"] == "game" and json.loads(log[0])["shoe"] == 108
+        assert "game-data" in urllib.request.urlopen(base + "replay.html").read().decode()
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_serve_command_serves_and_saves_a_stopped_log_on_ctrl_c(tmp_path):
+    """The command itself: it prints the address, serves the page, and Ctrl-C (SIGINT) saves
+    the unfinished game's log with its stopped line, exit status 0."""
+    import signal
+    import subprocess
+    import sys
+    log = tmp_path / "g.jsonl"
+    from pathlib import Path
+    exe = Path(sys.executable).with_name("shanghai-sim")
+    cli = [str(exe)] if exe.exists() else [sys.executable, "-c", "from shanghai_sim.cli.main import main; main()"]
+    p = subprocess.Popen(cli + ["serve", "--port", "0",
+                          "--seed", "3", "--log", str(log), "--rule", SHORT[0]],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stdout.readline()
+        assert line.startswith("shanghai-sim serve: seed 3, open http://127.0.0.1:"), line
+        url = line.split("open ", 1)[1].split(" ", 1)[0]
+        end = time.monotonic() + 300
+        while True:
+            st = json.load(urllib.request.urlopen(url + "api/state"))
+            if st.get("busy") is None or time.monotonic() > end:
+                break
+            time.sleep(0.1)
+        assert st["seed"] == 3 and st["choices"]
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 0, err
+    assert f"log saved to {log}" in out
+    last = json.loads(log.read_text().splitlines()[-1])
+    assert last == {"event": "stopped", "hand": 1, "reason": "interrupted"}
+
+
+def test_session_one_action_at_a_time(tmp_path):
+    """A second post that came in with the first waits for it; it is refused while the bots
+    play, and acts only at the person's own next decision: the person never acts for a bot."""
+    srv = _session(tmp_path)
+    ps = srv.session
+    ps.start()
+    ps.wait()
+    replies = []
+    with ps.lock:                   # the first action's job and the second post queue behind this
+        replies.append(ps.act("1"))
+        t = threading.Thread(target=lambda: replies.append(ps.act("1")))
+        t.start()
+        time.sleep(0.1)
+    t.join()
+    ps.wait()
+    codes = [int(c) for c, _ in replies]
+    assert codes in ([200, 409], [200, 200])
+    if codes[1] == 409:
+        assert replies[1][1]["error"].startswith("wait: ")
+    mine = [e for e in ps.log_events() if e.get("seat") == 0 and e["event"] in
+            ("draw", "pass", "buy", "go_down", "layoff", "swap", "discard")]
+    assert len(mine) == codes.count(200)
+    srv.server_close()
