@@ -115,7 +115,7 @@ def commands() -> list[tuple[str, list[str]]]:
 def measure(reps: int = 3, cold: bool = True, cold_reps: int = 1, progress=None) -> dict:
     say = progress or (lambda s: None)
     from shanghai_sim.precompile import STEPS
-    from shanghai_sim.kernels.cache import cache_dir
+    from shanghai_sim.kernels.cache import SOURCE_HASH
     subprocess.run(_cli() + ["warmup"], capture_output=True)      # the warm cache, for sure
     tmp = tempfile.mkdtemp(prefix="bench-warm-")
     warm = []
@@ -154,7 +154,7 @@ def measure(reps: int = 3, cold: bool = True, cold_reps: int = 1, progress=None)
         "name": "startup",
         "title": "First use: cold compile of each command's kernels, warm start of the first commands",
         "settings": {"reps": reps, "cold": cold, "cold_reps": cold_reps,
-                     "kernel_source_hash": cache_dir().name},
+                     "kernel_source_hash": SOURCE_HASH},
         "figures": {"warm": warm, "cold": colds},
         "tables": tables,
         "notes": _notes(colds) if cold else ["Cold compile not measured in this run (`--quick` "

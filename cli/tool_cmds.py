@@ -13,7 +13,10 @@ def _size(n: int) -> str:
 
 def register(group: click.Group) -> None:
     @group.command("warmup", cls=_OneLineErrors)
-    def warmup_cmd():
+    @click.option("--jobs", type=click.IntRange(1, 64), default=None,
+                  help="Processes to compile in (default: one per core, at most 4, when the "
+                       "cache is cold; 1 when a warm-up of this source already ran).")
+    def warmup_cmd(jobs):
         """Compile (or load) every kernel now, with progress.
 
         The numba kernels compile on first use: a few minutes once per
@@ -32,11 +35,15 @@ def register(group: click.Group) -> None:
 
         \b
         The folder is per user: $SHANGHAI_SIM_CACHE_DIR if set, else
-        $XDG_CACHE_HOME/shanghai-sim, else ~/.cache/shanghai-sim. Each
-        version of the kernel sources has its own subfolder, so installs of
-        the same source (a wheel, an editable checkout) share one.
+        $XDG_CACHE_HOME/shanghai-sim, else ~/.cache/shanghai-sim. Below it,
+        one subfolder per numba and Python version, and in that one folder
+        per kernel module and hash of the kernel sources the module reaches
+        through its imports: installs of the same source (a wheel, an
+        editable checkout) share them, and an edit recompiles only the
+        modules that reach the edited one.
         """
-        from shanghai_sim.kernels.cache import cache_dir, cache_root, cached_bytes, clear as clear_cache
+        from shanghai_sim.kernels.cache import (cache_dir, cache_root, cached_bytes, source_dirs,
+                                                clear as clear_cache)
         if clear:
             files, size = clear_cache()
             click.echo(f"cleared {cache_root()}: {files} files, {_size(size)}")
@@ -45,5 +52,8 @@ def register(group: click.Group) -> None:
         files, size = cached_bytes(root)
         here, here_size = cached_bytes()
         click.echo(f"cache folder:   {root}  ({files} files, {_size(size)} in all)")
-        click.echo(f"this version:   {cache_dir()}  ({here} files, {_size(here_size)})"
+        dirs = source_dirs()
+        present = sum(d.is_dir() for d in dirs)
+        click.echo(f"this source:    {cache_dir()}  ({here} files in {present} module folders, "
+                   f"{_size(here_size)})"
                    + ("" if here else "  -- empty: the next command compiles (shanghai-sim warmup)"))

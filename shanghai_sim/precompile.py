@@ -4,10 +4,18 @@ The numba kernels compile on first use, which takes minutes once per
 version of the package (they are cached per user afterwards, see
 ``kernels.cache``). ``warmup()`` does it in one go with progress, so a
 later command, a test run or a cluster worker starts at once.
+
+With an empty cache the steps compile in parallel processes, one per core (at most
+:data:`MAX_JOBS`), into the one cache: the hand analysis first (the meld finder sits
+under every engine), then the engines, longest first, each in the next free process.
+numba compiles a function on one core, so this is what a second core buys; the cache's
+index saves are locked between processes (``kernels.cache``). Once a warm-up of this source has
+run to the end, the next one loads the cache in this process instead (seconds).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import Callable, TextIO
@@ -68,6 +76,10 @@ STEPS: tuple[tuple[str, Callable[[], None]], ...] = (
     ("search bot engine (line-ups with rollout)", _search_engine),
     ("replay and step API (replay, play, Game)", _replay_and_steps),
 )
+# Cold compile seconds of each step on 2 cores (BENCHMARKS "First use"): the order in which the
+# parallel warm-up hands the engines to its processes, longest first.
+_COST = (47, 56, 44, 165, 20)
+MAX_JOBS = 4
 
 
 def _fmt(seconds: float) -> str:
@@ -78,22 +90,92 @@ def _fmt(seconds: float) -> str:
 _STDERR = object()
 
 
-def warmup(stream: "TextIO | None" = _STDERR) -> float:  # type: ignore[assignment]
+def _run_step(i: int) -> float:
+    """Step ``i`` (0-based) in this process; its seconds. A worker process's entry point."""
+    t = time.monotonic()
+    STEPS[i][1]()
+    return time.monotonic() - t
+
+
+def _worker_init() -> None:
+    os.environ["SHANGHAI_SIM_QUIET_COMPILE"] = "1"      # the parent says what is compiling
+
+
+def _marker():
+    from .kernels.cache import SOURCE_HASH, cache_dir
+    return cache_dir() / f"warm-{SOURCE_HASH}"
+
+
+def cache_is_warm() -> bool:
+    """A warm-up of this very source ran to the end into this cache (the next one only loads)."""
+    return _marker().is_file()
+
+
+def default_jobs() -> int:
+    """Processes a cold warm-up uses: the cores this process may run on, at most MAX_JOBS."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:                   # not Linux
+        n = os.cpu_count() or 1
+    return max(1, min(MAX_JOBS, n))
+
+
+def warmup(stream: "TextIO | None" = _STDERR, jobs: int | None = None) -> float:  # type: ignore[assignment]
     """Compile or load every kernel the commands use; returns the seconds it took.
 
     Progress goes to ``stream`` (default: standard error; None: silent), one line per step.
+    ``jobs``: processes to compile in (default :func:`default_jobs` when the cache is cold,
+    1 when it is warm); 1 runs every step in this process.
     """
     if stream is _STDERR:
         stream = sys.stderr
     from .kernels.cache import cache_dir
+
+    def say(text: str) -> None:
+        if stream is not None:
+            print(text, file=stream, flush=True)
+
+    n = len(STEPS)
     t0 = time.monotonic()
-    if stream is not None:
-        print(f"kernel cache: {cache_dir()}", file=stream, flush=True)
-    for i, (name, step) in enumerate(STEPS, 1):
-        t = time.monotonic()
-        if stream is not None:
-            print(f"[{i}/{len(STEPS)}] {name} ...", file=stream, flush=True)
-        step()
-        if stream is not None:
-            print(f"[{i}/{len(STEPS)}] ready in {_fmt(time.monotonic() - t)}", file=stream, flush=True)
+    if jobs is None:
+        jobs = 1 if cache_is_warm() else default_jobs()
+    say(f"kernel cache: {cache_dir()}" + (f" (compiling in {jobs} processes)" if jobs > 1 else ""))
+    # the hand analysis first, here: every engine calls the meld finder it compiles
+    first = range(n) if jobs == 1 else range(1)
+    for i in first:
+        say(f"[{i + 1}/{n}] {STEPS[i][0]} ...")
+        say(f"[{i + 1}/{n}] ready in {_fmt(_run_step(i))}")
+    if jobs > 1:
+        _parallel(range(1, n), jobs, say)
+    try:
+        _marker().touch()
+    except OSError:                          # a cache that cannot be written: numba's own
+        pass
     return time.monotonic() - t0
+
+
+def _parallel(steps, jobs: int, say) -> None:
+    """The steps in ``jobs`` worker processes, longest first; progress as each one ends."""
+    import multiprocessing as mp
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    n = len(STEPS)
+    order = sorted(steps, key=lambda i: -_COST[i])
+    # spawn: a fresh interpreter per worker (no forked numba or thread state); it imports
+    # the package again and loads what the hand analysis just cached
+    with ProcessPoolExecutor(max_workers=min(jobs, len(order)), mp_context=mp.get_context("spawn"),
+                             initializer=_worker_init) as pool:
+        futures = {pool.submit(_run_step, i): i for i in order}
+        for i in order:
+            say(f"[{i + 1}/{n}] {STEPS[i][0]} ...")
+        t = time.monotonic()
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, timeout=30.0, return_when=FIRST_COMPLETED)
+            for f in done:
+                i = futures[f]
+                f.result()                   # a step's error ends the warm-up with it
+                say(f"[{i + 1}/{n}] ready in {_fmt(f.result())}")
+            if not done:
+                say(f"compiling: {', '.join(str(futures[f] + 1) for f in sorted(pending, key=futures.get))}"
+                    f" ... {_fmt(time.monotonic() - t)}")

@@ -66,19 +66,21 @@ def test_import_is_lazy():
 # ---------------------------------------------------------------- the kernel cache
 
 def test_kernels_are_cached_per_user_not_in_the_package():
-    """Every kernel of the package uses the per-user locator keyed by the sources' hash."""
+    """Every kernel of the package uses the per-user locator, one folder per module keyed by
+    the hash of its dependency closure."""
     import shanghai_sim
     from shanghai_sim.kernels import melds, play
-    from shanghai_sim.kernels.cache import PackageCacheLocator, SOURCE_HASH, cache_dir, cache_root
+    from shanghai_sim.kernels.cache import (MODULE_HASHES, PackageCacheLocator, cache_dir,
+                                            cache_root)
     pkg = Path(shanghai_sim.__file__).resolve().parent
-    for fn in (melds.deficiency_nb, play.apply_action_nb):
+    for fn, stem in ((melds.deficiency_nb, "meld_deficiency"), (play.apply_action_nb, "play")):
         loc = fn._cache._impl.locator
         assert isinstance(loc, PackageCacheLocator)
         path = Path(loc.get_cache_path())
-        assert cache_root() in path.parents and SOURCE_HASH in path.parts
+        assert cache_root() in path.parents and path.parent == cache_dir()
+        assert path.name == f"{stem}-{MODULE_HASHES[stem]}"
         assert pkg not in path.parents                      # never inside the installed package
-        assert loc.get_source_stamp() == SOURCE_HASH
-    assert cache_dir().name == SOURCE_HASH
+        assert loc.get_source_stamp() == MODULE_HASHES[stem]
 
 
 def test_cache_folder_follows_the_environment(tmp_path):
@@ -97,7 +99,7 @@ def test_cache_folder_follows_the_environment(tmp_path):
 
 def test_cache_command(main):
     r = invoke(main, "cache")
-    assert r.exit_code == 0 and "cache folder:" in r.output and "this version:" in r.output
+    assert r.exit_code == 0 and "cache folder:" in r.output and "this source:" in r.output
 
 
 def test_a_fresh_cache_compiles_and_says_so(tmp_path):

@@ -13,15 +13,25 @@ So every kernel of this package is cached in a per-user folder instead:
     else $XDG_CACHE_HOME/shanghai-sim        (if set)
     else ~/.cache/shanghai-sim
 
-below ``numba-<version>-py<major><minor>/<source hash>/``, where the source
-hash covers every module whose code or constants the kernels compile in:
-``kernels/*.py`` but this file, ``__init__.py`` and ``inlining.py`` (no kernels there); the
-kernels import nothing from the rest of the package (the state and rules
-arrays' layout is ``kernels/layout.py``). The same source therefore
-shares one cache wherever it is installed (a wheel, an editable checkout, a
-second checkout), and any change to a kernel module gives a fresh cache for
-all kernels at once. (numba alone checks only a function's own file, while a
-cached caller embeds the machine code of what it calls in other files.)
+below ``numba-<version>-py<major><minor>/<module>-<closure hash>/``: one folder per
+kernel module, keyed by the hash of the kernel sources that module can reach through its
+imports (its dependency closure: ``meld_lay`` reaches the meld finder's modules, ``layout``
+and ``linking``, never ``bots``). The kernels import nothing from the rest of the package
+(the state and rules arrays' layout is ``kernels/layout.py``), and a kernel can only call
+what its module imports, so a cached kernel stays valid until a module of its own closure
+changes: editing ``kernels/bots.py`` recompiles the bots and the engine above them, not the
+meld finder. The same source therefore shares one cache wherever it is installed (a
+wheel, an editable checkout, a second checkout). ``cache.py``, ``__init__.py`` and
+``inlining.py`` hold no kernel and are in no closure (inlining.py patches how numba
+inlines, not what it compiles: the same machine code). (numba alone checks only a
+function's own file, while a cached caller embeds the machine code of what it calls in
+other files.)
+
+Several processes may fill the cache at once (``shanghai-sim warmup`` compiles in
+parallel): numba's index update is a read-modify-write of the index file that picks the
+next free data file number, so two writers could give two signatures one data file. Every
+save here holds an exclusive lock on the index (``_locked_save``), re-reads it inside the
+lock, and writes index and data before letting go.
 
 ``shanghai-sim cache`` shows the folder; ``shanghai-sim cache --clear``
 empties it. A folder that cannot be written falls back to numba's own
@@ -34,6 +44,8 @@ line on stderr and keeps an elapsed-time ticker going until it is done.
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import hashlib
 import os
 import sys
@@ -45,11 +57,12 @@ from numba.core import caching as _caching
 from numba.core import event as _event
 
 _PKG = Path(__file__).resolve().parent.parent          # .../shanghai_sim
+_KERNELS = Path(__file__).resolve().parent
 # Every module the kernels are compiled from: kernels/*.py but this one and the
 # package's __init__, which hold no kernel, so editing them recompiles nothing.
 # inlining.py patches how numba inlines, not what it compiles (the same machine code).
-_SOURCES = sorted(p for p in Path(__file__).resolve().parent.glob("*.py")
-                  if p.name not in ("cache.py", "__init__.py", "inlining.py"))
+_NOT_KERNELS = ("cache.py", "__init__.py", "inlining.py")
+_SOURCES = sorted(p for p in _KERNELS.glob("*.py") if p.name not in _NOT_KERNELS)
 
 
 def cache_root() -> Path:
@@ -62,23 +75,79 @@ def cache_root() -> Path:
     return base / "shanghai-sim"
 
 
-def _source_hash() -> str:
+def _kernel_imports(path: Path, names: set[str]) -> set[str]:
+    """The kernel modules (stems in ``names``) that the module at ``path`` imports."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 1:                         # from .x import ... / from . import x
+                mods = [node.module] if node.module else [a.name for a in node.names]
+            elif node.level == 0 and (node.module or "").startswith("shanghai_sim.kernels."):
+                mods = [node.module.split(".")[2]]
+            else:
+                continue
+        elif isinstance(node, ast.Import):
+            mods = [a.name.split(".")[2] for a in node.names
+                    if a.name.startswith("shanghai_sim.kernels.")]
+        else:
+            continue
+        out.update(m.split(".")[0] for m in mods if m and m.split(".")[0] in names)
+    return out
+
+
+def closures(sources=None) -> dict[str, tuple[str, ...]]:
+    """Each kernel module's dependency closure: itself and every kernel module it reaches
+    through imports, as sorted stems (``sources``: the module files, default this package's)."""
+    sources = _SOURCES if sources is None else sources
+    files = {p.stem: p for p in sources}
+    direct = {stem: _kernel_imports(p, set(files)) for stem, p in files.items()}
+    out = {}
+    for stem in files:
+        seen, todo = {stem}, [stem]
+        while todo:
+            for m in direct[todo.pop()]:
+                if m not in seen:
+                    seen.add(m)
+                    todo.append(m)
+        out[stem] = tuple(sorted(seen))
+    return out
+
+
+def _hash(paths) -> str:
     h = hashlib.sha256()
-    for p in _SOURCES:
+    for p in paths:
         h.update(p.name.encode() + b"\0")
         h.update(p.read_bytes())
         h.update(b"\0")
     return h.hexdigest()[:16]
 
 
-SOURCE_HASH = _source_hash()
+def module_hashes(sources=None) -> dict[str, str]:
+    """Each kernel module's cache key: the hash of the sources of its dependency closure."""
+    sources = _SOURCES if sources is None else sources
+    files = {p.stem: p for p in sources}
+    return {stem: _hash(files[m] for m in clo) for stem, clo in closures(sources).items()}
+
+
+SOURCE_HASH = _hash(_SOURCES)          # every kernel source: names this source as a whole
+MODULE_HASHES = module_hashes()
 
 
 def cache_dir() -> Path:
-    """The folder that holds the compiled kernels of this exact source."""
+    """The folder of this numba and Python: one subfolder per kernel module and closure hash."""
     import numba
     v = sys.version_info
-    return cache_root() / f"numba-{numba.__version__}-py{v[0]}{v[1]}" / SOURCE_HASH
+    return cache_root() / f"numba-{numba.__version__}-py{v[0]}{v[1]}"
+
+
+def module_cache_dir(stem: str) -> Path:
+    """Where the kernels of module ``kernels/<stem>.py`` of this source are cached."""
+    return cache_dir() / f"{stem}-{MODULE_HASHES[stem]}"
+
+
+def source_dirs() -> list[Path]:
+    """The cache folders of this source's kernel modules (some may not exist yet)."""
+    return [module_cache_dir(stem) for stem in sorted(MODULE_HASHES)]
 
 
 class PackageCacheLocator(_caching._CacheLocator):
@@ -87,14 +156,20 @@ class PackageCacheLocator(_caching._CacheLocator):
     def __init__(self, py_func, py_file):
         self._py_file = py_file
         self._lineno = py_func.__code__.co_firstlineno
-        rel = Path(py_file).resolve().relative_to(_PKG)
-        self._cache_path = str(cache_dir() / rel.parent)
+        path = Path(py_file).resolve()
+        stem = path.stem if path.parent == _KERNELS else None
+        if stem in MODULE_HASHES:
+            self._stamp = MODULE_HASHES[stem]
+            self._cache_path = str(module_cache_dir(stem))
+        else:                               # a kernel elsewhere in the package: every source
+            self._stamp = SOURCE_HASH
+            self._cache_path = str(cache_dir() / f"{path.stem}-{SOURCE_HASH}")
 
     def get_cache_path(self):
         return self._cache_path
 
     def get_source_stamp(self):
-        return SOURCE_HASH
+        return self._stamp
 
     def get_disambiguator(self):
         return str(self._lineno)
@@ -113,12 +188,39 @@ class PackageCacheLocator(_caching._CacheLocator):
         return self
 
 
+@contextlib.contextmanager
+def _index_lock(index_path: str):
+    """An exclusive lock on one cache index, between processes (a no-op where fcntl is absent)."""
+    try:
+        import fcntl
+    except ImportError:                     # not POSIX: numba's own behaviour
+        yield
+        return
+    with open(index_path + ".lock", "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+_NUMBA_SAVE = _caching.IndexDataCacheFile.save
+
+
+def _locked_save(self, key, data):
+    # numba's save re-reads the index, picks a data file name, writes the index, then the
+    # data: all of it inside the lock, so a second process sees the first one's entry
+    with _index_lock(self._index_path):
+        _NUMBA_SAVE(self, key, data)
+
+
 def install_locator() -> None:
-    """Put :class:`PackageCacheLocator` first in numba's list (idempotent)."""
+    """Put :class:`PackageCacheLocator` first in numba's list and lock index saves (idempotent)."""
     impl = getattr(_caching, "CacheImpl", None) or getattr(_caching, "_CacheImpl")   # renamed in numba 0.60
     classes = impl._locator_classes
     if PackageCacheLocator not in classes:
         classes.insert(0, PackageCacheLocator)
+    _caching.IndexDataCacheFile.save = _locked_save
 
 
 def clear() -> tuple[int, int]:
@@ -136,13 +238,14 @@ def clear() -> tuple[int, int]:
 
 
 def cached_bytes(path: Path | None = None) -> tuple[int, int]:
-    """(files, bytes) of compiled kernels cached under ``path`` (default: this source's folder)."""
-    path = cache_dir() if path is None else path
+    """(files, bytes) of compiled kernels cached under ``path`` (default: this source's folders)."""
+    paths = source_dirs() if path is None else [path]
     files = size = 0
-    if path.is_dir():
-        for p in path.rglob("*.nb[ci]"):
-            files += 1
-            size += p.stat().st_size
+    for folder in paths:
+        if folder.is_dir():
+            for p in folder.rglob("*.nb[ci]"):
+                files += 1
+                size += p.stat().st_size
     return files, size
 
 

@@ -1,0 +1,196 @@
+"""The kernel cache is keyed per module by its dependency closure, and several processes may
+fill it at once (kernels/cache.py, precompile.py)."""
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import shanghai_sim
+from shanghai_sim import precompile
+from shanghai_sim.kernels import cache
+
+PKG = Path(shanghai_sim.__file__).resolve().parent
+KERNELS = PKG / "kernels"
+
+# a listener that counts the functions numba really compiles (a cache load fires no event)
+COUNT_COMPILES = """
+from numba.core import event
+class Count(event.Listener):
+    n = 0
+    def on_start(self, e): Count.n += 1
+    def on_end(self, e): pass
+event.register("numba:compile", Count())
+"""
+
+
+def _copied_sources(tmp_path, edit=None):
+    dst = tmp_path / "kernels"
+    dst.mkdir()
+    for p in KERNELS.glob("*.py"):
+        shutil.copy(p, dst / p.name)
+    if edit:
+        with open(dst / edit, "a") as f:
+            f.write("\n# an edit\n")
+    return sorted(p for p in dst.glob("*.py") if p.name not in cache._NOT_KERNELS)
+
+
+def test_a_closure_is_what_a_module_can_reach_through_its_imports():
+    clo = cache.closures()
+    # the meld finder reaches the finder's modules, the layout and the linking, nothing above
+    for stem in ("melds", "meld_deficiency", "meld_lay"):
+        assert not {"bots", "play", "rollout", "dispatch", "engine"} & set(clo[stem])
+    assert "bots" not in clo["play"] and "play" in clo["bots"]
+    assert {"bots", "rollout", "play", "melds", "dispatch"} <= set(clo["engine"])
+    assert clo["rng"] == ("rng",)
+    for stem, members in clo.items():          # closed: every member's closure is inside it
+        for m in members:
+            assert set(clo[m]) <= set(members), (stem, m)
+
+
+def test_editing_bots_changes_the_key_of_the_modules_that_reach_it_only(tmp_path):
+    edited = cache.module_hashes(_copied_sources(tmp_path, edit="bots.py"))
+    changed = {stem for stem, h in edited.items() if h != cache.MODULE_HASHES[stem]}
+    assert changed == {stem for stem, clo in cache.closures().items() if "bots" in clo}
+    assert changed == {"bots", "dispatch", "engine", "rollout"}
+    # the same sources elsewhere: the same keys (a wheel and a checkout share the cache)
+    (tmp_path / "again").mkdir()
+    assert cache.module_hashes(_copied_sources(tmp_path / "again")) == cache.MODULE_HASHES
+
+
+def test_the_hand_analysis_recompiles_nothing_after_an_edit_to_the_bots(tmp_path):
+    """issue #32: a copy of the package with kernels/bots.py edited loads the meld finder from
+    the cache this test session's warm-up filled, compiling nothing."""
+    copy = tmp_path / "pkg"
+    shutil.copytree(PKG, copy / "shanghai_sim", ignore=shutil.ignore_patterns("__pycache__"))
+    with open(copy / "shanghai_sim" / "kernels" / "bots.py", "a") as f:
+        f.write("\n# an edit\n")
+    code = COUNT_COMPILES + textwrap.dedent("""
+        import shanghai_sim
+        from shanghai_sim.kernels import cache
+        from shanghai_sim.precompile import _hand_analysis
+        _hand_analysis()
+        print(shanghai_sim.__file__)
+        print(cache.MODULE_HASHES["bots"], cache.MODULE_HASHES["meld_deficiency"])
+        print(Count.n)
+    """)
+    env = dict(os.environ, PYTHONPATH=str(copy))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True, cwd=tmp_path).stdout.split()
+    assert out[0].startswith(str(copy))                       # the copy ran, not the checkout
+    assert out[1] != cache.MODULE_HASHES["bots"] and out[2] == cache.MODULE_HASHES["meld_deficiency"]
+    assert out[3] == "0", f"{out[3]} kernels compiled after an edit to bots.py"
+
+
+SAVER = """
+import sys, time
+import shanghai_sim.kernels                      # installs the locked save
+from numba.core import caching
+folder, who, start = sys.argv[1], sys.argv[2], float(sys.argv[3])
+f = caching.IndexDataCacheFile(folder, "k", "stamp")
+while time.time() < start:
+    pass
+for i in range(40):
+    f.save((who, i), (who, i, "x" * 2000))
+"""
+
+
+def test_two_processes_saving_into_one_index_keep_every_entry(tmp_path):
+    """numba's save is read-modify-write of the index: without the lock two writers lose entries
+    or give two signatures one data file; with it every entry loads back as saved."""
+    import time
+
+    from numba.core import caching
+    start = time.time() + 2.0
+    procs = [subprocess.Popen([sys.executable, "-c", SAVER, str(tmp_path), who, str(start)])
+             for who in ("a", "b")]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0]
+    f = caching.IndexDataCacheFile(str(tmp_path), "k", "stamp")
+    for who in ("a", "b"):
+        for i in range(40):
+            assert f.load((who, i)) == (who, i, "x" * 2000), (who, i)
+
+
+def test_the_warm_up_plan():
+    assert len(precompile._COST) == len(precompile.STEPS)
+    assert 1 <= precompile.default_jobs() <= precompile.MAX_JOBS
+    # this session's warm-up ran to the end, so the next one loads in one process
+    assert precompile.cache_is_warm()
+
+
+@pytest.mark.slow
+def test_a_parallel_warm_up_from_cold_leaves_a_cache_a_fresh_process_loads(tmp_path):
+    env = dict(os.environ, SHANGHAI_SIM_CACHE_DIR=str(tmp_path / "cache"))
+    subprocess.run([sys.executable, "-c", "from shanghai_sim.precompile import warmup; "
+                    "warmup(stream=None, jobs=2)"], env=env, check=True)
+    code = COUNT_COMPILES + textwrap.dedent("""
+        from shanghai_sim.precompile import warmup
+        warmup(stream=None, jobs=1)
+        print(Count.n)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[-1] == "0", f"{out[-1]} kernels compiled again after the parallel warm-up"
+
+
+# ---------------------------------------------------------------- each command its own kernels
+
+PROBE = textwrap.dedent("""
+    import json, sys
+    from numba.core.registry import CPUDispatcher
+    from shanghai_sim.cli.main import main
+    try:
+        main(sys.argv[1:], standalone_mode=False)
+    except SystemExit:
+        pass
+    used, engine = set(), []
+    for name, mod in list(sys.modules.items()):
+        if name.startswith("shanghai_sim.kernels."):
+            for attr, obj in vars(mod).items():
+                if isinstance(obj, CPUDispatcher) and obj.overloads and obj.__module__ == name:
+                    used.add(name.rsplit(".", 1)[1] + "." + attr)
+    from shanghai_sim.kernels import engine as E
+    # the workspace W and the smart flag SM of the engine the command called: none types mean
+    # the search bots' or the smart bot's code was pruned from it (kernels.dispatch). The batch
+    # commands call play_games_on_nb, replay play_game_nb. (A cached caller loads every cached
+    # signature of a separate callee, kernels.linking, so play_game_nb under play_games_on_nb
+    # may show more than the command compiles.)
+    entry = E.play_games_on_nb if E.play_games_on_nb.signatures else E.play_game_nb
+    for sig in entry.signatures:
+        engine.append([str(sig[2]), str(sig[3])])
+    print(json.dumps([sorted(used), engine]))
+""")
+
+
+def _kernels_used(tmp_path, *args):
+    import json
+    r = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True,
+                       cwd=tmp_path, env=dict(os.environ, SHANGHAI_SIM_QUIET_COMPILE="1"))
+    assert r.returncode == 0, r.stderr[-2000:]
+    used, engine = json.loads(r.stdout.strip().splitlines()[-1])
+    return {k.split(".")[0] for k in used}, {tuple(e) for e in engine}
+
+
+NONE = ("none", "none")
+
+
+def test_each_command_compiles_only_the_kernels_it_runs(tmp_path):
+    """issue #32: a command compiles (or loads) its own entry points and what they call: the meld
+    finder alone for `meld`, an engine without the smart and search code for greedy line-ups."""
+    mods, engine = _kernels_used(tmp_path, "meld", "5C", "6C", "7C", "8C", "9D", "9H", "9S",
+                                 "JK", "KD", "--contract", "2")
+    assert "meld_deficiency" in mods and not engine
+    assert not mods & {"play", "bots", "dispatch", "engine", "rollout"}
+    for args in (("run", "--games", "4", "--out", "o", "--quiet"),
+                 ("replay", "--seed", "3", "--bots", "greedy"),
+                 ("experiment", "--baseline", "greedy", "--variant", "greedy:buy8=never",
+                  "--hand", "8", "--games", "4", "--out", "e")):
+        mods, engine = _kernels_used(tmp_path, *args)
+        assert engine == {NONE} and "rollout" not in mods, (args, engine)
+    mods, engine = _kernels_used(tmp_path, "tournament", "--bots", "smart,greedy,greedy,greedy",
+                                 "--deals", "2", "--out", "t")
+    assert engine == {("none", "bool")} and "rollout" not in mods, engine
