@@ -39,6 +39,15 @@ def _int(name: str, value: str | None, lo: int, hi: int) -> int | None:
     return v
 
 
+def _read(prompt: str) -> str:
+    """input(), and the line echoed when standard input is not a terminal (moves piped in
+    from a file), so the transcript shows what was typed after each prompt."""
+    line = input(prompt)
+    if not sys.stdin.isatty():
+        click.echo(line)
+    return line
+
+
 def register(group: click.Group) -> None:
     @group.command("play", cls=_OneLineErrors, help=PLAY_HELP)
     @click.option("--rules", default="shanghai", show_default=True,
@@ -66,7 +75,7 @@ def register(group: click.Group) -> None:
                 n = len(split_specs(bots))
                 p = n + 1 if n > 1 else r.players
             q = _int("seat", seat, 0, p - 1)
-            hg = HumanGame(r, p, q, bots, s, read=input, write=click.echo)
+            hg = HumanGame(r, p, q, bots, s, read=_read, write=click.echo)
             warning = r.two_player_warning(p)
             if warning:
                 click.echo(warning, err=True)
