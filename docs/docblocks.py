@@ -12,9 +12,11 @@ block::
     <!-- docs: skip="a Dask cluster" -->    not run; the reason is required
     <!-- docs: run="shanghai-sim run" -->   run this command in place of the block
     <!-- docs: file=house.toml -->          write the block to that file of the folder
-    <!-- docs: sample="CMD" from="TEXT" lines=N mask=REGEX -->
+    <!-- docs: sample="CMD" from="TEXT" lines=N mask=REGEX format=NAME -->
                                             the block is CMD's output (from the first line
-                                            starting with TEXT, N lines), checked and rewritten
+                                            starting with TEXT, N lines; FORMATS abridges
+                                            it), checked and rewritten; REGEX matches are
+                                            not compared (timings)
 
 What runs: ``console`` blocks (each ``$ `` line is a command; a trailing backslash or
 ``> `` lines continue it; the lines under a command are its output, compared with what it
@@ -37,8 +39,9 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = ("README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")),
              "analyses/README.md")
 KEYS = {"skip", "exit", "stdin", "games", "run", "file", "sample", "from", "lines", "mask",
-        "timeout"}
+        "timeout", "format"}
 RUN_LANGS = {"console", "bash", "python"}
+CHECKOUT_LINKS = ("analyses", "benchmarks")     # `python analyses/x.py` works as in a checkout
 FENCE = re.compile(r"^(`{3,})\s*([\w+-]*)\s*$")
 MARKER = re.compile(r"^<!--\s*docs:(.*?)-->\s*$")
 SIZE_OPTION = re.compile(r"(--(?:games|deals|max-games)[ =])(\d[\d_,]*)")
@@ -160,12 +163,69 @@ def environment() -> dict[str, str]:
     return env
 
 
+def _tidy(text: str) -> str:
+    """Trailing spaces and blank lines do not count (and are not written)."""
+    return "\n".join(x.rstrip() for x in text.rstrip().splitlines()) + "\n"
+
+
 def mask(text: str, pattern: str | None) -> str:
     return re.sub(pattern, "…", text) if pattern else text
 
 
+def _num(x, digits: int = 3):
+    return x if not isinstance(x, float) else round(x, digits)
+
+
+def _effect(e: dict, digits: int = 3) -> str:
+    return (f'{{"mean": {_num(e["mean"], digits)}, "ci": [{_num(e["ci"][0], 2)}, {_num(e["ci"][1], 2)}], '
+            f'"n": {e["n"]}, "variance_reduction": {_num(e["variance_reduction"], 2)}, '
+            f'"p": {_num(e["p"], 4)}, "p_holm": {_num(e["p_holm"], 4)}}}')
+
+
+def experiment_json(text: str) -> str:
+    """``experiment --json``'s object abridged: the arms' counts, the first variant's effects on
+    game points in full (rounded), the others by their mean and CI, and its sentence."""
+    import json
+    o = json.loads(text)
+    out = [f'{{"design": {{...}}, "games": {o["games"]}, "unit": "deal: ...",', ' "arms": [']
+    for i, a in enumerate(o["arms"]):
+        head = (f'  {{"name": {json.dumps(a["name"])}, "spec": {json.dumps(a["spec"])}, "games": {a["games"]}, '
+                f'"games_played": {a["games_played"]},')
+        counts = (f'   "hands_played": {a["hands_played"]}, "no_winner_hands": {a["no_winner_hands"]}, '
+                  f'"turn_cap_hands": {a["turn_cap_hands"]},')
+        out.append(head)
+        if a["effects"] is None:
+            out.append(counts + ' "effects": null},')
+            continue
+        eff = a["effects"]
+        out.append(counts)
+        out.append(f'   "effects": {{"points": {_effect(eff["points"])},')
+        for k in (k for k in eff if k not in ("points", "hand_points")):
+            e = eff[k]
+            out.append(f'               "{k}": {{"mean": {_num(e["mean"])}, "ci": [{_num(e["ci"][0])}, '
+                       f'{_num(e["ci"][1])}], ...}},')
+        hp = eff.get("hand_points") or {}
+        if hp:
+            first, last = next(iter(hp)), list(hp)[-1]
+            e = hp[first]
+            out.append(f'               "hand_points": {{"{first}": {{"mean": {_num(e["mean"])}, "ci": '
+                       f'[{_num(e["ci"][0])}, {_num(e["ci"][1])}], ...}}, ..., "{last}": {{...}}}}}},')
+        out.append(f'   "identical_to_baseline": {json.dumps(a.get("identical_to_baseline"))},')
+        out.append(f'   "verdict": {json.dumps(a["verdict"], ensure_ascii=False)}}}'
+                   + (',' if i < len(o["arms"]) - 1 else '],'))
+    out.append(f' "stopped": {json.dumps(o.get("stopped"))}, "multiplicity": "..."}}')
+    return "\n".join(out) + "\n"
+
+
+FORMATS = {"experiment-json": experiment_json}
+
+
 def select(text: str, opts: dict[str, str], where: str) -> str:
-    """The part of a command's output a sample shows (``from=``, ``lines=``)."""
+    """The part of a command's output a sample shows (``format=``, ``from=``, ``lines=``)."""
+    if "format" in opts:
+        if opts["format"] not in FORMATS:
+            raise DocError(f"{where}: unknown sample format {opts['format']!r} (known: {', '.join(FORMATS)})")
+        text = FORMATS[opts["format"]](text)
     lines = text.rstrip("\n").splitlines()
     start = opts.get("from")
     if start is not None:
@@ -217,11 +277,12 @@ class Runner:
 
     def _compare(self, block: Block, key: tuple[int, int], shown: str, printed: str,
                  what: str) -> None:
+        printed = _tidy(printed)
         if self.rewrite:
             self.samples[key] = printed
             return
         pat = block.opts.get("mask")
-        if mask(shown, pat).rstrip() != mask(printed, pat).rstrip():
+        if mask(_tidy(shown), pat) != mask(printed, pat):
             import difflib
             diff = "\n".join(difflib.unified_diff(
                 shown.rstrip().splitlines(), printed.rstrip().splitlines(),
@@ -276,6 +337,10 @@ class Runner:
                            "that does not run (use file= or sample=)")
 
     def run(self) -> "Runner":
+        # the checkout's scripts, as a command typed in a checkout finds them
+        for name in CHECKOUT_LINKS:
+            if (self.root / name).is_dir() and not (self.folder / name).exists():
+                (self.folder / name).symlink_to(self.root / name, target_is_directory=True)
         for b in parse(self.doc, self.root):
             if b.lang in RUN_LANGS or b.opts:
                 self.run_block(b)

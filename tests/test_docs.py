@@ -84,3 +84,32 @@ def test_bad_markers(tmp_path, text, msg):
         for b in parse(doc, tmp_path):
             if b.lang == "console":
                 docblocks.console_commands(b)
+
+
+def test_pip_install_brings_what_the_analyses_and_the_charts_import():
+    """`pip install .` (README's first block) must be enough for `python analyses/NAME.py` and
+    `benchmarks/run_all.py --no-run`: every third-party module they import is a dependency."""
+    import ast
+    import importlib.metadata as md
+    import re
+    import tomllib
+    root = docblocks.ROOT
+    deps = tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
+    names = {re.split(r"[<>=!~\[; ]", d, 1)[0].lower().replace("_", "-") for d in deps}
+    files = [*sorted((root / "analyses").glob("*.py"))] + [root / "benchmarks" / f for f in
+                                                          ("charts.py", "report.py", "run_all.py")]
+    local = {p.stem for f in files for p in f.parent.glob("*.py")} | {"shanghai_sim", "reference"}
+    dists = md.packages_distributions()
+    missing = {}
+    for f in files:
+        for node in ast.walk(ast.parse(f.read_text(), str(f))):
+            mods = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                    [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+            for m in mods:
+                top = m.split(".")[0]
+                if top in sys.stdlib_module_names or top in local:
+                    continue
+                have = {d.lower().replace("_", "-") for d in dists.get(top, [top])}
+                if not have & names:
+                    missing.setdefault(top, []).append(f.name)
+    assert not missing, f"imported but not in pyproject's dependencies: {missing}"
