@@ -8,6 +8,7 @@ block::
 
     <!-- docs: games=20 -->                 run with --games/--deals/--max-games 20
     <!-- docs: exit=2 -->                   each command must exit with status 2
+    <!-- docs: exit=0,1,0 -->               one status per command of a console block
     <!-- docs: stdin="hint\\nquit\\n" -->     standard input of each command
     <!-- docs: skip="a Dask cluster" -->    not run; the reason is required
     <!-- docs: run="shanghai-sim run" -->   run this command in place of the block
@@ -146,6 +147,17 @@ def console_commands(block: Block) -> list[Command]:
     return cmds
 
 
+def expected_exit(block: Block, k: int) -> int:
+    """The exit status command k of the block must return: ``exit=N`` for each, or
+    ``exit=0,1,0`` one per command of a console block."""
+    text = block.opts.get("exit", "0")
+    try:
+        codes = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise DocError(f"{block.where}: exit={text!r}: expected a status or a list of them") from None
+    return codes[k] if len(codes) > 1 else codes[0]
+
+
 def resize(code: str, games: str | None, python: bool = False) -> str:
     if not games:
         return code
@@ -265,9 +277,9 @@ class Runner:
         except subprocess.TimeoutExpired:
             raise DocError(f"{block.where}: timed out: {cmd}") from None
 
-    def _check(self, p: subprocess.CompletedProcess, cmd: str, block: Block) -> None:
+    def _check(self, p: subprocess.CompletedProcess, cmd: str, block: Block, k: int = 0) -> None:
         self.ran += 1
-        want = int(block.opts.get("exit", 0))
+        want = expected_exit(block, k)
         tail = (p.stdout[-1500:] + "\n" + p.stderr[-2500:]).strip()
         if p.returncode != want:
             raise DocError(f"{block.where}: exit status {p.returncode}, expected {want}: "
@@ -311,10 +323,14 @@ class Runner:
             return
         if block.lang == "console":
             line = block.body[0]
-            for c in console_commands(block):
+            cmds = console_commands(block)
+            if "," in o.get("exit", "") and len(o["exit"].split(",")) != len(cmds):
+                raise DocError(f"{block.where}: exit= lists {len(o['exit'].split(','))} statuses "
+                               f"for {len(cmds)} commands")
+            for k, c in enumerate(cmds):
                 cmd = resize(c.cmd, o.get("games"))
                 p = self._shell(cmd, block, stdin)
-                self._check(p, cmd, block)
+                self._check(p, cmd, block, k)
                 n = c.cmd.count("\n") + 1
                 start = line + n
                 # the output shown under a command is checked when it ran at the size shown

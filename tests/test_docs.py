@@ -113,3 +113,14 @@ def test_pip_install_brings_what_the_analyses_and_the_charts_import():
                 if not have & names:
                     missing.setdefault(top, []).append(f.name)
     assert not missing, f"imported but not in pyproject's dependencies: {missing}"
+
+
+def test_an_exit_status_per_command(tmp_path):
+    doc = _doc(tmp_path, "<!-- docs: exit=0,3 -->\n```console\n$ true\n$ exit 3\n```\n")
+    assert Runner(doc, tmp_path, root=tmp_path).run().ran == 2
+    doc = _doc(tmp_path, "<!-- docs: exit=0,3 -->\n```console\n$ exit 3\n$ exit 3\n```\n")
+    with pytest.raises(DocError, match="exit status 3, expected 0"):
+        Runner(doc, tmp_path, root=tmp_path).run()
+    doc = _doc(tmp_path, "<!-- docs: exit=0,3 -->\n```console\n$ true\n```\n")
+    with pytest.raises(DocError, match="lists 2 statuses for 1 commands"):
+        Runner(doc, tmp_path, root=tmp_path).run()
