@@ -13,6 +13,7 @@ block::
     <!-- docs: skip="a Dask cluster" -->    not run; the reason is required
     <!-- docs: run="shanghai-sim run" -->   run this command in place of the block
     <!-- docs: file=house.toml -->          write the block to that file of the folder
+    <!-- docs: needs=openssl -->            skipped, with a note, where the program is missing
     <!-- docs: sample="CMD" from="TEXT" lines=N mask=REGEX format=NAME -->
                                             the block is CMD's output (from the first line
                                             starting with TEXT, N lines; FORMATS abridges
@@ -31,6 +32,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -40,7 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = ("README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")),
              "analyses/README.md")
 KEYS = {"skip", "exit", "stdin", "games", "run", "file", "sample", "from", "lines", "mask",
-        "timeout", "format"}
+        "timeout", "format", "needs"}
 RUN_LANGS = {"console", "bash", "python"}
 CHECKOUT_LINKS = ("analyses", "benchmarks")     # `python analyses/x.py` works as in a checkout
 FENCE = re.compile(r"^(`{3,})\s*([\w+-]*)\s*$")
@@ -306,6 +308,10 @@ class Runner:
         o = block.opts
         if "skip" in o:
             self.skipped.append(f"{block.where}: {o['skip']}")
+            return
+        missing = [x for x in o.get("needs", "").split(",") if x and shutil.which(x) is None]
+        if missing:
+            self.skipped.append(f"{block.where}: needs {', '.join(missing)}, not installed here")
             return
         if "file" in o:
             (self.folder / o["file"]).write_text(block.text, encoding="utf-8")

@@ -124,3 +124,10 @@ def test_an_exit_status_per_command(tmp_path):
     doc = _doc(tmp_path, "<!-- docs: exit=0,3 -->\n```console\n$ true\n```\n")
     with pytest.raises(DocError, match="lists 2 statuses for 1 commands"):
         Runner(doc, tmp_path, root=tmp_path).run()
+
+
+def test_a_block_needing_a_missing_program_is_skipped_with_a_note(tmp_path):
+    doc = _doc(tmp_path, "<!-- docs: needs=bash,no-such-program-here -->\n```bash\nexit 1\n```\n"
+                         "<!-- docs: needs=bash -->\n```bash\ntrue\n```\n")
+    r = Runner(doc, tmp_path, root=tmp_path).run()
+    assert r.ran == 1 and r.skipped == ["d.md:2: needs no-such-program-here, not installed here"]
