@@ -68,7 +68,8 @@ SIZES: dict[str, dict[str, dict]] = {
         "playouts": dict(decisions=100, reps=3),
         # small search budgets: the quick run stays within 5 minutes on 2 cores (the budget
         # curve to the default rollouts=64 is the full run's)
-        "rollout": dict(deals=25, budgets=(2, 4, 8), default="rollout:rollouts=8"),
+        "rollout": dict(deals=12, budgets=(2, 4, 8), default="rollout:rollouts=8",
+                        presets=("shanghai",)),
     },
     "tiny": {
         "melds": dict(presets=("shanghai",), hands=20, warm=20, reps=2, ref_hands=1, ref_reps=1,
