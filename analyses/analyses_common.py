@@ -10,7 +10,7 @@ question through the public API (``shanghai_sim.experiment``, ``runner``,
 (git-ignored); a second run with the same options reuses them (the library's
 resume), so an interrupted analysis continues where it stopped.
 
-Charts follow docs/experiments.md and ../shared/ANALYSIS.md: a title that
+Charts follow docs/experiments.md and docs/method.md: a title that
 states the question, axes with units, the CI drawn, the line-up, rules and n
 in the caption, and markers/line styles that survive grey-scale printing.
 """

@@ -126,7 +126,7 @@ def chart_games(dg, level, a, path):
             s = d[d.arm == k].set_index("hand").reindex(hands)
             series.append((name, 100 * s.win_share_mean, 100 * s.win_share_lo, 100 * s.win_share_hi))
         C.forest(ax, [f"{h}: {r.contracts[h - 1]}" for h in hands], series,
-                 "change in the focal player's win share\n(percentage points; variant - own buying)",
+                 "change in the focal player's win share, variant - own buying\n(percentage points; < 0 = the variant is worse)",
                  title=f"rules: {p}")
     fig.legend(*axes[0][0].get_legend_handles_labels(), loc="upper center", ncol=2, fontsize=8,
                bbox_to_anchor=(0.5, 0.955), frameon=False)

@@ -89,8 +89,11 @@ def run(a) -> int:
 def chart(df, levels, presets, a, path):
     plt = C.pyplot()
     from shanghai_sim.rules import preset as get_preset
-    fig, axes = plt.subplots(2, len(presets), figsize=(5.4 * len(presets), 6.4), squeeze=False,
-                             gridspec_kw={"height_ratios": [10, 2.2]})
+    # Each row shares one x scale across the presets (side by side, the same measure). The two
+    # rows are different measures (a hand's points, a game's: ten hands summed), so each row
+    # has its own scale, said in its label.
+    fig, axes = plt.subplots(2, len(presets), figsize=(5.4 * len(presets), 6.6), squeeze=False,
+                             sharex="row", gridspec_kw={"height_ratios": [10, 2.2]})
     for j, p in enumerate(presets):
         r = get_preset(p)
         hands = [str(h) for h in range(1, r.hands + 1)]
@@ -104,14 +107,18 @@ def chart(df, levels, presets, a, path):
         C.forest(axes[0][j], [f"hand {h}: {r.contracts[int(h) - 1]}" for h in hands], hs,
                  "change in the focal player's points in the hand\n(> 0 = waiting is worse)",
                  title=f"rules: {p} (blind bonus {', '.join(map(str, r.blind_bonus))})")
-        C.forest(axes[1][j], ["whole game"], gs, "change in game points (wait blind - go down at once)")
-    axes[0][0].legend(loc="center left", fontsize=7)
+        C.forest(axes[1][j], ["whole game"], gs, "change in game points, wait blind - go down at once\n"
+                 "(> 0 = waiting is worse; ten hands summed)")
+    # one legend for the one meaning the markers carry (the level), for every panel
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper right", fontsize=7, title="level: the focal player and its 3 opponents",
+               title_fontsize=7, ncol=len(labels))
     fig.suptitle("Is it worth waiting to go out in one turn (blind) rather than going down at once?", fontsize=10)
     n = int(df.n.max())
     C.caption(fig, f"Focal player plays the level's bot with wait_blind=true; 3 opponents of the same level; "
                    f"4 players; whole games, duplicate seating, common random numbers, seed {a.seed}; n = {n:,} deals "
                    "per level and preset (each in 4 seatings). Bars: 95% CI per comparison, unadjusted.")
-    fig.tight_layout(rect=(0, 0.05, 1, 0.96))
+    fig.tight_layout(rect=(0, 0.05, 1, 0.93))
     fig.savefig(path)
     plt.close(fig)
 

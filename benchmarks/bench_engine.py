@@ -30,7 +30,7 @@ from shanghai_sim.rules import preset
 import numba as nb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import rates, ratio, table  # noqa: E402
+from _common import rates, ratio, spread, table  # noqa: E402
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
@@ -192,13 +192,14 @@ def openspiel_python(games: int, reps: int, seed: int = 0) -> dict | None:
     except ImportError:
         return None
     game = pyspiel.load_game("gin_rummy")
+    init = game.new_initial_state()      # cloned per game: the cheapest start (see openspiel_cpp)
     rng = np.random.default_rng(seed)
     acts, gms, lengths = [], [], []
     for _ in range(reps):
         n = 0
         t = time.perf_counter()
         for _ in range(games):
-            s = game.new_initial_state()
+            s = init.clone()
             m = 0
             while not s.is_terminal():
                 if s.is_chance_node():
@@ -218,22 +219,36 @@ def openspiel_python(games: int, reps: int, seed: int = 0) -> dict | None:
             "actions_per_game": float(np.mean(lengths))}
 
 
-def openspiel_cpp(games: int, reps: int, actions_per_game: float) -> dict | None:
+def _merge(parts: list[dict]) -> dict:
+    """One spread from the samples of several one-pass spreads."""
+    return spread([x for p in parts for x in p["samples"]])
+
+
+def openspiel_cpp(games: int, reps: int, actions_per_game: float, start: str = "clone",
+                  rep: int = 0) -> dict | None:
     """OpenSpiel gin rummy played in its C++ loop: ``pyspiel.evaluate_bots`` with two
-    ``make_uniform_random_bot`` players, one game per call. evaluate_bots does not report
-    a game's length, so actions/s = games/s x the mean player decisions per game of
-    the Python-API games (the same uniformly random players)."""
+    ``make_uniform_random_bot`` players, one game per call, each with its own seed (the
+    chance nodes: the deal and the draws). evaluate_bots does not report a game's length, so
+    actions/s = games/s x the mean player decisions per game of the Python-API games (the
+    same uniformly random players).
+
+    ``start="clone"``: every game starts from a clone of one initial state, the peer at its
+    best (the fair comparison, the headline's). ``start="new"``: ``game.new_initial_state()``
+    per game, which costs more than the game itself (about 2.5-3x fewer games/s); shown only
+    beside the fair figure, never as the comparison."""
     try:
         import pyspiel
     except ImportError:
         return None
     game = pyspiel.load_game("gin_rummy")
+    init = game.new_initial_state()
+    begin = init.clone if start == "clone" else game.new_initial_state
     gms = []
-    for rep in range(reps):
+    for rep in range(rep, rep + reps):
         bots = [pyspiel.make_uniform_random_bot(p, 1234 + 10 * rep + p) for p in range(2)]
         t = time.perf_counter()
-        for _ in range(games):
-            pyspiel.evaluate_bots(game.new_initial_state(), bots, rep)
+        for i in range(games):
+            pyspiel.evaluate_bots(begin(), bots, rep * games + i)
         gms.append((games, time.perf_counter() - t))
     g = rates(gms)
     a = {k: (v * actions_per_game if isinstance(v, float) else v) for k, v in g.items()}
@@ -256,19 +271,40 @@ def measure(presets=("shanghai", "contract", "progressive"), greedy_games=200, r
         fl = floor_games_per_second(p, players, floor_games, reps)
         per_preset.append({"rules": p, "greedy": g, "random": rnd, "floor": fl})
         say(f"  {p}: greedy {g['median']:,.1f} games/s, random {rnd['median']:,.1f} games/s")
-    acts, rgames = actions_rate("shanghai", players, "random", action_games, reps)
+    # Ours and the peer's passes interleaved (ours, its Python API, its C++ loop, ..., rep by
+    # rep): pass k of each sees the same load, so the per-pass ratios hold on a shared machine.
+    ours, osp_parts, osc_parts, osn_parts = [], [], [], []
+    for rep in range(reps):
+        ours.append(actions_rate("shanghai", players, "random", action_games, 1))
+        osp_parts.append(openspiel_python(os_python_games, 1, seed=rep))
+        if osp_parts[-1] is None:
+            continue
+        apg = osp_parts[-1]["actions_per_game"]
+        osc_parts.append(openspiel_cpp(os_cpp_games, 1, apg, rep=rep))
+        osn_parts.append(openspiel_cpp(os_cpp_games, 1, apg, start="new", rep=rep))
+    acts, rgames = _merge([a for a, _ in ours]), _merge([g for _, g in ours])
     say(f"  shanghai random: {acts['median']:,.0f} actions/s")
-    osp = openspiel_python(os_python_games, reps)
-    osc = openspiel_cpp(os_cpp_games, reps, osp["actions_per_game"]) if osp else None
+    osp = osc = osn = None
+    if osp_parts and osp_parts[0] is not None:
+        apg = float(np.mean([x["actions_per_game"] for x in osp_parts]))
+        osp = {"actions": _merge([x["actions"] for x in osp_parts]),
+               "games": _merge([x["games"] for x in osp_parts]), "actions_per_game": apg}
+        osc = {k: _merge([x[k] for x in osc_parts]) for k in ("games", "actions")}
+        osn = {k: _merge([x[k] for x in osn_parts]) for k in ("games", "actions")}
     if osp:
         say(f"  OpenSpiel gin rummy: Python API {osp['actions']['median']:,.0f} actions/s, "
-            f"C++ loop {osc['actions']['median']:,.0f} actions/s")
+            f"C++ loop {osc['actions']['median']:,.0f} actions/s (from a new state per game: "
+            f"{osn['actions']['median']:,.0f})")
     rows = [["shanghai-sim `shanghai`, 4 random bots (our batch loop)", rgames, acts, None]]
     if osp:
         rows.append(["OpenSpiel gin_rummy, 2 uniform random bots, Python API", osp["games"],
                      osp["actions"], ratio(acts, osp["actions"])])
-        rows.append(["OpenSpiel gin_rummy, 2 uniform random bots, C++ loop (evaluate_bots)",
+        rows.append(["OpenSpiel gin_rummy, 2 uniform random bots, C++ loop (evaluate_bots from a cloned "
+                     "initial state: the peer at its best, the comparison)",
                      osc["games"], osc["actions"], ratio(acts, osc["actions"])])
+        rows.append(["(beside it, not a comparison: the same C++ loop from `new_initial_state()` per game, "
+                     "which costs more than the game)",
+                     osn["games"], osn["actions"], ratio(acts, osn["actions"])])
     return {
         "name": "engine",
         "title": "Engine: games/s per preset, random-bot actions/s vs OpenSpiel gin rummy",
@@ -278,7 +314,8 @@ def measure(presets=("shanghai", "contract", "progressive"), greedy_games=200, r
                      "openspiel_cpp_games": os_cpp_games, "floor_games": floor_games,
                      "reps": reps},
         "figures": {"presets": per_preset, "random_actions": acts, "random_games": rgames,
-                    "openspiel_python": osp, "openspiel_cpp": osc},
+                    "openspiel_python": osp, "openspiel_cpp": osc, "openspiel_cpp_new_state": osn,
+                    "openspiel_start": "clone"},
         "tables": [
             table(f"Games per second on one thread, {players} players, median (min-max) of {reps} passes",
                   ["rules", "greedy games/s", "random games/s", "floor: deals of a game /s",

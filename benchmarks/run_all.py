@@ -1,10 +1,10 @@
 """Run every benchmark, write its JSON result, draw the charts, regenerate BENCHMARKS.md.
 
     python benchmarks/run_all.py             # the full run (about two hours on 2 cores, cold compiles included)
-    python benchmarks/run_all.py --quick     # about 3-5 minutes with warm caches, no cold compiles
+    python benchmarks/run_all.py --quick     # within 5 minutes on 2 cores with warm caches, no cold compiles
     python benchmarks/run_all.py --only engine [--quick]   # one benchmark; the others' results are kept
 
-Needs the `bench` and `charts` extras (``pip install -e '.[bench,charts]'``):
+Needs the `bench` extra (``pip install -e '.[bench]'``; matplotlib, for the charts, is a dependency):
 OpenSpiel and the mahjong package are the peers; without them their rows say n/a.
 
 Writes ``benchmarks/results/NAME.json`` (figures, settings, machine, run size),
@@ -67,8 +67,10 @@ SIZES: dict[str, dict[str, dict]] = {
         "strength": dict(deals=1_000),
         "play_quality": dict(games=100, turn_cap_games=100),
         "playouts": dict(decisions=100, reps=3),
-        "rollout": dict(deals=12, budgets=(4, 8, 16, 32, 64),
-                        curve_deals={4: 50, 8: 50, 16: 50, 32: 25}),
+        # small search budgets: the quick run stays within 5 minutes on 2 cores (the budget
+        # curve to the default rollouts=64 is the full run's)
+        "rollout": dict(deals=12, budgets=(2, 4, 8), default="rollout:rollouts=8",
+                        presets=("shanghai",)),
         "browser": dict(loads=5, reps=1),
     },
     "tiny": {

@@ -73,6 +73,15 @@ def human_game(rules, rule_items, players, bots, seat, seed, read=input, write=c
     return hg
 
 
+def _read(prompt: str) -> str:
+    """input(), and the line echoed when standard input is not a terminal (moves piped in
+    from a file), so the transcript shows what was typed after each prompt."""
+    line = input(prompt)
+    if not sys.stdin.isatty():
+        click.echo(line)
+    return line
+
+
 def register(group: click.Group) -> None:
     @group.command("play", cls=_OneLineErrors, help=PLAY_HELP)
     @click.option("--rules", default="shanghai", show_default=True,
@@ -87,7 +96,7 @@ def register(group: click.Group) -> None:
     @click.option("--log", "log_path", type=click.Path(dir_okay=False),
                   help="Save the event log here (JSON lines, docs/replay.md).")
     def play_cmd(rules, rule_items, players, bots, seat, seed, log_path):
-        hg = human_game(rules, rule_items, players, bots, seat, seed, read=input, write=click.echo)
+        hg = human_game(rules, rule_items, players, bots, seat, seed, read=_read, write=click.echo)
         out = None
         if log_path:
             try:        # opened now: a path that cannot be written fails before the game

@@ -128,8 +128,14 @@ def register(group: click.Group) -> None:
                            f"({result.games:,} games); nothing to do", err=True)
             else:
                 rate = result.played / result.seconds if result.seconds > 0 else 0.0
-                click.echo(f"done: {result.played:,} games in {result.seconds:.1f}s "
-                           f"({rate:,.0f} games/s) -> {result.location}\n"
+                # a resume plays only what was missing: say so beside the dataset's whole count,
+                # which the progress line above shows (100,000/100,000 games)
+                kept = result.games - result.played
+                whole = (f"; the dataset now holds all {result.games:,} games ({kept:,} kept as they were"
+                         + (f", {len(result.repaired)} damaged or missing part(s) played again)"
+                            if result.repaired else ")")) if kept > 0 else ""
+                click.echo(f"done: {result.played:,} games played in {result.seconds:.1f}s "
+                           f"({rate:,.0f} games/s){whole} -> {result.location}\n"
                            f"next: shanghai-sim summary {result.location}", err=True)
 
     @group.command("verify", cls=_OneLineErrors)

@@ -251,9 +251,21 @@ def plan_arms(exp: Experiment, out: str, deals: int, engine=None) -> list[ArmPla
         except ValueError as e:                    # JobError, RulesError, BotError, a fake engine's
             raise ExperimentError(f"{where}: {e}") from None
         asked = (engine or runner.default_engine()).bot_name(focal) if exp.hand is not None else plan.lineup[0]
+        if plans and _same_play(plan, plans[0].plan):
+            notes.append(f"{where} is identical to the baseline (the same rules once resolved and the "
+                         f"same bots once canonicalised): an A/A check, it measures nothing")
         plans.append(ArmPlan(arm, asked, os.path.join(ARMS_DIR, f"{i}-{_slug(arm.name)}"), plan,
                              tuple(notes)))
     return plans        # rules arms with other contracts: hands are compared where both have them
+
+
+def _rules_key(rules: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in rules.items() if k != "name"}
+
+
+def _same_play(a, b) -> bool:
+    """Two arms' plans play the same games: equal resolved rules (the name aside) and line-up."""
+    return tuple(a.lineup) == tuple(b.lineup) and _rules_key(a.rules.to_dict()) == _rules_key(b.rules.to_dict())
 
 
 def identity(exp: Experiment, plans: list[ArmPlan]) -> dict[str, Any]:
@@ -544,6 +556,7 @@ class ArmResult:
     hand_effects: dict[int, Effect] = field(default_factory=dict)
     p_holm: dict[str, float | None] = field(default_factory=dict)   # "points", "hand 8", ...
     verdict: str = ""
+    identical: bool = False        # the same rules and line-up as the baseline: an A/A check
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"name": self.name, "spec": self.spec, "rules": self.rules, "folder": self.folder,
@@ -557,6 +570,7 @@ class ArmResult:
             eff["hand_points"] = {str(h): dict(e.as_dict(), p_holm=self.p_holm.get(f"hand {h}"))
                                   for h, e in self.hand_effects.items()}
             d["effects"] = eff
+            d["identical_to_baseline"] = self.identical
             d["verdict"] = self.verdict
         return d
 
@@ -621,7 +635,9 @@ def analyse(out: str, *, _record: dict | None = None, level: float | None = None
         pdl = per_deal(os.path.join(out, a["folder"]), players, hands, n)
         data.append(pdl)
         arms.append(ArmResult(a["name"], a["focal"], a["rules"]["name"], a["folder"], n, n * players,
-                              pdl.hands_played, pdl.no_winner, pdl.turn_cap))
+                              pdl.hands_played, pdl.no_winner, pdl.turn_cap,
+                              identical=bool(arms) and list(a["lineup"]) == list(ident["arms"][0]["lineup"])
+                              and _rules_key(a["rules"]) == _rules_key(ident["arms"][0]["rules"])))
     base = data[0]
     hand_numbers = [hand] if hand is not None else list(range(1, base.hand_points.shape[1] + 1))
     for arm, d in zip(arms[1:], data[1:]):
@@ -664,6 +680,11 @@ def verdict(a: ArmResult, design: dict[str, Any], hand: int | None, level: float
     pct = f"{level:.0%}"
     what = f"in hand {hand}" if hand is not None else "a game"
     who = f"{a.name!r}" + (f" ({a.spec})" if a.spec != a.name else "")
+    if a.identical:
+        return (f"{who} is identical to the baseline (the same rules once resolved and the same bots "
+                f"once canonicalised): an A/A check, not a finding"
+                + (f"; as it must, it scored exactly as the baseline on all {e.n:,} deals." if e.sd == 0 and e.mean == 0
+                   else f", yet it scored {e.mean:+.1f} points apart, which identical arms never should."))
     if e.sd == 0 and e.mean == 0:
         return (f"{who} scored exactly as the baseline on every one of the {e.n:,} deals (difference 0, "
                 f"zero-width CI): on these deals the change never altered play.")

@@ -548,9 +548,12 @@ class HumanGame:
             d0 = self._deficiency(cards)
             d1 = self._deficiency(cards + [up])
             eff = (f"{up} lowers your deficiency from {d0} to {d1}" if d1 < d0
+                   else "your hand meets the contract already (deficiency 0)" if d0 == 0
                    else f"{up} would leave your deficiency at {d0}")
             if a.kind == "buy":
                 price = f"at the price of {_n(self.rules.buy_penalty, 'penalty card')}"
+                if d0 == 0:
+                    return f"{eff}; the bot buys it all the same, {price}"
                 if d1 >= d0:
                     return f"{eff}, but you need more cards to go down: {price}"
                 return f"{eff}, {price}"
@@ -645,9 +648,10 @@ def _reason(e: GameError) -> str:
 
 
 def meld_line(md: dict[str, Any]) -> str:
-    """A table meld (``Game.table()`` or a log meld object) as 'meld 0: run of C: JK=4C 5C 6C 7C'."""
+    """A table meld (``Game.table()`` or a log meld object) as 'meld 0: run of C: JK=4C 5C 6C 7C'
+    or 'meld 1: set of rank 2: 2C 2H JK=2' (not 'set of 2', which reads as a two-card set)."""
     cards = " ".join(f"JK={j}" if c == "JK" and j else c for c, j in zip(md["cards"], md["jokers"]))
-    head = f"set of {md['rank']}" if md["kind"] == "set" else f"run of {md['suit']}"
+    head = f"set of rank {md['rank']}" if md["kind"] == "set" else f"run of {md['suit']}"
     return f"meld {md['meld']}: {head}: {cards}"
 
 

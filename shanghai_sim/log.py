@@ -199,7 +199,7 @@ def _meld_text(md: dict[str, Any]) -> str:
     parts = []
     for c, j in zip(md["cards"], md["jokers"]):
         parts.append(f"JK={j}" if j is not None and c == "JK" else c)
-    head = f"set of {md['rank']}" if md["kind"] == "set" else f"run of {md['suit']}"
+    head = f"set of rank {md['rank']}" if md["kind"] == "set" else f"run of {md['suit']}"
     return f"[{md['meld']}] {head}: {' '.join(parts)}"
 
 

@@ -256,6 +256,11 @@ def _pm(d: dict[str, Any], digits: int) -> str:
     m, c = d["mean"], d["ci95"]
     if m is None:
         return "-"
+    if c is not None and 0 < c < 0.5 * 10 ** -digits:
+        # a half-width that would print as 0.000 (a bot that almost never wins): enough
+        # digits for its first significant one, not "0.001 ± 0.000"
+        import math
+        digits = -math.floor(math.log10(c))
     return f"{m:.{digits}f} ± {c:.{digits}f}" if c is not None else f"{m:.{digits}f}"
 
 

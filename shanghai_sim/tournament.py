@@ -33,6 +33,7 @@ import math
 import os
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, TextIO
@@ -454,11 +455,22 @@ def _ci(e: Effect, digits: int, sign: bool = False) -> str:
     return f"{e.mean:{f}} [{e.lo:{f}}, {e.hi:{f}}]"
 
 
+def _seating_words(bots: "list[str]", k: int) -> str:
+    """The design line in a reader's words (the manifest keeps the formula)."""
+    distinct = math.factorial(len(bots))
+    for c in Counter(bots).values():
+        distinct //= math.factorial(c)
+    if k < distinct:
+        return (f"the line-up rotated through the seats ({distinct:,} distinct seatings would be "
+                "too many), so every bot plays every seat of every deal")
+    return "every distinct seating of the line-up, so seat and dealer luck cancel"
+
+
 def format_result(r: TournamentResult) -> str:
     d = r.design
     k = d["games_per_deal"]
     lines = [f"tournament: {','.join(d['bots'])}; {d['players']} players, rules {d['rules']}, seed {d['seed']}",
-             f"{r.deals:,} deals, each played in {k} seatings ({r.deals * k:,} games): {d['seating']}",
+             f"{r.deals:,} deals, each played in {k} seatings ({r.deals * k:,} games): {_seating_words(d['bots'], k)}",
              f"hands: {r.hands_played:,}; nobody out (stock) {r.no_winner_hands:,} "
              f"({r.no_winner_hands / max(1, r.hands_played):.1%}); turn cap {r.turn_cap_hands:,}", ""]
     w = max(len(b.bot) for b in r.bots)

@@ -86,6 +86,24 @@ def test_an_aa_experiment_gives_exactly_zero_with_a_zero_width_ci(tmp_path):
     for e in list(effects.values()) + list(r.arms[1].hand_effects.values()):
         assert e.mean == 0 and e.lo == 0 and e.hi == 0 and e.n == 10
     assert "exactly as the baseline" in r.arms[1].verdict
+    assert r.arms[1].identical and "identical to the baseline" in r.arms[1].verdict
+
+
+def test_a_variant_equal_to_the_baseline_is_named_so_never_a_finding(tmp_path):
+    # contract's buy_penalty is already 1; greedy's buy policy is already useful
+    r = fake_run(tmp_path, rules="contract", variants=(E.Arm("penalty 1", rules={"buy_penalty": 1}),
+                                                       "greedy", E.Arm("penalty 2", rules={"buy_penalty": 2})))
+    same1, same2, other = r.arms[1:]
+    assert same1.identical and same2.identical and not other.identical
+    for a in (same1, same2):
+        assert "identical to the baseline" in a.verdict and "A/A check, not a finding" in a.verdict
+        assert a.to_dict()["identical_to_baseline"] is True
+    assert "identical" not in other.verdict and other.to_dict()["identical_to_baseline"] is False
+    # the real bot registry's canonical spec (planning only: nothing is played)
+    plans = E.plan_arms(E.Experiment(baseline="greedy", variants=("greedy:buy=useful", "greedy:buy=never")),
+                        str(tmp_path / "p"), 4)
+    assert any("identical to the baseline" in n for n in plans[1].notes)
+    assert not any("identical" in n for n in plans[2].notes)
 
 
 def test_the_cis_match_a_direct_pandas_computation(tmp_path):

@@ -348,3 +348,22 @@ def test_rule_options_and_the_two_player_warning():
     r = _run(["play", "--players", "2", "--seed", "3"], "quit\n")
     assert r.exit_code == 0
     assert r.stderr.count("warning: with 2 players") == 1      # docs/rules.md §5.9
+
+
+def test_a_hint_with_the_contract_already_met_does_not_say_it_leaves_the_deficiency_at_0():
+    hg = HumanGame("shanghai", 4, 0, "greedy", 21, read=lambda p: "quit", write=lambda s: None)
+    hg.game.advance()                  # seat 0's first decision: the upcard (take or pass, or buy)
+    hg.game.set_position({0: "9D 9H 9S QC QD QH 2C 3D 5H 7S KC"}, upcard="4C")   # set3 set3 met
+    asked = [a for a in hg.choices() if a.kind in ("take", "pass", "buy")]
+    assert asked
+    for a in asked:
+        why = hg._why(a)
+        assert "would leave your deficiency at 0" not in why
+        assert "meets the contract already (deficiency 0)" in why
+
+
+def test_moves_piped_in_are_echoed_after_their_prompt():
+    r = _run(["play", "--seed", "21"], "hint\n2\nquit\n")
+    assert r.exit_code == 0
+    assert "your move (1-2, or help)> hint\nhint from smart:" in r.output
+    assert "your move (1-2, or help)> 2\n" in r.output

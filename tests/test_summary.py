@@ -143,3 +143,12 @@ def test_by_hand_table_and_the_all_seats_note(dataset, tmp_path):
     # a mixed line-up keeps its CIs
     r = run_cli("summary", dataset)
     assert "(every seat)" not in r.stdout and "--by-hand" in r.stdout
+
+
+def test_a_narrow_interval_prints_with_a_significant_digit():
+    from shanghai_sim.summary import _pm
+    assert _pm({"mean": 0.0012, "ci95": 0.0004}, 3) == "0.0012 ± 0.0004"
+    assert _pm({"mean": 0.001, "ci95": 0.00004}, 3) == "0.00100 ± 0.00004"
+    assert _pm({"mean": 0.264, "ci95": 0.027}, 3) == "0.264 ± 0.027"       # as before
+    assert _pm({"mean": 0.0, "ci95": 0.0}, 3) == "0.000 ± 0.000"           # never won: exact
+    assert _pm({"mean": 276.5, "ci95": 3.8}, 1) == "276.5 ± 3.8"
