@@ -22,10 +22,12 @@ def register(group: click.Group) -> None:
         The numba kernels compile on first use: a few minutes once per
         version of shanghai-sim, then they load from a per-user cache in
         seconds (see `shanghai-sim cache`). Run this after installing, before
-        a big job, on each machine of a cluster, or before the tests.
+        a big job, on each machine of a cluster, or before the tests. With
+        a cold cache the kernel groups compile in parallel processes, one
+        per core.
         """
         from shanghai_sim.precompile import warmup
-        seconds = warmup()
+        seconds = warmup(jobs=jobs)
         click.echo(f"warmup: every kernel ready in {seconds:.1f}s", err=True)
 
     @group.command("cache", cls=_OneLineErrors)

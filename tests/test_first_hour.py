@@ -156,6 +156,17 @@ def test_warmup_command(main):
     assert "[5/5] ready" in r.output and "every kernel ready" in r.output
 
 
+def test_warmup_jobs_reach_the_warm_up(main, monkeypatch):
+    import shanghai_sim.precompile as P
+    seen = []
+    monkeypatch.setattr(P, "warmup", lambda stream=None, jobs=None: seen.append(jobs) or 0.0)
+    assert invoke(main, "warmup", "--jobs", "3").exit_code == 0
+    assert invoke(main, "warmup").exit_code == 0
+    assert seen == [3, None]
+    r = invoke(main, "warmup", "--jobs", "0")
+    assert r.exit_code == 2 and "--jobs" in r.output
+
+
 # ---------------------------------------------------------------- bad bot specs
 
 @pytest.mark.parametrize("bots, named", [
