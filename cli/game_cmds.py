@@ -25,23 +25,119 @@ game seed: same deals, same choices, same scores. Give --seed or --log, not both
 
 
 def _read_log(path: str) -> list[dict]:
-    """The events of a JSON-lines log (docs/replay.md); InputError naming the first bad line."""
-    events = []
-    with open(path, encoding="utf-8") as f:
-        for k, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                e = json.loads(line)
-            except ValueError as err:
-                raise InputError(f"{path} line {k}: not JSON ({err})") from None
-            if not isinstance(e, dict) or not isinstance(e.get("event"), str):
-                raise InputError(f"{path} line {k}: not an event (an object with \"event\", "
-                                 f"docs/replay.md)")
-            events.append(e)
+    """The events of a JSON-lines log (docs/replay.md); InputError naming the first bad line,
+    or the first place where lines are missing (``_check_log``)."""
+    events, lines = [], []
+    try:
+        with open(path, encoding="utf-8") as f:
+            for k, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    e = json.loads(line)
+                except ValueError as err:
+                    raise InputError(f"{path} line {k}: not JSON ({str(err)[:80]})") from None
+                if not isinstance(e, dict) or not isinstance(e.get("event"), str):
+                    raise InputError(f"{path} line {k}: not an event (an object with \"event\", "
+                                     f"docs/replay.md)")
+                events.append(e)
+                lines.append(k)
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not a log (byte {e.start} is not UTF-8 text; a log is JSON lines, "
+                         "docs/replay.md)") from None
+    except OSError as e:
+        raise InputError(f"{path}: cannot be read ({e.strerror or e})") from None
     if not events:
         raise InputError(f"{path}: no events")
+    problem = _check_log(events)
+    if problem is not None:
+        i, what = problem
+        raise InputError(f"{path} line {lines[i]}: {what}: lines are missing or edited, the log is "
+                         "incomplete (replay --seed plays the game again whole)")
     return events
+
+
+def _check_log(events: list[dict]) -> "tuple[int, str] | None":
+    """The first event (its index) that a whole log could not hold there, and why; None if
+    none. Checks what a deleted line breaks: hands numbered 1, 2, ... each dealt to every
+    seat; a seat draws once a turn and discards, goes down, lays off or swaps only after
+    drawing; a seat that goes out holds no card (counting dealt, drawn, bought, played); the
+    totals add up the scores."""
+    hand, players, totals = 0, None, None
+    held: dict = {}
+    drawn: dict = {}
+    dealt: set = set()
+    melds: dict = {}            # table meld id -> cards, from go_down and every meld_now
+    upcard = went_out = False
+    try:
+        for i, e in enumerate(events):
+            ev, q = e["event"], e.get("seat")
+            if ev == "hand":
+                if e["hand"] != hand + 1:
+                    return i, f"hand {e['hand']} follows hand {hand}"
+                if hand and players is not None and len(dealt) < players:
+                    return i, f"hand {hand} was dealt to {len(dealt)} of {players} seats"
+                hand, held, drawn, dealt, melds = e["hand"], {}, {}, set(), {}
+                upcard = went_out = False
+                continue
+            if "hand" in e and ev != "hand_end" and e["hand"] != hand:
+                return i, f"a hand {e['hand']} event inside hand {hand}"
+            if ev in ("pass", "buy", "draw") and not upcard:
+                return i, f"seat {q} {ev}s before hand {hand}'s upcard is turned"
+            if ev == "upcard":
+                upcard = True
+            if ev in ("layoff", "swap"):
+                now, before = len(e["meld_now"]["cards"]), len(melds.get(e["meld"], ()))
+                if now != before + (ev == "layoff"):
+                    return i, (f"meld {e['meld']} holds {now} cards after this {ev}, "
+                               f"{before} before it by the log")
+                melds[e["meld"]] = e["meld_now"]["cards"]
+            if ev == "deal":
+                dealt.add(q)
+                held[q] = len(e["cards"])
+            elif ev == "draw":
+                if drawn.get(q):
+                    return i, f"seat {q} draws twice in one turn"
+                drawn[q] = True
+                held[q] = held.get(q, 0) + 1
+            elif ev == "buy":
+                held[q] = held.get(q, 0) + 1 + len(e.get("penalty", ()))
+            elif ev in ("discard", "go_down", "layoff", "swap"):
+                if not drawn.get(q):
+                    return i, f"seat {q} plays ({ev}) without having drawn"
+                if ev == "discard":
+                    held[q] -= 1
+                    drawn[q] = False
+                elif ev == "layoff":
+                    held[q] -= 1
+                elif ev == "go_down":
+                    held[q] -= sum(len(m["cards"]) for m in e["melds"])
+                    ids = [m["meld"] for m in e["melds"]]
+                    if ids != list(range(len(melds), len(melds) + len(ids))):
+                        return i, f"its melds are numbered {ids}, after {len(melds)} melds on the table"
+                    for m in e["melds"]:
+                        melds[m["meld"]] = m["cards"]
+            elif ev == "out":
+                went_out = True
+                if held.get(q) != 0:
+                    return i, f"seat {q} goes out holding {held.get(q)} cards by the log's count"
+            elif ev == "hand_end":
+                scores = e["scores"]
+                players = len(scores)
+                if e.get("reason") == "out" and not went_out:
+                    return i, f"hand {hand} ends with seat {e.get('winner')} out, but no seat went out"
+                if len(dealt) < players:
+                    return i, f"hand {hand} was dealt to {len(dealt)} of {players} seats"
+                want = [a + b for a, b in zip(totals or [0] * players, scores)]
+                if e["totals"] != want:
+                    return i, f"hand {hand}'s totals {e['totals']} are not the last totals plus its scores"
+                totals = e["totals"]
+            elif ev == "game_end":
+                if totals is not None and e["totals"] != totals:
+                    return i, "the game's totals are not the last hand's"
+    except (KeyError, TypeError, AttributeError):
+        return None                 # a malformed event: the printer names it
+    return None
 
 
 def register(group: click.Group) -> None:

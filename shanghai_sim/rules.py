@@ -589,6 +589,14 @@ def resolve(spec: "str | Path | Rules | None", items: "list[str] | tuple[str, ..
     return with_options(load_rules(spec), items)
 
 
+def file_name(path: "str | Path", width: int = 80) -> str:
+    """A file name as error messages quote it: repr'd, a long one cut in the middle."""
+    s = str(path)
+    if len(s) > width:
+        s = s[:width // 2 - 2] + "..." + s[-(width // 2 - 2):]
+    return repr(s)
+
+
 def load_rules(spec: "str | Path | Rules | None" = None) -> Rules:
     """A preset name, a TOML path, or a Rules object -> Rules."""
     if spec is None:
@@ -599,17 +607,20 @@ def load_rules(spec: "str | Path | Rules | None" = None) -> Rules:
     if s in PRESETS:
         return preset(s)
     path = Path(s)
-    if not s.endswith(".toml") and not path.exists():
-        raise RulesError(f"unknown preset {s!r} (choose from {', '.join(PRESETS)}, or give a .toml rules file)")
-    if path.is_dir():
-        raise RulesError(f"rules file {s!r} is a folder, not a file (give a .toml rules file, "
-                         f"or a preset: {', '.join(PRESETS)})")
-    if not path.is_file():
-        raise RulesError(f"rules file {s!r} not found")
     try:
+        if not s.endswith(".toml") and not path.exists():
+            raise RulesError(f"unknown preset {file_name(s)} (choose from {', '.join(PRESETS)}, "
+                             "or give a .toml rules file)")
+        if path.is_dir():
+            raise RulesError(f"rules file {file_name(s)} is a folder, not a file (give a .toml rules file, "
+                             f"or a preset: {', '.join(PRESETS)})")
+        if not path.is_file():
+            raise RulesError(f"rules file {file_name(s)} not found")
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise RulesError(f"rules file {s!r} is not valid TOML: {e}") from None
+        raise RulesError(f"rules file {file_name(s)} is not valid TOML: {e}") from None
+    except OSError as e:            # a name too long, a file it may not read
+        raise RulesError(f"rules file {file_name(s)} cannot be read: {e.strerror or e}") from None
     base = data.get("base", "shanghai")
     if base not in PRESETS:
         raise RulesError(f"rules file {s!r}: unknown base {base!r} (choose from {', '.join(PRESETS)})")
