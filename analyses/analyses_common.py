@@ -134,12 +134,12 @@ def file_part(spec: str) -> str:
     return spec.replace(":", "_").replace("=", "")
 
 
-def parse_presets(text: str) -> list[str]:
+def parse_presets(text: str, option: str = "--presets") -> list[str]:
     """``shanghai,contract`` -> the presets (or rules files), each checked; at least one."""
     from shanghai_sim.rules import load_rules
     presets = [p.strip() for p in text.split(",") if p.strip()]
     if not presets:
-        raise AnalysisError(f"--presets {text!r}: give at least one preset, e.g. --presets shanghai,contract")
+        raise AnalysisError(f"{option} {text!r}: give at least one preset, e.g. {option} shanghai,contract")
     for p in presets:
         load_rules(p)
     return presets

@@ -84,7 +84,7 @@ def _check(a, C) -> None:
     unknown = [k for k in (a.only.split(",") if a.only else []) if k not in GRID]
     if unknown:
         raise C.AnalysisError(f"--only {unknown[0]!r}: not a weight searched here (choose from {', '.join(GRID)})")
-    C.parse_presets(a.rules)
+    C.parse_presets(a.rules, "--rules")
     out = Path(a.out)
     if out.is_dir():
         raise C.AnalysisError(f"--out {a.out}: is a folder; give the JSON file to write")
@@ -97,7 +97,7 @@ def tune(a, C) -> int:
     from shanghai_sim.bots import BOTS
     info = BOTS["smart"]
     best = {p.key: p.default for p in info.params if p.key in GRID}
-    rules = C.parse_presets(a.rules)
+    rules = C.parse_presets(a.rules, "--rules")
     names = a.only.split(",") if a.only else list(GRID)
     log = []
     t0 = time.time()

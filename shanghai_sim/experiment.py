@@ -201,8 +201,8 @@ def _check_sizes(exp: Experiment) -> None:
     for key, v in (("games", exp.games), ("max_games", exp.max_games)):
         if v is None:
             continue
-        check_count(f"{key} (deals per arm, each played by {players} players; the dataset numbers games "
-                    "in 32 bits)", v, 2, MAX_GAMES // players)
+        check_count(key, v, 2, MAX_GAMES // players,
+                    f"deals per arm, each played once per seat of {players}, and the dataset numbers games in 32 bits")
         per_deal = analysis_bytes(deals=1, columns=(3 + 2 * hands)) * len(exp.arms)
         check_memory(f"{key} = {v:,}", v * per_deal, per_deal, "deals per arm")
 

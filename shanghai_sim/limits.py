@@ -24,13 +24,13 @@ class LimitError(ValueError):
     """A seed, thread count or size out of range: one line naming it."""
 
 
-def check_count(what: str, v, lo: int, hi: int) -> int:
-    """``v`` as an int within ``lo..hi``; LimitError naming ``what`` otherwise (a bool or a
-    float is not an integer)."""
+def check_count(what: str, v, lo: int, hi: int, why: str = "") -> int:
+    """``v`` as an int within ``lo..hi``; LimitError naming ``what`` (and ``why`` the range is
+    so) otherwise. A bool or a float is not an integer."""
     if isinstance(v, bool) or not isinstance(v, int):
         raise LimitError(f"{what} = {v!r}: expected an integer")
     if not lo <= v <= hi:
-        raise LimitError(f"{what} = {v}: must be {lo}..{hi}")
+        raise LimitError(f"{what} = {v}: must be {lo}..{hi}" + (f" ({why})" if why else ""))
     return v
 
 

@@ -109,8 +109,8 @@ def plan_tournament(t: Tournament, out: str = DEFAULT_OUT, engine=None, shard_si
                               "compares at least two")
     k = len(runner.tournament_seatings(names))
     from .limits import MAX_GAMES, analysis_bytes, check_count, check_memory
-    check_count(f"deals (each played in {k} seatings; the dataset numbers games in 32 bits)", t.deals, 2,
-                MAX_GAMES // k)
+    check_count("deals", t.deals, 2, MAX_GAMES // k,
+                f"each deal is played in {k} seatings, and the dataset numbers games in 32 bits")
     per_deal = analysis_bytes(deals=1, columns=4 * len(set(names)))
     check_memory(f"deals = {t.deals:,}", t.deals * per_deal, per_deal, "deals")
     games = t.deals * k

@@ -272,7 +272,7 @@ def plan(job: Job, engine: Engine | None = None) -> Plan:
     from ..limits import MAX_GAMES, check_count, check_memory, check_seed, check_threads, job_bytes
     check_seed(job.seed)
     check_threads(job.threads)
-    check_count("games", job.games, 1, MAX_GAMES)
+    check_count("games", job.games, 1, MAX_GAMES, "the dataset numbers games in 32 bits")
     if job.shard_size is not None:
         check_count("shard_size", job.shard_size, 1, 10_000_000)
     eng = engine or default_engine()
