@@ -50,16 +50,10 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
     def parse_args(self, args=None, namespace=None):
-        from shanghai_sim.limits import LimitError, check_count, check_seed, check_threads
+        from shanghai_sim.limits import LimitError, check_namespace
         a = super().parse_args(args, namespace)
         try:
-            if getattr(a, "seed", None) is not None:
-                check_seed(a.seed)
-            if getattr(a, "threads", None) is not None:
-                check_threads(a.threads)
-            for key in ("games", "deals"):
-                if getattr(a, key, None) is not None:
-                    check_count(key, getattr(a, key), 1, 2**32 - 1)
+            check_namespace(a)
         except LimitError as e:
             self.error(str(e))
         return a

@@ -43,6 +43,28 @@ def check_threads(v, what: str = "threads") -> int | None:
     return None if v is None else check_count(what, v, 1, MAX_THREADS)
 
 
+def check_namespace(a) -> None:
+    """The shared checks of a script's parsed options (argparse): ``seed``, ``threads``,
+    and the sizes ``games``, ``deals`` (1 .. MAX_GAMES), where present and not None."""
+    if getattr(a, "seed", None) is not None:
+        check_seed(a.seed)
+    check_threads(getattr(a, "threads", None))
+    for key in ("games", "deals"):
+        if getattr(a, key, None) is not None:
+            check_count(key, getattr(a, key), 1, MAX_GAMES)
+
+
+def parse_args(ap, argv=None):
+    """``ap.parse_args(argv)`` then ``check_namespace``: a bad value is one line and exit 2,
+    as every command says it (the analyses' and the benchmarks' scripts)."""
+    a = ap.parse_args(argv)
+    try:
+        check_namespace(a)
+    except LimitError as e:
+        ap.exit(2, f"{ap.prog}: error: {e}\n")
+    return a
+
+
 def available_memory() -> int:
     """Bytes of memory available now (MemAvailable; the physical memory where that is unknown)."""
     try:
