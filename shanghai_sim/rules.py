@@ -361,15 +361,15 @@ def check_players(r: Rules, p: int) -> None:
 OPTION_HELP: dict[str, str] = {
     "players": "players at the table, 2..8 (a job or command may choose another)",
     "decks": "52-card packs in the shoe, by player count",
-    "jokers": "jokers in the whole shoe, by number of packs",
-    "contracts": "one contract per hand (the game has as many hands), with its deal size",
-    "buy_penalty": "extra cards from the stock that a buyer takes with the upcard",
-    "buys_per_hand": "buys allowed to each player in each hand",
+    "jokers": "jokers in the whole shoe, by number of packs, 0..64",
+    "contracts": "one contract per hand (1..255 hands, at most 128 different; each at most 4 melds), with its deal size (1..60)",
+    "buy_penalty": "extra cards from the stock that a buyer takes with the upcard, 0..10",
+    "buys_per_hand": "buys allowed to each player in each hand, 0..255 (deal + 1 + buys x (1 + buy_penalty) <= 255 cards)",
     "buy_priority": "who gets a contested buy: first claimant from the dealer's left (dealer_left) "
                     "or from the player in turn (turn_order)",
     "joker_limit": "jokers allowed in one meld: no more than its natural cards (naturals), "
                    "or by meld size from joker_table (table)",
-    "joker_table": "with joker_limit = table: [from meld size, jokers allowed] bands",
+    "joker_table": "with joker_limit = table: [from meld size 1..64, jokers allowed 0..32] bands",
     "initial_meld": "when going down, melds may be longer than the contract asks (at_least) "
                     "or exactly its size, with no lay-off that turn (exact)",
     "same_suit_runs": "two contract runs of one suit when going down: any distinct cards (distinct) "
@@ -380,11 +380,11 @@ OPTION_HELP: dict[str, str] = {
                   "(a player not yet down only when going down that turn) or down_only",
     "set_joker_identity": "what a joker in a set stands for: any card of the rank (rank) or a "
                           "declared rank and suit (card)",
-    "blind_bonus": "score for going out in one turn without having been down (none, or joker / no_joker)",
-    "points": "penalty points of each card left in hand at the end of a hand",
+    "blind_bonus": "score for going out in one turn without having been down (none, or joker / no_joker, each -32768..32767)",
+    "points": "penalty points of each card left in hand at the end of a hand, 0..128",
     "down_may_buy": "may a player who is down buy",
-    "max_stock_passes": "reshuffles of the pile into a new stock before a hand stops with no winner",
-    "max_hand_turns": "turns in one hand (all seats) after which it stops with no winner (the turn cap)",
+    "max_stock_passes": "reshuffles of the pile into a new stock before a hand stops with no winner, 0..255",
+    "max_hand_turns": "turns in one hand (all seats) after which it stops with no winner (the turn cap), 1..32767",
 }
 
 
