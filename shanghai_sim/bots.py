@@ -73,7 +73,9 @@ class BotParam:
         return f"{what} >= {lo}" if hi is None else f"{what} {lo}..{hi}"
 
     def _valid(self) -> str:
-        return self.values.replace("|", ", ") if self.kind not in ("int", "float") else "a " + self.values
+        if self.kind in ("int", "float"):
+            return ("an " if self.values.startswith("integer") else "a ") + self.values
+        return self.values.replace("|", ", ")
 
     def parse(self, key: str, value: str, spec: str) -> float:
         """The stored value of ``value``; BotError naming the valid values if it is not one."""
