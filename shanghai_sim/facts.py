@@ -135,8 +135,16 @@ def _jokers_needed(melds: tuple[tuple[int, int], ...], decks: int, jokers: int,
     if any(s - c > per_rank for s, c in zip(sets, set_cap)):
         return None
     if not sets:
-        return 0 if len(runs) <= 4 else None
+        return 0
+    if not runs or all(s + len(runs) <= per_rank for s in sets):
+        # No run competes for a set's rank (or every run could and there is room for all):
+        # each set takes its own rank's naturals, jokers only past 4 x decks.
+        best_free = sum(max(0, s + (len(runs) if runs else 0) - per_rank) for s in sets)
+        if best_free == 0 or not runs:
+            return best_free if best_free <= jokers else None
     # Windows: start positions of each run (distinct suits, so windows may overlap freely).
+    # A set's rank matters only through which runs cover it (its signature): ranks of one
+    # signature are interchangeable, so sets are placed on signatures, as many as it has ranks.
     starts = [range(0, NPOS - s + 1) for s in runs]
     best: int | None = None
     seen_cover: set = set()
@@ -146,8 +154,14 @@ def _jokers_needed(melds: tuple[tuple[int, int], ...], decks: int, jokers: int,
         if key in seen_cover:
             continue
         seen_cover.add(key)
-        for ranks in itertools.permutations(range(NRANKS), len(sets)):
-            total = _relief(sets, set_cap, run_cap, cover, ranks, per_rank)
+        classes: dict[tuple[bool, ...], int] = {}
+        for r in range(NRANKS):
+            sig = tuple(r in cv for cv in cover)
+            classes[sig] = classes.get(sig, 0) + 1
+        for sigs in itertools.product(list(classes), repeat=len(sets)):
+            if any(sigs.count(g) > n for g, n in classes.items()):
+                continue
+            total = _relief(sets, set_cap, run_cap, sigs, per_rank)
             if total is not None and (best is None or total < best):
                 best = total
                 if best == 0:
@@ -159,13 +173,13 @@ def _jokers_needed(melds: tuple[tuple[int, int], ...], decks: int, jokers: int,
     return best
 
 
-def _relief(sets, set_cap, run_cap, cover, ranks, per_rank) -> int | None:
-    """Jokers that a placement needs (sets at ``ranks``, runs over ``cover``), or None."""
+def _relief(sets, set_cap, run_cap, sigs, per_rank) -> int | None:
+    """Jokers that a placement needs (set i at a rank covered by the runs j with
+    ``sigs[i][j]``), or None when the runs' caps cannot relieve what the sets' cannot."""
     left: list[int] = []          # demand at each set's rank still to be met by the runs over it
     total = 0
-    for s, c, r in zip(sets, set_cap, ranks):
-        over = sum(1 for cv in cover if r in cv)
-        excess = s + over - per_rank
+    for s, c, sig in zip(sets, set_cap, sigs):
+        excess = s + sum(sig) - per_rank
         if excess <= 0:
             left.append(0)
             continue
@@ -178,7 +192,7 @@ def _relief(sets, set_cap, run_cap, cover, ranks, per_rank) -> int | None:
     for k in range(1, len(idx) + 1):
         for sub in itertools.combinations(idx, k):
             ask = sum(left[i] for i in sub)
-            give = sum(min(rc, sum(1 for i in sub if ranks[i] in cv)) for rc, cv in zip(run_cap, cover))
+            give = sum(min(rc, sum(1 for i in sub if sigs[i][j])) for j, rc in enumerate(run_cap))
             if ask > give:
                 return None
     return total
