@@ -239,8 +239,7 @@ class Rules:
         """Hands (1-based) whose contract a player cannot lay down with the cards dealt plus
         the turn's draw: more cards than deal + 1, or than the deal when a discard is owed
         (``go_out = discard_required``). docs/rules.md §3 (the squeeze) and §5.9."""
-        owed = 1 if self.go_out == GoOut.DISCARD_REQUIRED else 0
-        return [i + 1 for i, c in enumerate(self.contracts) if c.cards_needed + owed > c.deal + 1]
+        return [f.hand for f in hand_facts(self) if f.buys_needed != 0]
 
     def two_player_warning(self, players: int | None = None) -> str | None:
         """One line for a two-player table under contracts that need buys (docs/rules.md §5.9)."""

@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shanghai_sim import limits
 from shanghai_sim.bots import BotError, parse_bot
@@ -472,3 +474,35 @@ def test_play_does_not_echo_a_huge_line(tmp_path):
 def test_rules_load_errors_never_leak_oserror(tmp_path):
     with pytest.raises(RulesError, match="too long"):
         load_rules(LONG + ".toml")
+
+
+_SHOE_CASES = (st.lists(st.one_of(st.integers(3, 12).map(lambda n: f"set{n}"),
+                                  st.integers(4, 13).map(lambda n: f"run{n}")), min_size=1, max_size=4),
+               st.integers(1, 2), st.integers(0, 4))
+
+
+def _facts_agree_with_the_finder(melds, decks, jokers):
+    """The shoe question two ways: hand_facts' placement count, and the meld finder's
+    deficiency of a hand holding the whole shoe (0 exactly when the shoe makes the contract)."""
+    from shanghai_sim.cards import JOKER
+    from shanghai_sim.hand import deficiency_batch
+    text = " ".join(melds)
+    r = _unchecked(preset("shanghai").replace(decks=(decks,) * 7, jokers=(jokers,) * 8),
+                   Contract(parse_contract(text), 60))
+    counts = np.full((1, 53), decks, dtype=np.int64)
+    counts[0, JOKER] = jokers
+    d = int(deficiency_batch(counts, text, r, shoe=False)[0])
+    assert (hand_facts(r)[0].jokers_needed is not None) == (d == 0), (text, decks, jokers, d)
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, database=None)
+@given(*_SHOE_CASES)
+def test_hand_facts_agree_with_the_meld_finder_on_the_whole_shoe(melds, decks, jokers):
+    _facts_agree_with_the_finder(melds, decks, jokers)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000, deadline=None, database=None)
+@given(*_SHOE_CASES)
+def test_hand_facts_agree_with_the_meld_finder_on_the_whole_shoe_long(melds, decks, jokers):
+    _facts_agree_with_the_finder(melds, decks, jokers)
