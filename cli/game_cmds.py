@@ -181,12 +181,11 @@ def register(group: click.Group) -> None:
             if not as_json and events[-1]["event"] not in ("game_end", "stopped"):
                 click.echo("== the log ends here: the game was not finished")
             return
+        from shanghai_sim.limits import MAX_GAME_SEED, LimitError, parse_int
         try:
-            s = int(str(seed).strip())
-            if not 0 <= s < 2 ** 64:
-                raise ValueError
-        except ValueError:
-            raise InputError(f"bad seed {seed!r}: expected an integer 0..2**64-1") from None
+            s = parse_int("seed", seed, 0, MAX_GAME_SEED)
+        except LimitError as e:
+            raise InputError(str(e)) from None
         try:
             r = resolve(rules, rule_items)
             if players is None:
@@ -194,11 +193,11 @@ def register(group: click.Group) -> None:
                 p = n if n > 1 else r.players
             else:
                 try:
-                    p = int(players)
-                except ValueError:
-                    raise InputError(f"bad players {players!r}: expected an integer 2..8") from None
+                    p = parse_int("players", players, 2, 8)
+                except LimitError as e:
+                    raise InputError(str(e)) from None
             if not 2 <= p <= 8:
-                raise InputError(f"bad players {p}: must be 2..8")
+                raise InputError(f"players = {p}: must be 2..8")
             warning = r.two_player_warning(p)
             if warning:
                 click.echo(warning, err=True)

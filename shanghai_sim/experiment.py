@@ -374,7 +374,9 @@ def run_experiment(exp: Experiment, out: str = DEFAULT_OUT, *, resume: bool = Fa
     elif exp.max_games is not None:
         raise ExperimentError("--max-games goes with --target-ci X (or give --games N)")
     for key, v in (("games", exp.games), ("max_games", exp.max_games)):
-        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 2):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+            raise ExperimentError(f"{key} = {v!r}: expected a whole number of deals")
+        if v is not None and v < 2:
             raise ExperimentError(f"{key} = {v!r}: at least 2 deals (a CI needs two)")
     _check_sizes(exp)
     if exp.target_ci is not None:

@@ -34,6 +34,20 @@ def check_count(what: str, v, lo: int, hi: int, why: str = "") -> int:
     return v
 
 
+MAX_GAME_SEED = 2**64 - 1     # a game's own seed (replay --seed, play --seed) is a uint64
+
+
+def parse_int(what: str, text, lo: int, hi: int) -> int:
+    """An option given as text (``replay --seed``, ``play --players``) -> int within lo..hi:
+    ASCII digits with an optional sign only (no ``1_000``, ``1e3``, ``١``), the messages of
+    ``check_count``."""
+    s = str(text).strip()
+    body = s[1:] if s[:1] in "+-" else s
+    if not (body.isascii() and body.isdigit()) or len(body) > 40:
+        raise LimitError(f"{what} = {str(text)[:40]!r}: expected an integer")
+    return check_count(what, int(s), lo, hi)
+
+
 def check_seed(v, what: str = "seed") -> int:
     return check_count(what, v, 0, MAX_SEED)
 
