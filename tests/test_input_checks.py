@@ -506,3 +506,26 @@ def test_hand_facts_agree_with_the_meld_finder_on_the_whole_shoe(melds, decks, j
 @given(*_SHOE_CASES)
 def test_hand_facts_agree_with_the_meld_finder_on_the_whole_shoe_long(melds, decks, jokers):
     _facts_agree_with_the_finder(melds, decks, jokers)
+
+
+def _doc_ranges(path: str) -> dict[str, str]:
+    """``| `key` | integer 0 to 99 | ...`` rows of a doc table -> {key: "integer 0 to 99"}."""
+    import re
+    out = {}
+    for line in (ROOT / path).read_text(encoding="utf-8").splitlines():
+        m = re.match(r"\|\s*`(\w+)`\s*\|\s*((?:integer|number) [-\d.]+ to [-\d.]+)\s*\|", line)
+        if m:
+            out[m.group(1)] = m.group(2)
+    return out
+
+
+def test_documented_bot_parameter_ranges_are_the_registry_ranges():
+    """Every numeric parameter of smart and rollout has its range in docs/bots.md or
+    docs/rollout.md, the very range the parser checks (maxbuys: docs/bots.md's knobs)."""
+    from shanghai_sim.bots import BOTS
+    docs = {**_doc_ranges("docs/bots.md"), **_doc_ranges("docs/rollout.md")}
+    for name in ("smart", "rollout"):
+        for p in BOTS[name].params:
+            if p.kind in ("int", "float"):
+                want = f"{'number' if p.kind == 'float' else 'integer'} {p.lo:g} to {p.hi:g}"
+                assert docs.get(p.key) == want, (name, p.key, docs.get(p.key), want)
