@@ -14,7 +14,7 @@ import itertools
 from dataclasses import dataclass
 
 from .cards import NRANKS
-from .kernels.layout import NPOS, RUN, SET
+from .kernels.layout import GO_DISCARD_REQUIRED, NPOS, RUN, SET
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ def hand_facts(rules, players: int | None = None) -> list[HandFacts]:
     decks = rules.decks_for(p)
     jokers = rules.jokers_for(p)
     caps = tuple(rules.joker_cap(n) for n in range(65))
-    owed = 1 if int(rules.go_out) == _DISCARD_REQUIRED else 0
+    owed = 1 if int(rules.go_out) == GO_DISCARD_REQUIRED else 0
     out = []
     for i, c in enumerate(rules.contracts):
         melds = tuple((int(m.kind), int(m.size)) for m in c.melds)
@@ -104,9 +104,6 @@ def hand_facts(rules, players: int | None = None) -> list[HandFacts]:
                              _jokers_needed(melds, decks, jokers, caps), holds, buys, with_buys,
                              b_needed))
     return out
-
-
-_DISCARD_REQUIRED = 1   # rules.GoOut.DISCARD_REQUIRED (layout.GO_DISCARD_REQUIRED)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -136,12 +133,12 @@ def _jokers_needed(melds: tuple[tuple[int, int], ...], decks: int, jokers: int,
         return None
     if not sets:
         return 0
-    if not runs or all(s + len(runs) <= per_rank for s in sets):
-        # No run competes for a set's rank (or every run could and there is room for all):
-        # each set takes its own rank's naturals, jokers only past 4 x decks.
-        best_free = sum(max(0, s + (len(runs) if runs else 0) - per_rank) for s in sets)
-        if best_free == 0 or not runs:
-            return best_free if best_free <= jokers else None
+    if not runs:
+        # Each set takes its own rank's naturals, and jokers only past 4 x decks.
+        need = sum(max(0, s - per_rank) for s in sets)
+        return need if need <= jokers else None
+    if all(s + len(runs) <= per_rank for s in sets):
+        return 0                  # even with every run through its rank, each set has naturals enough
     # Windows: start positions of each run (distinct suits, so windows may overlap freely).
     # A set's rank matters only through which runs cover it (its signature): ranks of one
     # signature are interchangeable, so sets are placed on signatures, as many as it has ranks.
