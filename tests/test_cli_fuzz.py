@@ -179,3 +179,23 @@ def test_bot_specs_parse_or_name_the_problem(spec):
         assert "\n" not in str(e)
         return
     assert parse_bot(b.name, 10).params == b.params
+
+
+TYPED = st.one_of(st.text(max_size=30), st.sampled_from(["1", "2", "99", "0", "-1", "²", "①", "١", "discard",
+                                                          "discard ZZ", "discard 7C 9", "layoff 7C 99999999999",
+                                                          "down set3", "swap JK 1", "hint", "melds", "show",
+                                                          "x" * 5000, "1" * 400, "help"]))
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.lists(TYPED, max_size=12), st.integers(0, 5))
+def test_play_answers_any_typed_line(lines, seed):
+    """`play` fed hostile lines (non-ASCII digits, huge numbers, pages of text) answers
+    each in one line and keeps the game; the input's end stops it, never a traceback."""
+    text = "\n".join(line.replace("\n", " ").replace("\r", " ") for line in lines) + "\n"
+    with tempfile.TemporaryDirectory() as d:
+        r = CliRunner().invoke(main, ["play", "--seed", str(seed), "--log", d + "/g.jsonl"], input=text)
+    assert "Traceback" not in r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    assert max(map(len, r.output.splitlines() or [""])) < 2000
