@@ -100,7 +100,7 @@ PER_DEAL_ANALYSIS = 8 * 8     # experiment/tournament per-deal analysis: float64
 
 
 def job_bytes(*, games: int, shard_size: int, players: int, hands: int, threads: int,
-              nhf: int = 16) -> int:
+              nhf: int) -> int:
     """Estimated peak bytes of a runner job: every shard's record, plus each thread's shard
     in flight (its int32 records, the Arrow tables and the Parquet writer's buffers, ~4x)."""
     shards = -(-games // max(shard_size, 1))

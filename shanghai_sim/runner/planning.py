@@ -269,6 +269,7 @@ def default_shard_size(games: int) -> int:
 
 def plan(job: Job, engine: Engine | None = None) -> Plan:
     """Resolve ``job``: rules, players, bot line-up, shards. Raises JobError/RulesError/ValueError."""
+    from ..kernels.records import NHF
     from ..limits import MAX_GAMES, check_count, check_memory, check_seed, check_threads, job_bytes
     check_seed(job.seed)
     check_threads(job.threads)
@@ -306,7 +307,7 @@ def plan(job: Job, engine: Engine | None = None) -> Plan:
     threads = job.threads or os.cpu_count() or 1
     check_memory(f"games = {job.games:,} in shards of {shard_size:,}",
                  job_bytes(games=job.games, shard_size=shard_size, players=players, hands=rules.hands,
-                           threads=threads))
+                           threads=threads, nhf=NHF))
     return Plan(location, rules, spec, names, job.games, job.seed, job.rotate, job.detail,
                 shard_size, threads, job.scheduler, job.seating)
 
