@@ -69,6 +69,8 @@ def _check_log(events: list[dict]) -> "tuple[int, str] | None":
     dealt: set = set()
     melds: dict = {}            # table meld id -> cards, from go_down and every meld_now
     upcard = went_out = False
+    first, down = 0, set()
+    offered = None              # the seat that must answer a fresh upcard first (not down), if any
     try:
         for i, e in enumerate(events):
             ev, q = e["event"], e.get("seat")
@@ -79,18 +81,32 @@ def _check_log(events: list[dict]) -> "tuple[int, str] | None":
                     return i, f"hand {hand} was dealt to {len(dealt)} of {players} seats"
                 hand, held, drawn, dealt, melds = e["hand"], {}, {}, set(), {}
                 upcard = went_out = False
+                first, down, offered = e["first"], set(), None
                 continue
+            if offered is not None:
+                # A fresh upcard goes first to the next player who is not down: their refusal
+                # (a pass) or their taking it (a draw) comes before anything else.
+                asked, offered = offered, None
+                if ev not in ("out", "hand_end", "reshuffle", "stopped") and not (
+                        q == asked and ((ev == "pass" and e.get("what") == "first_refusal")
+                                        or (ev == "draw" and e.get("source") != "stock"))):
+                    return i, f"seat {asked} was not offered the upcard first (its refusal or take is missing)"
             if "hand" in e and ev != "hand_end" and e["hand"] != hand:
                 return i, f"a hand {e['hand']} event inside hand {hand}"
             if ev in ("pass", "buy", "draw") and not upcard:
                 return i, f"seat {q} {ev}s before hand {hand}'s upcard is turned"
             if ev == "upcard":
                 upcard = True
+                offered = first if first not in down else None
             if ev in ("layoff", "swap"):
-                now, before = len(e["meld_now"]["cards"]), len(melds.get(e["meld"], ()))
-                if now != before + (ev == "layoff"):
-                    return i, (f"meld {e['meld']} holds {now} cards after this {ev}, "
-                               f"{before} before it by the log")
+                from collections import Counter
+                now, before = Counter(e["meld_now"]["cards"]), Counter(melds.get(e["meld"], ()))
+                want = before + Counter([e["card"]])
+                if ev == "swap":
+                    want -= Counter(["JK"])
+                if now != want:
+                    return i, (f"meld {e['meld']} after this {ev} is not the meld before it "
+                               f"{'plus' if ev == 'layoff' else 'with a joker for'} {e['card']}")
                 melds[e["meld"]] = e["meld_now"]["cards"]
             if ev == "deal":
                 dealt.add(q)
@@ -108,6 +124,9 @@ def _check_log(events: list[dict]) -> "tuple[int, str] | None":
                 if ev == "discard":
                     held[q] -= 1
                     drawn[q] = False
+                    if players is not None or dealt:
+                        nxt = (q + 1) % (players or len(dealt))
+                        offered = nxt if nxt not in down else None
                 elif ev == "layoff":
                     held[q] -= 1
                 elif ev == "go_down":
@@ -117,6 +136,7 @@ def _check_log(events: list[dict]) -> "tuple[int, str] | None":
                         return i, f"its melds are numbered {ids}, after {len(melds)} melds on the table"
                     for m in e["melds"]:
                         melds[m["meld"]] = m["cards"]
+                    down.add(q)
             elif ev == "out":
                 went_out = True
                 if held.get(q) != 0:
