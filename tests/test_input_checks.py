@@ -529,3 +529,15 @@ def test_documented_bot_parameter_ranges_are_the_registry_ranges():
             if p.kind in ("int", "float"):
                 want = f"{'number' if p.kind == 'float' else 'integer'} {p.lo:g} to {p.hi:g}"
                 assert docs.get(p.key) == want, (name, p.key, docs.get(p.key), want)
+
+
+@pytest.mark.parametrize("rules", ["shanghai", "contract", "progressive"])
+def test_whole_logs_are_never_called_incomplete(tmp_path, rules):
+    """The other side of the deleted-lines check: no whole log of any preset, with random,
+    greedy and smart seats, 2 to 8 players, is flagged."""
+    for seed, bots in ((1, "random,greedy,smart,greedy"), (2, "random,random"), (3, "smart,greedy,random,smart,greedy")):
+        r = cli("replay", "--seed", seed, "--rules", rules, "--bots", bots, "--json")
+        assert r.exit_code == 0, r.output
+        f = tmp_path / f"{rules}-{seed}.jsonl"
+        f.write_text("\n".join(x for x in r.output.splitlines() if x.startswith("{")) + "\n")
+        assert cli("replay", "--log", f).exit_code == 0
