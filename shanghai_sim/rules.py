@@ -302,7 +302,7 @@ def validate(r: Rules) -> None:
     if len(r.contracts) > MAX_HANDS:
         raise RulesError(f"contracts: {len(r.contracts)} hands; at most {MAX_HANDS} "
                          "(the dataset's hand column is one byte)")
-    names = {str(c) for c in r.contracts}
+    names = {c.melds for c in r.contracts}
     if len(names) > MAX_CONTRACT_NAMES:
         raise RulesError(f"contracts: {len(names)} different contracts; at most {MAX_CONTRACT_NAMES} "
                          "(the dataset's contract column codes them in one signed byte)")
@@ -344,15 +344,33 @@ def validate(r: Rules) -> None:
 def check_players(r: Rules, p: int) -> None:
     """RulesError unless ``r`` at ``p`` players deals every hand with an upcard and every
     hand's contract can be met by some hand of the shoe a player can hold (facts.hand_facts)."""
+    # Rules objects are built often (every preset(), every replace()); the answer depends on
+    # these fields only, so it is kept per key.
+    key = (r.contracts, r.buys_per_hand, r.buy_penalty, r.decks_for(p), r.jokers_for(p), r.joker_limit,
+           r.joker_table, r.go_out, p)
+    problem = _PROBLEMS.get(key, False)
+    if problem is False:
+        problem = _players_problem(r, p)
+        if len(_PROBLEMS) > 4096:
+            _PROBLEMS.clear()
+        _PROBLEMS[key] = problem
+    if problem is not None:
+        raise RulesError(problem)
+
+
+_PROBLEMS: dict = {}
+
+
+def _players_problem(r: Rules, p: int) -> str | None:
     shoe = r.shoe_size(p)
     for i, c in enumerate(r.contracts):
         if c.deal * p + 1 > shoe:
-            raise RulesError(f"contracts: hand {i + 1} deals {c.deal} x {p} players + upcard "
-                             f"> {shoe} cards in the shoe")
+            return f"contracts: hand {i + 1} deals {c.deal} x {p} players + upcard > {shoe} cards in the shoe"
     for f in hand_facts(r, p):
         why = f.why_not()
         if why:
-            raise RulesError(f"contracts: hand {f.hand} can never be met at {p} players: {why}")
+            return f"contracts: hand {f.hand} can never be met at {p} players: {why}"
+    return None
 
 
 # One line per option: what ``shanghai-sim rules`` prints beside each value.
