@@ -18,7 +18,6 @@ the tuning is reproducible from the record alone.
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import sys
