@@ -42,10 +42,27 @@ class AnalysisError(ValueError):
     """A bad option of an analysis script: one line, exit status 2."""
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with the project's error shape: one line (no usage dump), exit status 2, and
+    --seed/--threads/--games checked by ``shanghai_sim.limits`` as every command checks them."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+    def parse_args(self, args=None, namespace=None):
+        from shanghai_sim.limits import LimitError, check_namespace
+        a = super().parse_args(args, namespace)
+        try:
+            check_namespace(a)
+        except LimitError as e:
+            self.error(str(e))
+        return a
+
+
 def parser(name: str, doc: str, games: int, **extra) -> argparse.ArgumentParser:
     """The options every analysis takes: --games, --out, --seed, --threads."""
-    ap = argparse.ArgumentParser(prog=f"analyses/{name}.py", description=doc.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = Parser(prog=f"analyses/{name}.py", description=doc.split("\n\n")[0],
+                formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=games, help=f"deals per arm (default {games})")
     ap.add_argument("--out", default=str(RESULTS / name), help="output folder (default analyses/results/%(prog)s)")
     ap.add_argument("--seed", type=int, default=1, help="job seed (default 1)")
@@ -111,16 +128,28 @@ def file_part(spec: str) -> str:
     return spec.replace(":", "_").replace("=", "")
 
 
+def parse_presets(text: str, option: str = "--presets") -> list[str]:
+    """``shanghai,contract`` -> the presets (or rules files), each checked; at least one."""
+    from shanghai_sim.rules import load_rules
+    presets = [p.strip() for p in text.split(",") if p.strip()]
+    if not presets:
+        raise AnalysisError(f"{option} {text!r}: give at least one preset, e.g. {option} shanghai,contract")
+    for p in presets:
+        load_rules(p)
+    return presets
+
+
 def parse_hands(text: str, presets: list[str]) -> list[int]:
     """``1-10`` or ``3,8`` -> hand numbers, each one a hand of every preset given."""
-    from shanghai_sim.rules import load_rules
+    from shanghai_sim.rules import MAX_HANDS, load_rules
     out: list[int] = []
     for part in text.split(","):
-        a, _, b = part.partition("-")
-        try:
-            out += list(range(int(a), int(b or a) + 1))
-        except ValueError:
-            raise AnalysisError(f"--hands {text!r}: expected hand numbers such as 1-10 or 3,8") from None
+        a, _, b = (t.strip() for t in part.partition("-"))
+        if not all(t.isascii() and t.isdigit() and len(t) <= 3 for t in (a, b or a)):
+            raise AnalysisError(f"--hands {text!r}: expected hand numbers such as 1-10 or 3,8")
+        if int(a) > int(b or a):
+            raise AnalysisError(f"--hands {text!r}: {part.strip()} counts down (write low-high)")
+        out += list(range(int(a), min(int(b or a), MAX_HANDS) + 1))
     for p in presets:
         r = load_rules(p)
         if not out or not all(1 <= h <= r.hands for h in out):
@@ -135,12 +164,17 @@ def main_guard(fn) -> int:
     from shanghai_sim.experiment import ExperimentError
     from shanghai_sim.rules import RulesError
     from shanghai_sim.runner import JobError
+    from shanghai_sim.limits import LimitError
     from shanghai_sim.tournament import TournamentError
     try:
         return fn() or 0
-    except (AnalysisError, BotError, DatasetError, ExperimentError, JobError, RulesError, TournamentError,
-            WriteError) as e:
+    except (AnalysisError, BotError, DatasetError, ExperimentError, JobError, LimitError, RulesError,
+            TournamentError, WriteError) as e:
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:               # --out on a file, under a folder it may not write, ...
+        where = f" {e.filename}" if e.filename else ""
+        print(f"error: cannot write{where}: {e.strerror or e} (choose another --out)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted: rerun the same command to continue (the datasets played are kept)", file=sys.stderr)

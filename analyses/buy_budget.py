@@ -47,7 +47,7 @@ def run(a) -> int:
     from shanghai_sim.experiment import per_deal
     caps = C.level_caps(a.levels)
     levels = list(caps)
-    presets = [p.strip() for p in a.presets.split(",") if p.strip()]
+    presets = C.parse_presets(a.presets)
     hands = C.parse_hands(a.hands, presets)
     out = Path(a.out)
     data = out / "data"

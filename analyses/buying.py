@@ -157,7 +157,7 @@ def run(a) -> int:
     from pathlib import Path
     caps = C.level_caps(a.levels)
     levels = list(caps)
-    presets = [p.strip() for p in a.presets.split(",") if p.strip()]
+    presets = C.parse_presets(a.presets)
     hands = C.parse_hands(a.hands, presets)
     out = Path(a.out)
     data = out / "data"

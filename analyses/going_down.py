@@ -43,7 +43,7 @@ def run(a) -> int:
     from shanghai_sim.rules import load_rules
     caps = C.level_caps(a.levels)
     levels = list(caps)
-    presets = [p.strip() for p in a.presets.split(",") if p.strip()]
+    presets = C.parse_presets(a.presets)
     out = Path(a.out)
     data = out / "data"
     data.mkdir(parents=True, exist_ok=True)

@@ -121,7 +121,7 @@ def run(a) -> int:
     from shanghai_sim.rules import load_rules
     from shanghai_sim.stats import t_quantile
     levels = C.check_levels(a.levels)
-    presets = [p.strip() for p in a.presets.split(",") if p.strip()]
+    presets = C.parse_presets(a.presets)
     if a.games < 2:
         raise C.AnalysisError(f"--games {a.games}: at least 2 games (a CI needs two)")
     out = Path(a.out)

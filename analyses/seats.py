@@ -93,7 +93,7 @@ def run(a) -> int:
     from pathlib import Path
     from shanghai_sim.stats import paired_effect
     levels = C.check_levels(a.levels)
-    presets = [p.strip() for p in a.presets.split(",") if p.strip()]
+    presets = C.parse_presets(a.presets)
     try:
         counts = [int(x) for x in a.players.split(",")]
     except ValueError:

@@ -18,7 +18,6 @@ the tuning is reproducible from the record alone.
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import sys
@@ -59,7 +58,8 @@ def evaluate(params: dict, rules: list[str], deals: int, seed: int) -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    import analyses_common as C
+    ap = C.Parser(prog="analyses/tune_smart.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--deals", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=7000000, help="tuning job seed (not the measuring seed 1)")
     ap.add_argument("--rules", default="shanghai,contract")
@@ -68,11 +68,35 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default="", help="comma-separated weights to search (default: all)")
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "tune_smart.json"))
     a = ap.parse_args(argv)
+    return C.main_guard(lambda: tune(a, C))
+
+
+def _check(a, C) -> None:
+    """Every option checked before the first tournament: one line and exit 2 otherwise."""
+    import math
+    if a.deals < 2:
+        raise C.AnalysisError(f"--deals {a.deals}: at least 2 deals (a CI needs two)")
+    if a.rounds < 0:
+        raise C.AnalysisError(f"--rounds {a.rounds}: must be 0 or more")
+    if not math.isfinite(a.margin) or a.margin < 0:
+        raise C.AnalysisError(f"--margin {a.margin}: must be a win share of 0 or more")
+    unknown = [k for k in (a.only.split(",") if a.only else []) if k not in GRID]
+    if unknown:
+        raise C.AnalysisError(f"--only {unknown[0]!r}: not a weight searched here (choose from {', '.join(GRID)})")
+    C.parse_presets(a.rules, "--rules")
+    out = Path(a.out)
+    if out.is_dir():
+        raise C.AnalysisError(f"--out {a.out}: is a folder; give the JSON file to write")
+    out.parent.mkdir(parents=True, exist_ok=True)         # an unwritable --out fails now, not after hours
+
+
+def tune(a, C) -> int:
+    _check(a, C)
     from shanghai_sim import __version__
     from shanghai_sim.bots import BOTS
     info = BOTS["smart"]
     best = {p.key: p.default for p in info.params if p.key in GRID}
-    rules = a.rules.split(",")
+    rules = C.parse_presets(a.rules, "--rules")
     names = a.only.split(",") if a.only else list(GRID)
     log = []
     t0 = time.time()

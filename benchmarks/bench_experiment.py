@@ -22,6 +22,7 @@ import time
 from shanghai_sim import runner
 from shanghai_sim.experiment import Experiment, one_hand_rules, one_hand_spec, run_experiment
 from shanghai_sim.rules import load_rules
+from shanghai_sim.limits import parse_args
 
 
 def plain(exp: Experiment, deals: int, root: str) -> float:
@@ -52,7 +53,7 @@ def main() -> None:
     ap.add_argument("--hand", type=int, default=None, help="hand-level mode: only this hand")
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--repeat", type=int, default=2)
-    a = ap.parse_args()
+    a = parse_args(ap)
     exp = Experiment(baseline="greedy", variants=("greedy:buy8=never",), games=a.deals, hand=a.hand,
                      threads=a.threads)
     best = {"plain": float("inf"), "experiment": float("inf")}

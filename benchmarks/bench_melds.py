@@ -35,6 +35,7 @@ from shanghai_sim.hand import NO_SHOE_LIMIT, _memo, deficiency_batch  # noqa: E4
 from shanghai_sim.kernels import melds as K  # noqa: E402
 from shanghai_sim.rules import MAX_MELDS, P_INITIAL_EXACT, P_SAME_SUIT_GAP  # noqa: E402
 from shanghai_sim.kernels.layout import RUN  # noqa: E402
+from shanghai_sim.limits import parse_args  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import rates, ratio, table  # noqa: E402
@@ -259,7 +260,7 @@ def main() -> None:
                     help="timed passes, each over fresh hands; the table gives the median")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--quick", action="store_true", help="5,000 hands, 5 reference hands")
-    args = ap.parse_args()
+    args = parse_args(ap)
     if args.quick:
         args.hands, args.ref_hands, args.warm = 5_000, 5, 20_000
     print(f"rules {args.rules}; {args.hands:,} hands per contract; one thread; "

@@ -44,6 +44,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from _common import machine, table  # noqa: E402
+from shanghai_sim.limits import parse_args  # noqa: E402
 
 LINEUP_BOTS = ("greedy", "smart")
 PRESETS = ("shanghai", "contract")
@@ -403,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None,
                     help="where to write the result (default benchmarks/results/play_quality.json, "
                          "play_quality_turn_cap.json with --turn-cap)")
-    a = ap.parse_args(argv)
+    a = parse_args(ap, argv)
     bots = tuple(b.strip() for b in a.bots.split(",") if b.strip())
     presets = tuple(r.strip() for r in a.presets.split(",") if r.strip())
     if a.turn_cap:

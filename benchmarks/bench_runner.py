@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from shanghai_sim import runner
+from shanghai_sim.limits import parse_args
 from shanghai_sim.kernels import records as R
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -210,7 +211,7 @@ def main() -> None:
     ap.add_argument("--max-seconds", type=float, help="longest real-engine RSS run (default 600; 60 quick)")
     ap.add_argument("--tmp", type=str, help="scratch folder (default: a temporary one)")
     ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
-    args = ap.parse_args()
+    args = parse_args(ap)
     if args.child:
         _child(args.child[0], int(args.child[1]), int(args.child[2]), args.child[3])
         return

@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from shanghai_sim import runner
+from shanghai_sim.limits import parse_args
 from shanghai_sim.integrity import verify
 from shanghai_sim.kernels import records as R
 
@@ -132,7 +133,7 @@ def main() -> None:
     ap.add_argument("--out", help="dataset folder (default: a temporary one, deleted afterwards)")
     ap.add_argument("--keep", action="store_true", help="keep the dataset")
     ap.add_argument("--threads", type=int, default=2)
-    a = ap.parse_args()
+    a = parse_args(ap)
     tmp = None
     out = Path(a.out) if a.out else Path(tempfile.mkdtemp(prefix="bench-verify-")) / "ds"
     if not a.out:

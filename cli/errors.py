@@ -43,7 +43,16 @@ def run_job(start, *, scheduler: str | None, tls: tuple = (), resume_hint: str):
     except (ValueError, DatasetError) as e:       # JobError, ExperimentError, TournamentError, DatasetError
         raise InputError(str(e)) from None
     except OSError as e:                          # a full disk, a lost share: the writer's WriteError
+        import errno
         msg = e.strerror if isinstance(e, WriteError) else f"{e.strerror or e}"
+        if e.filename and not isinstance(e, WriteError):
+            msg = f"{e.filename}: {msg}"
+        if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOENT):
+            raise InputError(f"{msg}: the output folder may not be written here; choose another --out "
+                             f"(or fix its permissions, then: {resume_hint})") from None
+        if e.errno in (errno.ENOTDIR, errno.EEXIST, errno.EISDIR, errno.ENAMETOOLONG):
+            raise InputError(f"{msg}: a file stands where the output needs a folder (or the name is too "
+                             f"long); choose another --out, or move that file away, then: {resume_hint}") from None
         raise click.ClickException(
             f"{msg}; no part was left half-written and the manifest records only whole parts: "
             f"free some space (or fix the storage), then: {resume_hint}") from None

@@ -27,22 +27,35 @@ game seed: same deals, same choices, same scores. Give --seed or --log, not both
 
 
 def _read_log(path: str) -> list[dict]:
-    """The events of a JSON-lines log (docs/replay.md); InputError naming the first bad line."""
-    events = []
-    with open(path, encoding="utf-8") as f:
-        for k, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                e = json.loads(line)
-            except ValueError as err:
-                raise InputError(f"{path} line {k}: not JSON ({err})") from None
-            if not isinstance(e, dict) or not isinstance(e.get("event"), str):
-                raise InputError(f"{path} line {k}: not an event (an object with \"event\", "
-                                 f"docs/replay.md)")
-            events.append(e)
+    """The events of a JSON-lines log (docs/replay.md); InputError naming the first bad line,
+    or the first place where lines are missing (``_check_log``)."""
+    events, lines = [], []
+    try:
+        with open(path, encoding="utf-8") as f:
+            for k, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    e = json.loads(line)
+                except ValueError as err:
+                    raise InputError(f"{path} line {k}: not JSON ({str(err)[:80]})") from None
+                if not isinstance(e, dict) or not isinstance(e.get("event"), str):
+                    raise InputError(f"{path} line {k}: not an event (an object with \"event\", "
+                                     f"docs/replay.md)")
+                events.append(e)
+                lines.append(k)
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not a log (byte {e.start} is not UTF-8 text; a log is JSON lines, "
+                         "docs/replay.md)") from None
+    except OSError as e:
+        raise InputError(f"{path}: cannot be read ({e.strerror or e})") from None
     if not events:
         raise InputError(f"{path}: no events")
+    problem = _check_log(events)
+    if problem is not None:
+        i, what = problem
+        raise InputError(f"{path} line {lines[i]}: {what}: lines are missing or edited, the log is "
+                         "incomplete (replay --seed plays the game again whole)")
     return events
 
 
@@ -86,6 +99,109 @@ def _check_html_path(path: str | None) -> None:
         raise InputError(f"cannot write the page {path}: no folder {folder}")
     if not os.access(folder, os.W_OK):
         raise InputError(f"cannot write the page {path}: the folder {folder} is not writable")
+
+
+def _check_log(events: list[dict]) -> "tuple[int, str] | None":
+    """The first event (its index) that a whole log could not hold there, and why; None if
+    none. Checks what a deleted line breaks: hands numbered 1, 2, ... each dealt to every
+    seat; a seat draws once a turn and discards, goes down, lays off or swaps only after
+    drawing; a seat that goes out holds no card (counting dealt, drawn, bought, played); the
+    totals add up the scores."""
+    hand, players, totals = 0, None, None
+    held: dict = {}
+    drawn: dict = {}
+    dealt: set = set()
+    melds: dict = {}            # table meld id -> cards, from go_down and every meld_now
+    upcard = went_out = False
+    first, down = 0, set()
+    offered = None              # the seat that must answer a fresh upcard first (not down), if any
+    try:
+        for i, e in enumerate(events):
+            ev, q = e["event"], e.get("seat")
+            if ev == "hand":
+                if e["hand"] != hand + 1:
+                    return i, f"hand {e['hand']} follows hand {hand}"
+                if hand and players is not None and len(dealt) < players:
+                    return i, f"hand {hand} was dealt to {len(dealt)} of {players} seats"
+                hand, held, drawn, dealt, melds = e["hand"], {}, {}, set(), {}
+                upcard = went_out = False
+                first, down, offered = e["first"], set(), None
+                continue
+            if offered is not None:
+                # A fresh upcard goes first to the next player who is not down: their refusal
+                # (a pass) or their taking it (a draw) comes before anything else.
+                asked, offered = offered, None
+                if ev not in ("out", "hand_end", "reshuffle", "stopped") and not (
+                        q == asked and ((ev == "pass" and e.get("what") == "first_refusal")
+                                        or (ev == "draw" and e.get("source") != "stock"))):
+                    return i, f"seat {asked} was not offered the upcard first (its refusal or take is missing)"
+            if "hand" in e and ev != "hand_end" and e["hand"] != hand:
+                return i, f"a hand {e['hand']} event inside hand {hand}"
+            if ev in ("pass", "buy", "draw") and not upcard:
+                return i, f"seat {q} {ev}s before hand {hand}'s upcard is turned"
+            if ev == "upcard":
+                upcard = True
+                offered = first if first not in down else None
+            if ev in ("layoff", "swap"):
+                from collections import Counter
+                now, before = Counter(e["meld_now"]["cards"]), Counter(melds.get(e["meld"], ()))
+                want = before + Counter([e["card"]])
+                if ev == "swap":
+                    want -= Counter(["JK"])
+                if now != want:
+                    return i, (f"meld {e['meld']} after this {ev} is not the meld before it "
+                               f"{'plus' if ev == 'layoff' else 'with a joker for'} {e['card']}")
+                melds[e["meld"]] = e["meld_now"]["cards"]
+            if ev == "deal":
+                dealt.add(q)
+                held[q] = len(e["cards"])
+            elif ev == "draw":
+                if drawn.get(q):
+                    return i, f"seat {q} draws twice in one turn"
+                drawn[q] = True
+                held[q] = held.get(q, 0) + 1
+            elif ev == "buy":
+                held[q] = held.get(q, 0) + 1 + len(e.get("penalty", ()))
+            elif ev in ("discard", "go_down", "layoff", "swap"):
+                if not drawn.get(q):
+                    return i, f"seat {q} plays ({ev}) without having drawn"
+                if ev == "discard":
+                    held[q] -= 1
+                    drawn[q] = False
+                    if players is not None or dealt:
+                        nxt = (q + 1) % (players or len(dealt))
+                        offered = nxt if nxt not in down else None
+                elif ev == "layoff":
+                    held[q] -= 1
+                elif ev == "go_down":
+                    held[q] -= sum(len(m["cards"]) for m in e["melds"])
+                    ids = [m["meld"] for m in e["melds"]]
+                    if ids != list(range(len(melds), len(melds) + len(ids))):
+                        return i, f"its melds are numbered {ids}, after {len(melds)} melds on the table"
+                    for m in e["melds"]:
+                        melds[m["meld"]] = m["cards"]
+                    down.add(q)
+            elif ev == "out":
+                went_out = True
+                if held.get(q) != 0:
+                    return i, f"seat {q} goes out holding {held.get(q)} cards by the log's count"
+            elif ev == "hand_end":
+                scores = e["scores"]
+                players = len(scores)
+                if e.get("reason") == "out" and not went_out:
+                    return i, f"hand {hand} ends with seat {e.get('winner')} out, but no seat went out"
+                if len(dealt) < players:
+                    return i, f"hand {hand} was dealt to {len(dealt)} of {players} seats"
+                want = [a + b for a, b in zip(totals or [0] * players, scores)]
+                if e["totals"] != want:
+                    return i, f"hand {hand}'s totals {e['totals']} are not the last totals plus its scores"
+                totals = e["totals"]
+            elif ev == "game_end":
+                if totals is not None and e["totals"] != totals:
+                    return i, "the game's totals are not the last hand's"
+    except (KeyError, TypeError, AttributeError):
+        return None                 # a malformed event: the printer names it
+    return None
 
 
 def register(group: click.Group) -> None:
@@ -137,12 +253,11 @@ def register(group: click.Group) -> None:
             if not as_json and events[-1]["event"] not in ("game_end", "stopped"):
                 click.echo("== the log ends here: the game was not finished")
             return
+        from shanghai_sim.limits import MAX_GAME_SEED, LimitError, parse_int
         try:
-            s = int(str(seed).strip())
-            if not 0 <= s < 2 ** 64:
-                raise ValueError
-        except ValueError:
-            raise InputError(f"bad seed {seed!r}: expected an integer 0..2**64-1") from None
+            s = parse_int("seed", seed, 0, MAX_GAME_SEED)
+        except LimitError as e:
+            raise InputError(str(e)) from None
         try:
             r = resolve(rules, rule_items)
             if players is None:
@@ -150,11 +265,11 @@ def register(group: click.Group) -> None:
                 p = n if n > 1 else r.players
             else:
                 try:
-                    p = int(players)
-                except ValueError:
-                    raise InputError(f"bad players {players!r}: expected an integer 2..8") from None
+                    p = parse_int("players", players, 2, 8)
+                except LimitError as e:
+                    raise InputError(str(e)) from None
             if not 2 <= p <= 8:
-                raise InputError(f"bad players {p}: must be 2..8")
+                raise InputError(f"players = {p}: must be 2..8")
             warning = r.two_player_warning(p)
             if warning:
                 click.echo(warning, err=True)

@@ -28,15 +28,13 @@ game too; with --log the log so far is saved (docs/replay.md).
 
 
 def _int(name: str, value: str | None, lo: int, hi: int) -> int | None:
+    from shanghai_sim.limits import LimitError, parse_int
     if value is None:
         return None
     try:
-        v = int(str(value).strip())
-    except ValueError:
-        raise InputError(f"bad {name} {value!r}: expected an integer {lo}..{hi}") from None
-    if not lo <= v <= hi:
-        raise InputError(f"bad {name} {v}: must be {lo}..{hi}")
-    return v
+        return parse_int(name, value, lo, hi)
+    except LimitError as e:
+        raise InputError(str(e)) from None
 
 
 def human_game(rules, rule_items, players, bots, seat, seed, read=input, write=click.echo,

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .rules import MAX_BUYS
+
 from .kernels.bots import (BOT_GREEDY, BOT_RANDOM, BOT_ROLLOUT, BOT_SMART, BP_BUY, BP_BUY_DMAX,
                            BP_BUY_SHORT, BP_BUY_STOCK, BP_CANDS, BP_DUMP, BP_FEED, BP_FEED_DOWN,
                            BP_HAND0, BP_LATE, BP_MARGIN, BP_MAXBUYS, BP_MAXBUYS0, BP_OUTS, BP_PARTNER, BP_POINTS, BP_POLICY, BP_PRUNE,
@@ -71,7 +73,9 @@ class BotParam:
         return f"{what} >= {lo}" if hi is None else f"{what} {lo}..{hi}"
 
     def _valid(self) -> str:
-        return self.values.replace("|", ", ") if self.kind not in ("int", "float") else "a " + self.values
+        if self.kind in ("int", "float"):
+            return ("an " if self.values.startswith("integer") else "a ") + self.values
+        return self.values.replace("|", ", ")
 
     def parse(self, key: str, value: str, spec: str) -> float:
         """The stored value of ``value``; BotError naming the valid values if it is not one."""
@@ -84,13 +88,14 @@ class BotParam:
                 return float(_BOOL_IN[value])
         elif self.kind == "float":
             try:
-                x = float(value)
+                x = float(value) if value.isascii() else float("nan")
             except ValueError:
                 x = float("nan")
             if x == x and x >= self.lo and (self.hi is None or x <= self.hi):
                 return x
-        elif value.isdigit() and int(value) >= self.lo and (self.hi is None or int(value) <= self.hi):
-            return float(int(value))
+        elif (value.isascii() and value.isdigit() and len(value) <= 18 and int(value) >= self.lo
+              and (self.hi is None or int(value) <= self.hi)):
+            return float(int(value))        # exact: every int parameter's range lies below 2**53
         raise BotError(f"bad value {value!r} for {key} in {spec!r} (valid: {self._valid()})")
 
     def text(self, v: float) -> str:
@@ -135,10 +140,10 @@ def _knobs(buy_choices, buy_default, buy_help):
         BotParam("buy", "choice", BP_BUY, buy_default, buy_help, choices=buy_choices),
         BotParam("buy", "choice", BP_HAND0, -1, "buy policy in hand N (1-based), e.g. buy8=never",
                  choices=buy_choices, default_text="buy", per_hand=True),
-        BotParam("maxbuys", "int", BP_MAXBUYS, -1, "most buys per hand",
-                 lo=0, default_text="the rules' limit"),
+        BotParam("maxbuys", "int", BP_MAXBUYS, -1, "most buys per hand (the rules' limit applies too)",
+                 lo=0, hi=MAX_BUYS, default_text="the rules' limit"),
         BotParam("maxbuys", "int", BP_MAXBUYS0, -1, "most buys in hand N (1-based), e.g. maxbuys8=1",
-                 lo=0, default_text="maxbuys", per_hand=True),
+                 lo=0, hi=MAX_BUYS, default_text="maxbuys", per_hand=True),
         BotParam("wait_blind", "bool", BP_WAIT_BLIND, 0,
                  "go down only when it can go out the same turn (blind)"),
     )
@@ -279,7 +284,7 @@ def _find_param(info: BotInfo, key: str, spec: str, hands: int | None) -> tuple[
         if not p.per_hand and key == p.key:
             return p, p.slot
     for p in info.params:
-        if p.per_hand and key.startswith(p.key) and key[len(p.key):].isdigit():
+        if p.per_hand and key.startswith(p.key) and key[len(p.key):].isascii() and key[len(p.key):].isdigit() and len(key) - len(p.key) <= 4:
             h = int(key[len(p.key):])
             top = MAX_HAND_PARAMS if hands is None else min(hands, MAX_HAND_PARAMS)
             if not 1 <= h <= top:

@@ -148,7 +148,7 @@ def _check_reachable(address: str, timeout: float) -> None:
         return
     hostport = address[len(scheme) + 3:].rstrip("/")
     host, _, port = hostport.rpartition(":")
-    if not host or not port.isdigit():
+    if not host or not (port.isascii() and port.isdigit()):
         raise JobError(f"--scheduler {address}: expected {scheme}://HOST:PORT (e.g. {scheme}://10.0.0.5:8786)")
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=min(timeout, 5.0)).close()

@@ -187,6 +187,26 @@ def _shard_size(exp: Experiment, players: int) -> int:
     return -(-s // players) * players           # whole deals per part file
 
 
+def _check_sizes(exp: Experiment) -> None:
+    """The shared checks of seeds, threads and sizes (``limits``), before anything is planned:
+    an arm's games (deals x players) fit the dataset's uint32 game column, and every arm's
+    per-deal analysis fits in memory."""
+    from .limits import MAX_GAMES, analysis_bytes, check_count, check_memory, check_seed, check_threads
+    check_seed(exp.seed)
+    check_threads(exp.threads)
+    rules = _base_rules(exp)
+    players = exp.players if isinstance(exp.players, int) and not isinstance(exp.players, bool) else rules.players
+    players = max(2, players)
+    hands = 1 if exp.hand is not None else rules.hands
+    for key, v in (("games", exp.games), ("max_games", exp.max_games)):
+        if v is None:
+            continue
+        check_count(key, v, 2, MAX_GAMES // players,
+                    f"deals per arm, each played once per seat of {players}, and the dataset numbers games in 32 bits")
+        per_deal = analysis_bytes(deals=1, columns=(3 + 2 * hands)) * len(exp.arms)
+        check_memory(f"{key} = {v:,}", v * per_deal, per_deal, "deals per arm")
+
+
 def plan_arms(exp: Experiment, out: str, deals: int, engine=None) -> list[ArmPlan]:
     """Resolve every arm into a runner plan for ``deals`` deals. Checks everything (bot
     specs, rules options, pairing) before anything is written: ExperimentError."""
@@ -366,8 +386,11 @@ def run_experiment(exp: Experiment, out: str = DEFAULT_OUT, *, resume: bool = Fa
     elif exp.max_games is not None:
         raise ExperimentError("--max-games goes with --target-ci X (or give --games N)")
     for key, v in (("games", exp.games), ("max_games", exp.max_games)):
-        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 2):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+            raise ExperimentError(f"{key} = {v!r}: expected a whole number of deals")
+        if v is not None and v < 2:
             raise ExperimentError(f"{key} = {v!r}: at least 2 deals (a CI needs two)")
+    _check_sizes(exp)
     if exp.target_ci is not None:
         deals = min(exp.max_games, PILOT_GAMES)
     else:
@@ -773,13 +796,16 @@ def load_rules_arms(path: "str | Path") -> list[Arm]:
 
 
 def _toml(path: "str | Path", what: str) -> dict[str, Any]:
+    from .rules import file_name
     p = Path(path)
-    if not p.is_file():
-        raise ExperimentError(f"{what} {str(path)!r} not found")
     try:
+        if not p.is_file():
+            raise ExperimentError(f"{what} {file_name(path)} not found")
         return tomllib.loads(p.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise ExperimentError(f"{what} {str(path)!r} is not valid TOML: {e}") from None
+        raise ExperimentError(f"{what} {file_name(path)} is not valid TOML: {e}") from None
+    except OSError as e:            # a name too long, a folder it may not read
+        raise ExperimentError(f"{what} {file_name(path)} cannot be read: {e.strerror or e}") from None
 
 
 FILE_KEYS = ("baseline", "opponents", "rules", "players", "games", "seed", "hand", "target_ci",

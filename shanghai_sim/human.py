@@ -55,6 +55,14 @@ Type the number of an action, or one of:
 Cards: rank then suit, as in 7C, TH, 10H, AS, JK (docs/rules.md §2)."""
 
 
+
+MAX_LINE = 500        # a longer input line is refused without being echoed back
+
+
+def _clip(message: str, width: int = 300) -> str:
+    """A one-line answer no longer than ``width``: a pasted page is not echoed back whole."""
+    return message if len(message) <= width else message[:width - 3] + "..."
+
 class Stop(Exception):
     """The person stopped the game: `quit`, end of input or Ctrl-C."""
 
@@ -172,10 +180,15 @@ class HumanGame:
         terminal): True once it applied an action. A command's answer, or the one-line
         reason a line names no legal action, is written; Stop when the person quits."""
         choices = self.choices() if choices is None else choices
+        line = line.strip()
+        if len(line) > MAX_LINE:
+            self._write(f"a line of {len(line):,} characters is no move (at most {MAX_LINE}): "
+                        f"type a number 1-{len(choices)}, a command such as `discard 7C`, or help")
+            return False
         try:
-            action = self._parse(line.strip(), choices)
+            action = self._parse(line, choices)
         except (GameError, CardError, BotError) as e:
-            self._write(str(e))
+            self._write(_clip(str(e)))
             return False
         if action is None:
             return False
@@ -411,7 +424,7 @@ class HumanGame:
         if not line:
             self._write(f"type a number 1-{n}, a command such as `discard 7C`, or help")
             return None
-        if line.isdigit():
+        if line.isascii() and line.isdigit():
             k = int(line)
             if not 1 <= k <= n:
                 raise GameError(f"there is no action {k}: choose 1-{n}")
@@ -469,7 +482,7 @@ class HumanGame:
             raise GameError(f"{card} is not in your hand")
         meld = end = None
         for w in args[1:]:
-            if w.isdigit():
+            if w.isascii() and w.isdigit():
                 meld = int(w)
             elif w.lower() in ("low", "high"):
                 end = w.lower()

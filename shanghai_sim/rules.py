@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .cards import NCARDS, JOKER, NRANKS, RANKS
+from .facts import hand_facts
 
 from .kernels import layout as L
 from .kernels.layout import (MAX_MELD_SIZE, MAX_MELDS, MAX_PLAYERS, MIN_PLAYERS, NPARAMS,  # noqa: F401
@@ -82,6 +83,26 @@ class MeldKind(enum.IntEnum):
 
 MIN_SIZE = {MeldKind.SET: 3, MeldKind.RUN: 4}
 
+# The ranges of docs/rules.md §3 ("Ranges"), each derived from what holds the value: the
+# dataset's columns (hands.hand uint8, hands.points int16, hands.cards_left/buy_cards/
+# stock_passes uint8, hands.down_turn int16, games.points int32, the contract column's int8
+# dictionary codes) and the engine's arrays (kernels/layout.py: TW cards in a table meld).
+MAX_HANDS = 255               # hands.hand is uint8
+MAX_CONTRACT_NAMES = 128      # distinct contracts in a game: the contract column's codes are int8
+MAX_CONTRACT_MELDS = 4        # the most any preset uses; the meld finder's search grows too fast beyond
+MAX_SET = L.TW                # a table meld holds TW (64) cards: 32 naturals of a rank (8 packs) + 32 jokers
+MAX_RUN = 13                  # a run never wraps and holds one ace (docs/rules.md §4)
+MAX_DEAL = 60
+MAX_HELD = 255                # cards one player can hold (deal + draw + buys): hands.cards_left is uint8
+MAX_POINT = 128               # a card's value: 255 cards x 128 = 32,640 fits hands.points (int16)
+MIN_BONUS, MAX_BONUS = -32768, 32767   # a blind bonus is a hand's score: int16; 255 hands fit int32
+MAX_BUYS = 255                # per player per hand: hands.buys is uint8 (255 hands x 255 fit games.buys)
+MAX_BUY_PENALTY = 10
+MAX_JOKERS = 64               # jokers in a shoe (the hand memo keys up to 63 jokers in a hand)
+MAX_JOKER_CAP = 32            # a meld's jokers under joker_table: 32 naturals + 32 jokers = TW
+MAX_STOCK_PASSES = 255        # hands.stock_passes is uint8
+MAX_HAND_TURNS = 32767        # a seat's turn number fits hands.down_turn (int16) at any table
+
 
 @dataclass(frozen=True)
 class MeldSpec:
@@ -116,19 +137,21 @@ def parse_contract(text: str) -> tuple[MeldSpec, ...]:
     for tok in tokens:
         for kind in MeldKind:
             name = kind.name.lower()
-            if tok.startswith(name) and tok[len(name):].isdigit():
-                size = int(tok[len(name):])
+            digits = tok[len(name):]
+            if tok.startswith(name) and digits.isascii() and digits.isdigit():
                 lo = MIN_SIZE[kind]
-                hi = 13 if kind == MeldKind.RUN else MAX_MELD_SIZE - 1
-                if not lo <= size <= hi:
+                hi = MAX_RUN if kind == MeldKind.RUN else MAX_SET
+                if len(digits) > 4 or not lo <= int(digits) <= hi:
                     raise RulesError(
                         f"bad meld {tok!r} in contract {text!r}: a {name} has {lo}..{hi} cards")
+                size = int(digits)
                 melds.append(MeldSpec(kind, size))
                 break
         else:
             raise RulesError(f"unknown meld {tok!r} in contract {text!r} (expected setN or runN, e.g. 'set3 run4')")
-    if len(melds) > MAX_MELDS:
-        raise RulesError(f"contract {text!r} has {len(melds)} melds; at most {MAX_MELDS}")
+    if len(melds) > MAX_CONTRACT_MELDS:
+        raise RulesError(f"contract {text!r} has {len(melds)} melds; at most {MAX_CONTRACT_MELDS} "
+                         "(the most any preset asks; the meld finder's search grows too fast beyond)")
     # Sets first, then runs, each by size: a canonical order for the kernels.
     return tuple(sorted(melds, key=lambda m: (m.kind, m.size)))
 
@@ -216,8 +239,7 @@ class Rules:
         """Hands (1-based) whose contract a player cannot lay down with the cards dealt plus
         the turn's draw: more cards than deal + 1, or than the deal when a discard is owed
         (``go_out = discard_required``). docs/rules.md §3 (the squeeze) and §5.9."""
-        owed = 1 if self.go_out == GoOut.DISCARD_REQUIRED else 0
-        return [i + 1 for i, c in enumerate(self.contracts) if c.cards_needed + owed > c.deal + 1]
+        return [f.hand for f in hand_facts(self) if f.buys_needed != 0]
 
     def two_player_warning(self, players: int | None = None) -> str | None:
         """One line for a two-player table under contracts that need buys (docs/rules.md §5.9)."""
@@ -261,41 +283,94 @@ class Rules:
         return d
 
 
+def _range(what: str, v: int, lo: int, hi: int, why: str = "") -> None:
+    if not lo <= v <= hi:
+        raise RulesError(f"{what} = {v}: must be {lo}..{hi}{' (' + why + ')' if why else ''}")
+
+
 def validate(r: Rules) -> None:
+    """Every option within its range of docs/rules.md §3 (so every score and count fits the
+    dataset's columns and the engine's arrays), and every contract within reach of a hand."""
     if not MIN_PLAYERS <= r.players <= MAX_PLAYERS:
         raise RulesError(f"players = {r.players}: must be {MIN_PLAYERS}..{MAX_PLAYERS}")
     if len(r.decks) != MAX_PLAYERS - MIN_PLAYERS + 1 or any(not 1 <= d <= 8 for d in r.decks):
         raise RulesError(f"decks = {r.decks}: need 1..8 packs for each player count 2..8")
-    if len(r.jokers) != 8 or any(j < 0 for j in r.jokers):
-        raise RulesError(f"jokers = {r.jokers}: need a non-negative count for 1..8 packs")
+    if len(r.jokers) != 8 or any(not 0 <= j <= MAX_JOKERS for j in r.jokers):
+        raise RulesError(f"jokers = {r.jokers}: need a count 0..{MAX_JOKERS} for 1..8 packs")
     if not r.contracts:
         raise RulesError("contracts: at least one hand is needed")
+    if len(r.contracts) > MAX_HANDS:
+        raise RulesError(f"contracts: {len(r.contracts)} hands; at most {MAX_HANDS} "
+                         "(the dataset's hand column is one byte)")
+    names = {c.melds for c in r.contracts}
+    if len(names) > MAX_CONTRACT_NAMES:
+        raise RulesError(f"contracts: {len(names)} different contracts; at most {MAX_CONTRACT_NAMES} "
+                         "(the dataset's contract column codes them in one signed byte)")
     for i, c in enumerate(r.contracts):
-        if not 1 <= c.deal <= 60:
-            raise RulesError(f"contracts: hand {i + 1} deals {c.deal} cards; must be 1..60")
+        if not 1 <= c.deal <= MAX_DEAL:
+            raise RulesError(f"contracts: hand {i + 1} deals {c.deal} cards; must be 1..{MAX_DEAL}")
     if len(r.buys_per_hand) != len(r.contracts):
         raise RulesError(f"buys_per_hand has {len(r.buys_per_hand)} entries for {len(r.contracts)} hands")
-    if any(b < 0 for b in r.buys_per_hand):
-        raise RulesError("buys_per_hand: counts must be >= 0")
-    if r.buy_penalty < 0 or r.buy_penalty > 10:
-        raise RulesError(f"buy_penalty = {r.buy_penalty}: must be 0..10")
-    if r.max_stock_passes < 0:
-        raise RulesError(f"max_stock_passes = {r.max_stock_passes}: must be >= 0")
-    if not 1 <= r.max_hand_turns <= 1_000_000:
-        raise RulesError(f"max_hand_turns = {r.max_hand_turns}: must be 1..1000000")
-    if not r.joker_table or any(lo < 1 or n < 0 for lo, n in r.joker_table) or \
+    if any(not 0 <= b <= MAX_BUYS for b in r.buys_per_hand):
+        bad = next(b for b in r.buys_per_hand if not 0 <= b <= MAX_BUYS)
+        raise RulesError(f"buys_per_hand = {bad}: must be 0..{MAX_BUYS}")
+    _range("buy_penalty", r.buy_penalty, 0, MAX_BUY_PENALTY)
+    _range("max_stock_passes", r.max_stock_passes, 0, MAX_STOCK_PASSES,
+           "the dataset's stock_passes column is one byte")
+    _range("max_hand_turns", r.max_hand_turns, 1, MAX_HAND_TURNS,
+           "a seat's turn number fits the dataset's down_turn column")
+    if not r.joker_table or any(not 1 <= lo <= MAX_SET or not 0 <= n <= MAX_JOKER_CAP
+                                for lo, n in r.joker_table) or \
             list(r.joker_table) != sorted(r.joker_table):
-        raise RulesError(f"joker_table = {r.joker_table}: need ascending [from_size, jokers] bands")
+        raise RulesError(f"joker_table = {[list(b) for b in r.joker_table]}: need ascending "
+                         f"[from_size 1..{MAX_SET}, jokers 0..{MAX_JOKER_CAP}] bands")
+    for what, v in zip(("blind_bonus.joker", "blind_bonus.no_joker"), r.blind_bonus):
+        _range(what, v, MIN_BONUS, MAX_BONUS, "a hand's score fits the dataset's points column")
     pts = dict(r.points)
-    if set(pts) != set(RANKS) | {"JK"} or any(v < 0 for v in pts.values()):
-        raise RulesError(f"points: need a non-negative value for each of {' '.join(RANKS)} JK")
-    # Enough cards to deal every hand with an upcard.
-    p = r.players
+    if set(pts) != set(RANKS) | {"JK"}:
+        raise RulesError(f"points: need a value for each of {' '.join(RANKS)} JK")
+    for rank, v in pts.items():
+        _range(f"points.{rank}", v, 0, MAX_POINT,
+               f"{MAX_HELD} cards x {MAX_POINT} fits the dataset's hand points, int16")
+    for i, c in enumerate(r.contracts):
+        held = c.deal + 1 + r.buys_per_hand[i] * (1 + r.buy_penalty)
+        if held > MAX_HELD:
+            raise RulesError(f"hand {i + 1}: a player could hold {held} cards ({c.deal} dealt + 1 drawn + "
+                             f"{r.buys_per_hand[i]} buys x {1 + r.buy_penalty}); at most {MAX_HELD} "
+                             "(the dataset's cards_left column is one byte): lower buys_per_hand or buy_penalty")
+    check_players(r, r.players)
+
+
+def check_players(r: Rules, p: int) -> None:
+    """RulesError unless ``r`` at ``p`` players deals every hand with an upcard and every
+    hand's contract can be met by some hand of the shoe a player can hold (facts.hand_facts)."""
+    # Rules objects are built often (every preset(), every replace()); the answer depends on
+    # these fields only, so it is kept per key.
+    key = (r.contracts, r.buys_per_hand, r.buy_penalty, r.decks_for(p), r.jokers_for(p), r.joker_limit,
+           r.joker_table, r.go_out, p)
+    problem = _PROBLEMS.get(key, False)
+    if problem is False:
+        problem = _players_problem(r, p)
+        if len(_PROBLEMS) > 4096:
+            _PROBLEMS.clear()
+        _PROBLEMS[key] = problem
+    if problem is not None:
+        raise RulesError(problem)
+
+
+_PROBLEMS: dict = {}
+
+
+def _players_problem(r: Rules, p: int) -> str | None:
     shoe = r.shoe_size(p)
     for i, c in enumerate(r.contracts):
         if c.deal * p + 1 > shoe:
-            raise RulesError(f"contracts: hand {i + 1} deals {c.deal} x {p} players + upcard "
-                             f"> {shoe} cards in the shoe")
+            return f"contracts: hand {i + 1} deals {c.deal} x {p} players + upcard > {shoe} cards in the shoe"
+    for f in hand_facts(r, p):
+        why = f.why_not()
+        if why:
+            return f"contracts: hand {f.hand} can never be met at {p} players: {why}"
+    return None
 
 
 # One line per option: what ``shanghai-sim rules`` prints beside each value.
@@ -303,15 +378,15 @@ def validate(r: Rules) -> None:
 OPTION_HELP: dict[str, str] = {
     "players": "players at the table, 2..8 (a job or command may choose another)",
     "decks": "52-card packs in the shoe, by player count",
-    "jokers": "jokers in the whole shoe, by number of packs",
-    "contracts": "one contract per hand (the game has as many hands), with its deal size",
-    "buy_penalty": "extra cards from the stock that a buyer takes with the upcard",
-    "buys_per_hand": "buys allowed to each player in each hand",
+    "jokers": "jokers in the whole shoe, by number of packs, 0..64",
+    "contracts": "one contract per hand (1..255 hands, at most 128 different; each at most 4 melds), with its deal size (1..60)",
+    "buy_penalty": "extra cards from the stock that a buyer takes with the upcard, 0..10",
+    "buys_per_hand": "buys allowed to each player in each hand, 0..255 (deal + 1 + buys x (1 + buy_penalty) <= 255 cards)",
     "buy_priority": "who gets a contested buy: first claimant from the dealer's left (dealer_left) "
                     "or from the player in turn (turn_order)",
     "joker_limit": "jokers allowed in one meld: no more than its natural cards (naturals), "
                    "or by meld size from joker_table (table)",
-    "joker_table": "with joker_limit = table: [from meld size, jokers allowed] bands",
+    "joker_table": "with joker_limit = table: [from meld size 1..64, jokers allowed 0..32] bands",
     "initial_meld": "when going down, melds may be longer than the contract asks (at_least) "
                     "or exactly its size, with no lay-off that turn (exact)",
     "same_suit_runs": "two contract runs of one suit when going down: any distinct cards (distinct) "
@@ -322,11 +397,11 @@ OPTION_HELP: dict[str, str] = {
                   "(a player not yet down only when going down that turn) or down_only",
     "set_joker_identity": "what a joker in a set stands for: any card of the rank (rank) or a "
                           "declared rank and suit (card)",
-    "blind_bonus": "score for going out in one turn without having been down (none, or joker / no_joker)",
-    "points": "penalty points of each card left in hand at the end of a hand",
+    "blind_bonus": "score for going out in one turn without having been down (none, or joker / no_joker, each -32768..32767)",
+    "points": "penalty points of each card left in hand at the end of a hand, 0..128",
     "down_may_buy": "may a player who is down buy",
-    "max_stock_passes": "reshuffles of the pile into a new stock before a hand stops with no winner",
-    "max_hand_turns": "turns in one hand (all seats) after which it stops with no winner (the turn cap)",
+    "max_stock_passes": "reshuffles of the pile into a new stock before a hand stops with no winner, 0..255",
+    "max_hand_turns": "turns in one hand (all seats) after which it stops with no winner (the turn cap), 1..32767",
 }
 
 
@@ -409,7 +484,7 @@ def overrides(base: Rules, data: dict[str, Any], where: str = "rules") -> Rules:
             elif isinstance(v, dict):
                 d = list(base.decks)
                 for p, n in v.items():
-                    if not str(p).isdigit() or not MIN_PLAYERS <= int(p) <= MAX_PLAYERS:
+                    if not (str(p).isascii() and str(p).isdigit()) or not MIN_PLAYERS <= int(p) <= MAX_PLAYERS:
                         raise RulesError(f"decks: bad player count {p!r} (2..8)")
                     d[int(p) - MIN_PLAYERS] = _int("decks", n)
                 ch[key] = tuple(d)
@@ -424,7 +499,7 @@ def overrides(base: Rules, data: dict[str, Any], where: str = "rules") -> Rules:
             elif isinstance(v, dict):
                 j = list(base.jokers)
                 for k, n in v.items():
-                    if not str(k).isdigit() or not 1 <= int(k) <= 8:
+                    if not (str(k).isascii() and str(k).isdigit()) or not 1 <= int(k) <= 8:
                         raise RulesError(f"jokers: bad pack count {k!r} (1..8)")
                     j[int(k) - 1] = _int("jokers", n)
                 ch[key] = tuple(j)
@@ -515,9 +590,12 @@ def with_options(r: Rules, items: "list[str] | tuple[str, ...]") -> Rules:
     if not items:
         return r
     data = parse_rule_options(items)
-    for key in ("base", "name"):
-        if key in data:
-            raise RulesError(f"--rule {key}: choose the base with --rules, not --rule")
+    if "name" in data:
+        raise RulesError("--rule name: the rules' name is not an option (rules changed by --rule "
+                         "are named after the changes); the base rules are chosen with --rules")
+    if "base" in data:
+        raise RulesError("--rule base: the base rules are chosen with --rules (a preset or a "
+                         "rules file), not --rule")
     changed = overrides(r, data, where="--rule")
     label = ", ".join(f"{k}={v}" for k, v in zip(data, (str(i).partition("=")[2].strip() for i in items)))
     return changed.replace(name=f"{r.name} ({label})")
@@ -526,6 +604,14 @@ def with_options(r: Rules, items: "list[str] | tuple[str, ...]") -> Rules:
 def resolve(spec: "str | Path | Rules | None", items: "list[str] | tuple[str, ...]" = ()) -> Rules:
     """A preset, rules file or Rules object, with ``--rule KEY=VALUE`` options applied."""
     return with_options(load_rules(spec), items)
+
+
+def file_name(path: "str | Path", width: int = 80) -> str:
+    """A file name as error messages quote it: repr'd, a long one cut in the middle."""
+    s = str(path)
+    if len(s) > width:
+        s = s[:width // 2 - 2] + "..." + s[-(width // 2 - 2):]
+    return repr(s)
 
 
 def load_rules(spec: "str | Path | Rules | None" = None) -> Rules:
@@ -538,17 +624,20 @@ def load_rules(spec: "str | Path | Rules | None" = None) -> Rules:
     if s in PRESETS:
         return preset(s)
     path = Path(s)
-    if not s.endswith(".toml") and not path.exists():
-        raise RulesError(f"unknown preset {s!r} (choose from {', '.join(PRESETS)}, or give a .toml rules file)")
-    if path.is_dir():
-        raise RulesError(f"rules file {s!r} is a folder, not a file (give a .toml rules file, "
-                         f"or a preset: {', '.join(PRESETS)})")
-    if not path.is_file():
-        raise RulesError(f"rules file {s!r} not found")
     try:
+        if not s.endswith(".toml") and not path.exists():
+            raise RulesError(f"unknown preset {file_name(s)} (choose from {', '.join(PRESETS)}, "
+                             "or give a .toml rules file)")
+        if path.is_dir():
+            raise RulesError(f"rules file {file_name(s)} is a folder, not a file (give a .toml rules file, "
+                             f"or a preset: {', '.join(PRESETS)})")
+        if not path.is_file():
+            raise RulesError(f"rules file {file_name(s)} not found")
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise RulesError(f"rules file {s!r} is not valid TOML: {e}") from None
+        raise RulesError(f"rules file {file_name(s)} is not valid TOML: {e}") from None
+    except OSError as e:            # a name too long, a file it may not read
+        raise RulesError(f"rules file {file_name(s)} cannot be read: {e.strerror or e}") from None
     base = data.get("base", "shanghai")
     if base not in PRESETS:
         raise RulesError(f"rules file {s!r}: unknown base {base!r} (choose from {', '.join(PRESETS)})")
@@ -588,6 +677,8 @@ def to_arrays(r: Rules, players: int | None = None) -> RulesArrays:
     p = r.players if players is None else players
     if not MIN_PLAYERS <= p <= MAX_PLAYERS:
         raise RulesError(f"players = {p}: must be {MIN_PLAYERS}..{MAX_PLAYERS}")
+    if p != r.players:
+        check_players(r, p)
     params = np.zeros(NPARAMS, dtype=np.int64)
     params[P_PLAYERS] = p
     params[P_DECKS] = r.decks_for(p)
@@ -632,6 +723,6 @@ def resolve_contract(r: Rules, contract: "int | str") -> tuple[MeldSpec, ...]:
             raise RulesError(f"unknown contract {contract}: rules {r.name!r} have hands 1..{r.hands}")
         return r.contracts[contract - 1].melds
     s = str(contract).strip()
-    if s.isdigit():
+    if s.isascii() and s.isdigit():
         return resolve_contract(r, int(s))
     return parse_contract(s)

@@ -204,9 +204,16 @@ def summarize(out: str) -> dict[str, Any]:
     if store.exists(MANIFEST):
         try:
             manifest = json.loads(store.read_text(MANIFEST))
-        except ValueError:
+        except (ValueError, UnicodeDecodeError):
             raise SummaryError(f"{out}/{MANIFEST} is not valid JSON; `shanghai-sim run --resume --out {out}` "
                                "rebuilds it from the parts") from None
+        except OSError as e:            # a folder of that name, a file it may not read
+            raise SummaryError(f"{out}/{MANIFEST} cannot be read ({e.strerror or e}); `shanghai-sim run "
+                               f"--resume --out {out}` rebuilds it from the parts") from None
+        if not isinstance(manifest, dict):
+            raise SummaryError(f"{out}/{MANIFEST} is not a shanghai-sim manifest (a JSON "
+                               f"{type(manifest).__name__}, not an object); `shanghai-sim run --resume "
+                               f"--out {out}` rebuilds it from the parts") from None
     game_parts = [n for n in store.listdir(GAMES) if n.endswith(".parquet") and not n.startswith(".")]
     if not game_parts and not any(k.startswith(GAMES + "/") for k in manifest.get("parts") or {}):
         raise SummaryError(f"{out!r} holds no games/ part files (not a shanghai-sim dataset, or nothing finished yet)")

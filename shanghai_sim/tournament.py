@@ -96,6 +96,9 @@ def plan_tournament(t: Tournament, out: str = DEFAULT_OUT, engine=None, shard_si
                               "a tournament takes one spec per seat")
     if isinstance(t.deals, bool) or not isinstance(t.deals, int) or t.deals < 2:
         raise TournamentError(f"deals = {t.deals!r}: at least 2 deals (a CI needs two)")
+    from .limits import check_seed, check_threads
+    check_seed(t.seed)
+    check_threads(t.threads)
     eng = engine or runner.default_engine()
     try:
         names = tuple(eng.bot_name(s) for s in specs)
@@ -106,6 +109,11 @@ def plan_tournament(t: Tournament, out: str = DEFAULT_OUT, engine=None, shard_si
         raise TournamentError(f"bots: the line-up {','.join(specs)} holds one distinct bot{same}; a tournament "
                               "compares at least two")
     k = len(runner.tournament_seatings(names))
+    from .limits import MAX_GAMES, analysis_bytes, check_count, check_memory
+    check_count("deals", t.deals, 2, MAX_GAMES // k,
+                f"each deal is played in {k} seatings, and the dataset numbers games in 32 bits")
+    per_deal = analysis_bytes(deals=1, columns=4 * len(set(names)))
+    check_memory(f"deals = {t.deals:,}", t.deals * per_deal, per_deal, "deals")
     games = t.deals * k
     size = shard_size or -(-runner.default_shard_size(games) // k) * k       # whole deals per part file
     job = runner.Job(rules=t.rules, players=len(specs), bots=tuple(specs), games=games, seed=t.seed,

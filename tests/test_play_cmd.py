@@ -254,9 +254,9 @@ def test_quit_and_ctrl_c_end_cleanly(tmp_path):
 
 
 @pytest.mark.parametrize("args,needle", [
-    (["play", "--seat", "4"], "bad seat 4: must be 0..3"),
-    (["play", "--players", "9"], "bad players 9"),
-    (["play", "--seed", "x"], "bad seed"),
+    (["play", "--seat", "4"], "seat = 4: must be 0..3"),
+    (["play", "--players", "9"], "players = 9: must be 2..8"),
+    (["play", "--seed", "x"], "seed = 'x': expected an integer"),
     (["play", "--bots", "clever"], "unknown bot 'clever'"),
     (["play", "--players", "4", "--bots", "greedy,random"], "2 bot specs for the 3 other seats"),
     (["play", "--rules", "nope"], "unknown preset"),

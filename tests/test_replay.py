@@ -48,8 +48,8 @@ def test_deal_and_scores_are_consistent():
 
 
 @pytest.mark.parametrize("args,needle", [
-    (["replay", "--seed", "x"], "bad seed"),
-    (["replay", "--seed", "-1"], "bad seed"),
+    (["replay", "--seed", "x"], "seed = 'x': expected an integer"),
+    (["replay", "--seed", "-1"], "seed = -1: must be 0..18446744073709551615"),
     (["replay", "--seed", "1", "--bots", "clever"], "unknown bot"),
     (["replay", "--seed", "1", "--players", "9"], "players"),
     (["replay", "--seed", "1", "--players", "two"], "players"),

@@ -66,7 +66,7 @@ def play_shard(plan: Plan, shard: int, engine: Engine | None = None,
     player = table[rot]
     hand_out = np.zeros((n, h, p, NHF), dtype=np.int32)
     same_bots = len(set(plan.lineup)) == 1
-    c0, size, t0 = 0, 16, time.perf_counter()
+    c0, size, t0 = 0, 1, time.perf_counter()      # one game first: a slow rules job is stoppable at once
     while c0 < n:
         if stop is not None and stop.is_set():
             raise Interrupted

@@ -12,8 +12,7 @@ from typing import Any, Iterable
 from ..defaults import DEFAULT_GAMES, DEFAULT_OUT, DETAILS
 from ..rules import MAX_PLAYERS, MIN_PLAYERS, Rules, RulesError, overrides, preset
 
-MAX_GAMES = 2**32 - 1        # game index is a uint32 column
-MAX_SEED = 2**63 - 1
+from ..limits import MAX_GAMES, MAX_SEED, check_count, check_seed, check_threads  # noqa: F401  (re-exported)
 
 
 class JobError(ValueError):
@@ -85,11 +84,11 @@ def normalise(options: dict[str, Any], where: str = "job") -> dict[str, Any]:
         elif key == "players":
             out[key] = _check_int("players", v, MIN_PLAYERS, MAX_PLAYERS)
         elif key == "games":
-            out[key] = _check_int("games", v, 1, MAX_GAMES)
+            out[key] = check_count("games", v, 1, MAX_GAMES)
         elif key == "seed":
-            out[key] = _check_int("seed", v, 0, MAX_SEED)
+            out[key] = check_seed(v)
         elif key == "threads":
-            out[key] = _check_int("threads", v, 1, 1024)
+            out[key] = check_threads(v)
         elif key == "shard_size":
             out[key] = _check_int("shard_size", v, 1, 10_000_000)
         elif key == "detail":
@@ -125,13 +124,16 @@ def load_job_file(path: "str | Path") -> dict[str, Any]:
     Keys: the fields of ``Job``; ``rules`` is a preset name, a rules file, or a
     table of rules options (``[rules]`` with ``base = "contract"`` + overrides).
     """
+    from ..rules import file_name
     p = Path(path)
-    if not p.is_file():
-        raise JobError(f"job file {str(path)!r} not found")
     try:
+        if not p.is_file():
+            raise JobError(f"job file {file_name(path)} not found")
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise JobError(f"job file {str(path)!r} is not valid TOML: {e}") from None
+        raise JobError(f"job file {file_name(path)} is not valid TOML: {e}") from None
+    except OSError as e:            # a name too long, a file it may not read
+        raise JobError(f"job file {file_name(path)} cannot be read: {e.strerror or e}") from None
     where = f"job file {str(path)!r}"
     rules = data.pop("rules", None)
     opts = normalise(data, where)

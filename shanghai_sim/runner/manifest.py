@@ -270,6 +270,12 @@ def _prepare(plan: Plan, resume: bool, overwrite: bool, full: bool = False,
                        f"(this is {__version__}); its rows may differ: use another --out or --overwrite")
     from ..bots import bot_versions
     had, now = old.get("bots", {}).get("versions", {}), bot_versions(plan.lineup)
+    if had != now and (not isinstance(had, dict) or set(had) != set(now)
+                       or any(isinstance(v, bool) or not isinstance(v, int) for v in had.values())):
+        raise JobError(f"output {where!r}: its {MANIFEST} records the bots' versions as {str(had)[:120]}, "
+                       f"not one version for each of the job's bots ({', '.join(now)}): the manifest was "
+                       f"edited or damaged; restore it, or delete it and `shanghai-sim run --resume --out "
+                       f"{where}` rebuilds it from the parts")
     if had != now:
         desc = ", ".join(f"{b} v{had.get(b, '?')} there, v{v} here" for b, v in now.items() if had.get(b) != v)
         raise JobError(f"output {where!r} was played by other versions of its bots ({desc or had}): "

@@ -269,6 +269,13 @@ def default_shard_size(games: int) -> int:
 
 def plan(job: Job, engine: Engine | None = None) -> Plan:
     """Resolve ``job``: rules, players, bot line-up, shards. Raises JobError/RulesError/ValueError."""
+    from ..kernels.records import NHF
+    from ..limits import MAX_GAMES, check_count, check_memory, check_seed, check_threads, job_bytes
+    check_seed(job.seed)
+    check_threads(job.threads)
+    check_count("games", job.games, 1, MAX_GAMES, "the dataset numbers games in 32 bits")
+    if job.shard_size is not None:
+        check_count("shard_size", job.shard_size, 1, 10_000_000)
     eng = engine or default_engine()
     if isinstance(job.rules, Rules):
         rules, spec = job.rules, job.rules.name
@@ -298,6 +305,9 @@ def plan(job: Job, engine: Engine | None = None) -> Plan:
     location = job.out if _is_url(job.out) else os.path.abspath(job.out)
     shard_size = job.shard_size or default_shard_size(job.games)
     threads = job.threads or os.cpu_count() or 1
+    check_memory(f"games = {job.games:,} in shards of {shard_size:,}",
+                 job_bytes(games=job.games, shard_size=shard_size, players=players, hands=rules.hands,
+                           threads=threads, nhf=NHF))
     return Plan(location, rules, spec, names, job.games, job.seed, job.rotate, job.detail,
                 shard_size, threads, job.scheduler, job.seating)
 

@@ -1,0 +1,133 @@
+"""Seeds, threads and sizes: the one validation every command and script shares.
+
+``check_seed``, ``check_threads`` and ``check_count`` give every caller (``run``,
+``experiment``, ``tournament``, the analyses and the benchmarks) the same one-line
+message for the same bad value (``seed = -1: must be 0..9223372036854775807``);
+``check_memory`` refuses a size whose arrays would not fit in memory before anything
+is played (an estimate from what the runner, an experiment and a tournament allocate),
+instead of letting the out-of-memory killer find out.
+
+Floor 1: imports nothing of the package, so ``--help`` paths may use it.
+"""
+
+from __future__ import annotations
+
+import os
+
+MAX_SEED = 2**63 - 1          # seeds are derived as uint64 from a non-negative int64
+MAX_THREADS = 1024
+MAX_GAMES = 2**32 - 1         # the dataset's game column is uint32
+MEMORY_SHARE = 0.8            # of the memory available now that a plan may take
+
+
+class LimitError(ValueError):
+    """A seed, thread count or size out of range: one line naming it."""
+
+
+def check_count(what: str, v, lo: int, hi: int, why: str = "") -> int:
+    """``v`` as an int within ``lo..hi``; LimitError naming ``what`` (and ``why`` the range is
+    so) otherwise. A bool or a float is not an integer."""
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise LimitError(f"{what} = {v!r}: expected an integer")
+    if not lo <= v <= hi:
+        raise LimitError(f"{what} = {v}: must be {lo}..{hi}" + (f" ({why})" if why else ""))
+    return v
+
+
+MAX_GAME_SEED = 2**64 - 1     # a game's own seed (replay --seed, play --seed) is a uint64
+
+
+def parse_int(what: str, text, lo: int, hi: int) -> int:
+    """An option given as text (``replay --seed``, ``play --players``) -> int within lo..hi:
+    ASCII digits with an optional sign only (no ``1_000``, ``1e3``, ``١``), the messages of
+    ``check_count``."""
+    s = str(text).strip()
+    body = s[1:] if s[:1] in "+-" else s
+    if not (body.isascii() and body.isdigit()) or len(body) > 40:
+        raise LimitError(f"{what} = {str(text)[:40]!r}: expected an integer")
+    return check_count(what, int(s), lo, hi)
+
+
+def check_seed(v, what: str = "seed") -> int:
+    return check_count(what, v, 0, MAX_SEED)
+
+
+def check_threads(v, what: str = "threads") -> int | None:
+    """None (every core) or 1..MAX_THREADS."""
+    return None if v is None else check_count(what, v, 1, MAX_THREADS)
+
+
+def check_namespace(a) -> None:
+    """The shared checks of a script's parsed options (argparse): ``seed``, ``threads``,
+    and the sizes ``games``, ``deals`` (1 .. MAX_GAMES), where present and not None."""
+    if getattr(a, "seed", None) is not None:
+        check_seed(a.seed)
+    check_threads(getattr(a, "threads", None))
+    for key in ("games", "deals"):
+        if getattr(a, key, None) is not None:
+            check_count(key, getattr(a, key), 1, MAX_GAMES)
+
+
+def parse_args(ap, argv=None):
+    """``ap.parse_args(argv)`` then ``check_namespace``: a bad value is one line and exit 2,
+    as every command says it (the analyses' and the benchmarks' scripts)."""
+    a = ap.parse_args(argv)
+    try:
+        check_namespace(a)
+    except LimitError as e:
+        ap.exit(2, f"{ap.prog}: error: {e}\n")
+    return a
+
+
+def available_memory() -> int:
+    """Bytes of memory available now (MemAvailable; the physical memory where that is unknown)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 8 << 30
+
+
+# What a plan holds in memory, per unit (measured from the code that allocates it):
+SHARD_RECORD_BYTES = 600      # runner: a shard's entry in the plan, the manifest and the pending list
+PER_DEAL_ANALYSIS = 8 * 8     # experiment/tournament per-deal analysis: float64 arrays, ~8 live per column
+
+
+def job_bytes(*, games: int, shard_size: int, players: int, hands: int, threads: int,
+              nhf: int) -> int:
+    """Estimated peak bytes of a runner job: every shard's record, plus each thread's shard
+    in flight (its int32 records, the Arrow tables and the Parquet writer's buffers, ~4x)."""
+    shards = -(-games // max(shard_size, 1))
+    in_flight = shard_size * hands * players * nhf * 4 * 4
+    return shards * SHARD_RECORD_BYTES + max(1, threads) * in_flight
+
+
+def analysis_bytes(*, deals: int, columns: int) -> int:
+    """Estimated peak bytes of the per-deal analysis of ``columns`` figures per deal."""
+    return deals * columns * PER_DEAL_ANALYSIS
+
+
+def check_memory(what: str, need: int, per_unit: int | None = None, unit: str = "") -> None:
+    """LimitError if ``need`` bytes exceed the share of memory available now; the message
+    names ``what`` (e.g. ``deals = 3,000,000,000``) and, given the bytes ``per_unit``, how
+    many units fit."""
+    have = available_memory()
+    if need <= MEMORY_SHARE * have:
+        return
+    fit = f"; at most about {int(MEMORY_SHARE * have // per_unit):,} {unit} fit" if per_unit else ""
+    raise LimitError(f"{what}: would need about {_size(need)} of memory, more than the "
+                     f"{_size(int(MEMORY_SHARE * have))} this machine has free{fit}")
+
+
+def _size(n: int) -> str:
+    for u in ("B", "KB", "MB", "GB", "TB", "PB"):
+        if n < 1000 or u == "PB":
+            return f"{n:,.0f} {u}" if u == "B" else f"{n:,.1f} {u}"
+        n /= 1000
+    return f"{n} B"
