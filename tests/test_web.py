@@ -90,8 +90,13 @@ def test_replay_html_errors(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"event": "deal", "hand": 1, "seat": 0}\n')
     r = CliRunner().invoke(main, ["replay", "--log", str(bad), "--html", str(tmp_path / "b.html")])
-    assert r.exit_code == 2 and "lacks fields" in r.output and r.output.count("\n") == 1
+    # the log check of replay --log speaks first: a deal before its hand line is a log with
+    # lines missing
+    assert r.exit_code == 2 and "incomplete" in r.output and r.output.count("\n") == 1
     assert not (tmp_path / "b.html").exists()
+    from shanghai_sim.web.replay import ReplayError, replay_page
+    with pytest.raises(ReplayError, match="lacks fields"):
+        replay_page([{"event": "deal", "hand": 1, "seat": 0}], players=2)
 
 
 
