@@ -125,7 +125,7 @@ class DaskExecutor:
             alive = _WorkerWatch(client, self.worker_timeout, self.address)
             while not ac.is_empty():
                 for fut in ac.next_batch(block=False) or []:
-                    res: ShardResult = _result(fut, self.address)
+                    res: ShardResult = _result(fut, self.address, alive)
                     missing = [t for t in plan.tables
                                if not tracker.store.exists(t, plan.part(res.shard))]
                     if missing:
@@ -181,15 +181,20 @@ def _name(address: Any) -> str:
     return str(getattr(getattr(address, "scheduler", None), "address", None) or address)
 
 
-def _result(fut: Any, address: Any) -> ShardResult:
-    """A finished task's result; a task that killed every worker it ran on is RunStopped."""
-    try:
-        return fut.result()
-    except Exception as e:
-        if type(e).__name__ == "KilledWorker":
-            raise RunStopped(f"--scheduler {_name(address)}: the workers running a shard died "
-                             f"({_short(e)}); check their memory and logs") from None
-        raise
+def _result(fut: Any, address: Any, alive: _WorkerWatch) -> ShardResult:
+    """A finished task's result; a task that killed every worker it ran on is RunStopped.
+    A result held by a worker that died before sending it must be computed again, so
+    the wait for it is watched for live workers too (it would otherwise never end)."""
+    while True:
+        try:
+            return fut.result(timeout=1.0)
+        except Exception as e:
+            if type(e).__name__ == "KilledWorker":
+                raise RunStopped(f"--scheduler {_name(address)}: the workers running a shard died "
+                                 f"({_short(e)}); check their memory and logs") from None
+            if not isinstance(e, TimeoutError) and "Timeout" not in type(e).__name__:
+                raise
+        alive.check()
 
 
 def _short(e: BaseException) -> str:

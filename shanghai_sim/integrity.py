@@ -241,6 +241,8 @@ def _open_part(store: Store, table: str, name: str, record: dict | None, rows: i
     if size is None:
         return ("missing" if not store.exists(table, name) else "not a file"), None, None
     if record is not None and size != record.get("bytes"):
+        if _another_jobs(store, table, name, meta):
+            return FOREIGN, None, None
         return f"{size:,} bytes, {record.get('bytes'):,} recorded (truncated, cut short or replaced)", None, None
     if size == 0:
         return "empty (0 bytes)", None, None
@@ -249,6 +251,8 @@ def _open_part(store: Store, table: str, name: str, record: dict | None, rows: i
         if full:
             data = store.read_bytes(table, name)
             if record is not None and hashlib.sha256(data).hexdigest() != record.get("sha256"):
+                if _another_jobs(store, table, name, meta):
+                    return FOREIGN, None, None
                 return "its bytes differ from the recorded SHA-256 (changed in place)", None, None
             pf = pq.ParquetFile(pa.BufferReader(data), page_checksum_verification=True)
             if record is None:
@@ -279,6 +283,19 @@ def _open_part(store: Store, table: str, name: str, record: dict | None, rows: i
     if meta is not None and (schema.metadata or {}).get(JOB_META, b"").decode("utf-8", "replace") != meta:
         return FOREIGN, None, None
     return None, pf, data
+
+
+def _another_jobs(store: Store, table: str, name: str, meta: str | None) -> bool:
+    """Is this file a sound-looking part written for another job (a footer that parses,
+    with other job metadata)? Such a file is a user's, not damage: never overwritten."""
+    if meta is None:
+        return False
+    try:
+        with store.open_input(table, name) as f:
+            got = (pq.ParquetFile(f).schema_arrow.metadata or {}).get(JOB_META)
+    except (pa.ArrowException, OSError, ValueError, EOFError):
+        return False
+    return got is not None and got.decode("utf-8", "replace") != meta
 
 
 def check_part(store: Store, table: str, name: str, record: dict | None, rows: int | None,

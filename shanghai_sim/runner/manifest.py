@@ -128,7 +128,14 @@ def job_for_resume(out: str, given: dict[str, Any]) -> Job:
             return Job(**dict(given, out=out))
         base = job_from_parts(store, {k: v for k, v in given.items() if k in JOB_KEYS and k != "out"})
         return Job(**dict(base, out=out))
-    base = normalise({k: m["job"][k] for k in IDENTITY_KEYS if k in m["job"]}, "manifest")
+    edited = (f"{store.location}/{MANIFEST} does not describe a job ({{}}; edited?): restore it, or delete it "
+              f"and `shanghai-sim run --resume --out {out}` rebuilds it from the parts")
+    try:
+        base = normalise({k: m["job"][k] for k in IDENTITY_KEYS if k in m["job"]}, "manifest")
+    except JobError as e:
+        raise JobError(edited.format(e)) from None
+    if len(base.get("bots", ())) not in (1, base.get("players")):
+        raise JobError(edited.format(f"{len(base['bots'])} bots for {base.get('players')} players"))
     try:
         base["rules"] = rules_from_dict(m["rules"])
     except (RulesError, KeyError, TypeError) as e:
