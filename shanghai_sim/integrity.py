@@ -254,7 +254,9 @@ def _open_part(store: Store, table: str, name: str, record: dict | None, rows: i
                 if _another_jobs(store, table, name, meta):
                     return FOREIGN, None, None
                 return "its bytes differ from the recorded SHA-256 (changed in place)", None, None
-            pf = pq.ParquetFile(pa.BufferReader(data), page_checksum_verification=True)
+            # Equal hashes mean the bytes are the ones written, page checksums included:
+            # checking each page's CRC again while decoding would only re-check the writer.
+            pf = pq.ParquetFile(pa.BufferReader(data), page_checksum_verification=record is None)
             if record is None:
                 # No hash to compare with: read every page back, checking its CRC.
                 whole = pf.read()
@@ -264,8 +266,7 @@ def _open_part(store: Store, table: str, name: str, record: dict | None, rows: i
                     if (pa.compute.min(g).as_py(), pa.compute.max(g).as_py()) != games:
                         return f"holds games other than its shard's {games[0]:,}..{games[1]:,}", None, None
             else:
-                # The bytes are the ones written, page checksums included: decoding the
-                # pages again would only re-check the writer (and is ten times slower).
+                # Decoding the pages here would only re-check the writer (ten times slower).
                 n = pf.metadata.num_rows
         else:
             # Footer only; a reader that decodes pages later checks their CRCs on the way.

@@ -401,7 +401,11 @@ def _prepare(plan: Plan, resume: bool, overwrite: bool, full: bool = True,
         return prep
     if not resume:
         if len(done) == plan.n_shards and extend_from is None and not repairs and not strays:
-            what = "complete, but its manifest does not say so yet (a run stopped while finishing)"
+            what = "this job complete, but its manifest does not say so yet (a run stopped while finishing)"
+        elif len(done) == plan.n_shards and extend_from is None and not repairs:
+            raise JobError(f"output {where!r} holds this job complete, with {len(strays)} file(s) in its folders "
+                           f"that are not the job's ({strays[0][0]}: {strays[0][1]}); add --resume to move them "
+                           f"to {where}/quarantine/")
         else:
             what = f"an unfinished run of this job ({len(done)}/{plan.n_shards} shards"
             if repairs:
