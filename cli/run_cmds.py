@@ -90,9 +90,10 @@ def register(group: click.Group) -> None:
                   help="With --resume: check sizes, footers and rows of the parts already there, "
                        "not the SHA-256 of every byte.")
     @click.option("--full-check", is_flag=True,
-                  help="With --resume: check every byte of the parts already there (the default; kept for scripts).")
-    @click.option("--worker-timeout", type=click.FloatRange(min=1, max=86400), default=60.0, show_default=True,
-                  metavar="SECONDS",
+                  help="With --resume: check every byte of the parts already there "
+                       "(the default; kept for scripts).")
+    @click.option("--worker-timeout", type=click.FloatRange(min=1, max=86400), default=60.0,
+                  show_default=True, metavar="SECONDS",
                   help="With --scheduler: stop (exit 1, with the --resume line) when no Dask worker is alive "
                        "for this long.")
     @click.option("--overwrite", is_flag=True, help="Replace a dataset of another job in --out.")

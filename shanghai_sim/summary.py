@@ -26,7 +26,6 @@ out, a missing or edited manifest a ``NotADatasetError``; any other file in
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
