@@ -350,9 +350,10 @@ def test_a_job_whose_manifest_lags_its_parts_is_not_complete(clean, tmp_path):
 def test_a_hundred_kills_at_random_moments_each_resumed(tmp_path):
     """SIGKILL at 100 random moments of a 3,000-game job of the real engine (the command in a
     subprocess), each followed by --resume. Each kill falls uniformly within 1.15 times the
-    expected life of the process it kills (start-up, the games left, finishing), so about one
-    run in eight finishes: each time the job is complete it is checked byte for byte against
-    an uninterrupted run and started again from nothing."""
+    expected life of the process it kills (start-up, the games left, finishing; the expected
+    length of a whole job follows the runs that were not killed), so about one run in eight
+    finishes: each time the job is complete it is checked byte for byte against an
+    uninterrupted run and started again from nothing. About 20 minutes on 2 loaded cores."""
     args = ["--games", "3000", "--shard-size", "100", "--threads", "1", "--quiet"]
     cmd = [sys.executable, "-c", "from shanghai_sim.cli.main import main; main()", "run"]
     ref = tmp_path / "ref"
@@ -375,6 +376,7 @@ def test_a_hundred_kills_at_random_moments_each_resumed(tmp_path):
             pass
         at = rng.uniform(0, 1.15 * (start + left * (whole - start)))
         # the whole job every time: a kill before the manifest exists leaves nothing to read it from
+        t0 = time.monotonic()
         proc = subprocess.Popen(cmd + args + ["--resume", "--out", str(out)], stderr=subprocess.PIPE)
         try:
             proc.wait(timeout=at)
@@ -383,8 +385,11 @@ def test_a_hundred_kills_at_random_moments_each_resumed(tmp_path):
             proc.wait()
             kills += 1
             continue
+        took = time.monotonic() - t0
         err = proc.stderr.read().decode()
         assert proc.returncode == 0, err
+        if left == 1.0:                                 # the machine's speed drifts: follow it
+            whole = max(start, (whole + took) / 2)
         assert json.loads(m.read_text())["status"] == "complete"
         assert_identical(ref, out)
         completions += 1
