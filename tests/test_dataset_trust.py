@@ -353,7 +353,7 @@ def test_a_hundred_kills_at_random_moments_each_resumed(tmp_path):
     expected life of the process it kills (start-up, the games left, finishing; the expected
     length of a whole job follows the runs that were not killed), so about one run in eight
     finishes: each time the job is complete it is checked byte for byte against an
-    uninterrupted run and started again from nothing. About 20 minutes on 2 loaded cores."""
+    uninterrupted run and started again from nothing. About 10 minutes on 2 loaded cores."""
     args = ["--games", "3000", "--shard-size", "100", "--threads", "1", "--quiet"]
     cmd = [sys.executable, "-c", "from shanghai_sim.cli.main import main; main()", "run"]
     ref = tmp_path / "ref"
