@@ -303,7 +303,7 @@ def _run_locked(plan_: Plan, prep: Prepared, progress: TextIO | None, engine: En
         session["manifest_rebuilt"] = True
     manifest["sessions"].append(session)
     already = sum(plan_.bounds(k)[1] - plan_.bounds(k)[0] for k in done)
-    prog = Progress(plan_.games, already, progress)
+    prog = Progress(plan_.games, already, progress if pending else None)   # nothing to show otherwise
     tracker = Tracker(plan_, store, manifest, set(done), prog)
     for t in plan_.tables:
         store.makedirs(t)
@@ -352,7 +352,7 @@ def _say_repairs(prep: Prepared, plan_: Plan, stream: TextIO, moved: list[tuple[
                      "each checked page by page\n")
     for a, b in moved:
         why = dict(prep.strays).get(a, "not the job's")
-        stream.write(f"moved {loc}/{a} to {loc}/{b} ({why})\n")
+        stream.write(f"moved {loc}/{a} to {loc}/{b}: {why}\n")
     if not prep.rebuilt and not prep.repairs and not moved and prep.extend_from is None \
             and len(prep.done) == plan_.n_shards:
         stream.write(f"{loc}: every part was already written; recording them and finishing its {MANIFEST}\n")
