@@ -1,4 +1,5 @@
-"""How fast `shanghai-sim verify` checks a big dataset (issue 19): quick and --full.
+"""How fast `shanghai-sim verify` checks a big dataset (issues 19, 33): the default (every byte) and --quick,
+and what the default check costs every reader.
 
     .venv/bin/python benchmarks/bench_verify.py                    # 200k games, --detail hands
     .venv/bin/python benchmarks/bench_verify.py --games 1000000    # the issue's 1M games
@@ -10,13 +11,15 @@ plausible records (playing a million real games takes about half an hour on two
 cores; what verify costs depends on the bytes, not on how they were played).
 Its parts are about the size of real ones (printed). Then, timed:
 
-1. reading every part file and hashing it (SHA-256) alone: the floor for --full;
-2. ``verify`` (quick: sizes, footers, rows, job metadata);
-3. ``verify --full`` (every byte: SHA-256 and every page decompressed with its CRC checked).
+1. reading every part file and hashing it (SHA-256) alone: the floor of the default check;
+2. ``verify --quick`` (sizes, footers, rows, job metadata);
+3. ``verify`` (the default: also the SHA-256 of every byte against the manifest);
+4. a reader (``integrity.iter_parts`` over both tables, every column, as ``summary`` and the
+   analyses read) with its default check (SHA-256 of each part first) and with ``full=False``.
 
 The files were just written, so they are read from the page cache: the figures
-are CPU speeds, an upper bound on what a disk delivers; --full reads each file
-once, so on a disk slower than the printed MB/s it runs at the disk's speed.
+are CPU speeds, an upper bound on what a disk delivers; the default check reads each
+file once, so on a disk slower than the printed MB/s it runs at the disk's speed.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import numpy as np
 
 from shanghai_sim import runner
 from shanghai_sim.limits import parse_args
-from shanghai_sim.integrity import verify
+from shanghai_sim.integrity import iter_parts, verify
 from shanghai_sim.kernels import records as R
 
 
@@ -76,11 +79,21 @@ def read_and_hash(out: Path) -> tuple[int, float]:
     return total, time.perf_counter() - t0
 
 
+def read_all(out: Path, full: bool) -> float:
+    """Seconds to read every part of both tables through the checked reader."""
+    t0 = time.perf_counter()
+    for t in ("hands", "games"):
+        for _ in iter_parts(str(out), t, full=full):
+            pass
+    return time.perf_counter() - t0
+
+
 def measure(games: int = 200_000, detail: str = "hands", threads: int = 2, reps: int = 3,
             progress=None) -> dict:
     """The verify benchmark as a result dict (see benchmarks/_common.py): a dataset of
-    ``games`` stand-in games, then reading and hashing alone, ``verify`` and ``verify --full``,
-    each ``reps`` times (MB/s over the part files' bytes, from the page cache)."""
+    ``games`` stand-in games, then reading and hashing alone, ``verify --quick``, ``verify``
+    and a reader with and without its SHA-256 check, each ``reps`` times (MB/s over the part
+    files' bytes, from the page cache)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from _common import ratio, spread, table
     say = progress or (lambda s: None)
@@ -92,7 +105,7 @@ def measure(games: int = 200_000, detail: str = "hands", threads: int = 2, reps:
                          bots=("random", "greedy", "greedy", "greedy"))
         runner.run(runner.plan(job, eng), resume=True, progress=None, engine=eng)
         nparts = len(list(out.glob("*/part-*.parquet")))
-        hashed, quick, full = [], [], []
+        hashed, quick, full, rfull, rquick = [], [], [], [], []
         nbytes = 0
         for _ in range(reps):
             nbytes, t = read_and_hash(out)
@@ -103,26 +116,40 @@ def measure(games: int = 200_000, detail: str = "hands", threads: int = 2, reps:
                 dt = time.perf_counter() - t0
                 assert rep.ok, rep.lines()
                 acc.append(nbytes / 1e6 / dt)
+            for f, acc in ((True, rfull), (False, rquick)):
+                acc.append(nbytes / 1e6 / read_all(out, f))
         hashed, quick, full = spread(hashed), spread(quick), spread(full)
-        say(f"  {games:,} games, {nbytes / 1e6:,.1f} MB: verify --full {full['median']:,.0f} MB/s, "
-            f"read + SHA-256 {hashed['median']:,.0f} MB/s")
+        rfull, rquick = spread(rfull), spread(rquick)
+        say(f"  {games:,} games, {nbytes / 1e6:,.1f} MB: verify {full['median']:,.0f} MB/s, "
+            f"read + SHA-256 {hashed['median']:,.0f} MB/s; reading every part {rfull['median']:,.0f} MB/s "
+            f"checked, {rquick['median']:,.0f} MB/s without the hash")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     mb = nbytes / 1e6
     return {
         "name": "verify",
-        "title": "Checking a dataset: `verify` and `verify --full` against reading and hashing alone",
+        "title": "Checking a dataset: `verify` (every byte) and `verify --quick` against reading and "
+                 "hashing alone, and what the check costs a reader",
         "settings": {"games": games, "detail": detail, "threads": threads, "reps": reps},
-        "figures": {"mb": mb, "parts": nparts, "hash": hashed, "quick": quick, "full": full},
+        "figures": {"mb": mb, "parts": nparts, "hash": hashed, "quick": quick, "full": full,
+                    "read_checked": rfull, "read_unhashed": rquick,
+                    "seconds_per_million_games": {"verify": mb / full["median"] * 1e6 / games,
+                                                  "verify_quick": mb / quick["median"] * 1e6 / games,
+                                                  "read_checked": mb / rfull["median"] * 1e6 / games,
+                                                  "read_unhashed": mb / rquick["median"] * 1e6 / games}},
         "tables": [table(f"{games:,} games (`--detail {detail}`), {nparts:,} parts, {mb:,.1f} MB, "
                          f"from the page cache; MB/s, median (min-max) of {reps}",
                          ["what", "MB/s", "seconds (median)", "x read + SHA-256 time"],
-                         [["read + SHA-256 alone (the floor of --full)", hashed,
+                         [["read + SHA-256 alone (the floor of the default check)", hashed,
                            mb / hashed["median"], 1.0],
-                          ["`shanghai-sim verify` (quick)", quick, mb / quick["median"],
+                          ["`shanghai-sim verify --quick`", quick, mb / quick["median"],
                            ratio(hashed, quick)],
-                          ["`shanghai-sim verify --full`", full, mb / full["median"],
-                           ratio(hashed, full)]])],
+                          ["`shanghai-sim verify` (every byte, the default)", full, mb / full["median"],
+                           ratio(hashed, full)],
+                          ["reading every part, every column, checked (the readers' default)", rfull,
+                           mb / rfull["median"], ratio(hashed, rfull)],
+                          ["the same read without the SHA-256 (`full=False`)", rquick,
+                           mb / rquick["median"], ratio(hashed, rquick)]])],
     }
 
 
@@ -156,9 +183,14 @@ def main() -> None:
             rep = verify(str(out), full=full)
             dt = time.perf_counter() - t0
             assert rep.ok, rep.lines()
-            label = "verify --full" if full else "verify (quick)"
+            label = "verify" if full else "verify --quick"
             print(f"{label:<22} {dt:6.2f}s  {nbytes / 1e6 / dt:8,.0f} MB/s  ({rep.games:,} games, "
-                  f"{rep.games / dt:,.0f} games/s)")
+                  f"{dt / a.games * 1e6:.2f} s per million games)")
+        for full in (True, False):
+            dt = read_all(out, full)
+            label = "read, checked" if full else "read, no SHA-256"
+            print(f"{label:<22} {dt:6.2f}s  {nbytes / 1e6 / dt:8,.0f} MB/s  "
+                  f"({dt / a.games * 1e6:.2f} s per million games)")
     finally:
         if tmp is not None and not a.keep:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -65,8 +65,9 @@ HOW = {
         "A dataset written by the real runner (Parquet, page checksums, manifest records) with "
         "the game kernel replaced by a stand-in that fills random, plausible records (what "
         "`verify` costs depends on the bytes, not on how the games were played): reading and "
-        "hashing every part alone (the floor of `--full`), then `verify` (sizes, footers, "
-        "rows, job metadata) and `verify --full` (every byte). The files were just written, so "
+        "hashing every part alone (the floor of the default check), then `verify --quick` (sizes, "
+        "footers, rows, job metadata), `verify` (the default: every byte against its SHA-256) and "
+        "a reader of every part with and without that check. The files were just written, so "
         "they come from the page cache: CPU speeds, an upper bound on what a disk delivers."),
     "startup": (
         "First use",

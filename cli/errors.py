@@ -25,21 +25,27 @@ def rule_option(f):
                              "(repeatable; see shanghai-sim rules).")(f)
 
 
-def run_job(start, *, scheduler: str | None, tls: tuple = (), resume_hint: str):
+def run_job(start, *, scheduler: str | None, tls: tuple = (), resume_hint: str,
+            worker_timeout: float = 60.0):
     """Run ``start(executor)`` (a runner job, an experiment, a tournament) as every command does:
     on a Dask executor when ``scheduler`` is given, bad input and unreadable datasets as one
     line (exit 2), a full disk as one line that says how to finish (exit 1), Ctrl-C as a line
     that says how to resume (exit 130). ``tls``: the --tls-* options (CA, cert, key), if any;
-    ``resume_hint`` is the command that resumes."""
+    ``resume_hint`` is the command that resumes; ``worker_timeout``: seconds with no live
+    Dask worker before the run stops (exit 1, with ``resume_hint``)."""
     import sys
 
     from shanghai_sim.dataset import DatasetError, WriteError
+    from shanghai_sim.runner import RunStopped
     executor = None
     try:
         if scheduler:
             from shanghai_sim.cluster import DaskExecutor, security_for
-            executor = DaskExecutor(scheduler, security=security_for(scheduler, *tls)).connect()
+            executor = DaskExecutor(scheduler, security=security_for(scheduler, *tls),
+                                    worker_timeout=worker_timeout).connect()
         return start(executor)
+    except RunStopped as e:                       # the cluster lost its workers: nothing wrong with the input
+        raise click.ClickException(f"{e}; only whole shards were kept; finish with: {resume_hint}") from None
     except (ValueError, DatasetError) as e:       # JobError, ExperimentError, TournamentError, DatasetError
         raise InputError(str(e)) from None
     except OSError as e:                          # a full disk, a lost share: the writer's WriteError

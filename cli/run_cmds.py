@@ -31,9 +31,11 @@ RUN_HELP = """Play many games and stream them to a Parquet dataset.
 
 Each game's seed is derived from (seed, game index); rows do not depend on
 threads, shards or workers, and `shanghai-sim replay --seed GAME_SEED` shows
-any game again. --resume checks the parts already there (every byte with
---full-check) and plays again any that is missing or damaged. The dataset
-layout is in docs/dataset.md.
+any game again. --resume checks every byte of the parts already there
+against the manifest (SHA-256; --quick: sizes, footers and rows only), plays
+again any that is missing or damaged, moves files that are not the job's to
+OUT/quarantine/ and finishes the manifest of a run stopped while finishing.
+The dataset layout is in docs/dataset.md.
 """
 
 
@@ -84,13 +86,22 @@ def register(group: click.Group) -> None:
     @click.option("--tls-key", metavar="PEM", help="TLS: this client's private key (if not in --tls-cert).")
     @click.option("--resume", is_flag=True,
                   help="Finish (or extend to more --games) the job in --out; missing or damaged parts are played again.")
+    @click.option("--quick", is_flag=True,
+                  help="With --resume: check sizes, footers and rows of the parts already there, "
+                       "not the SHA-256 of every byte.")
     @click.option("--full-check", is_flag=True,
-                  help="With --resume: check every byte of the parts already there (hashes, page checksums).")
+                  help="With --resume: check every byte of the parts already there "
+                       "(the default; kept for scripts).")
+    @click.option("--worker-timeout", type=click.FloatRange(min=1, max=86400), default=60.0,
+                  show_default=True, metavar="SECONDS",
+                  help="With --scheduler: stop (exit 1, with the --resume line) when no Dask worker is alive "
+                       "for this long.")
     @click.option("--overwrite", is_flag=True, help="Replace a dataset of another job in --out.")
     @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
     @click.pass_context
     def run_cmd(ctx, job_file, rules, rule_items, players, bots, games, seed, threads, out, detail, rotate,
-                shard_size, scheduler, tls_ca_file, tls_cert, tls_key, resume, full_check, overwrite, quiet):
+                shard_size, scheduler, tls_ca_file, tls_cert, tls_key, resume, quick, full_check, worker_timeout,
+                overwrite, quiet):
         from shanghai_sim import runner
         engine = _engine(ctx)
         options = dict(rules=rules, players=players, bots=list(bots) or None, games=games, seed=seed,
@@ -112,20 +123,27 @@ def register(group: click.Group) -> None:
         if (tls_ca_file or tls_cert or tls_key) and not (plan.scheduler or "").startswith("tls://"):
             raise InputError("--tls-ca-file/--tls-cert/--tls-key go with a --scheduler tls://HOST:PORT address")
         if full_check and not resume:
-            raise InputError("--full-check goes with --resume (or use `shanghai-sim verify --full OUT`)")
+            raise InputError("--full-check goes with --resume (or use `shanghai-sim verify OUT`)")
+        if quick and not resume:
+            raise InputError("--quick goes with --resume (or use `shanghai-sim verify --quick OUT`)")
+        if quick and full_check:
+            raise InputError("--quick and --full-check contradict each other: give one")
         warning = plan.rules.two_player_warning()
         if warning and not quiet:
             click.echo(warning, err=True)
         hint = f"shanghai-sim run --resume --out {job.out}"
-        result = run_job(lambda executor: runner.run(plan, resume=resume, overwrite=overwrite,
-                                                      full_check=full_check,
+        result = run_job(lambda executor: runner.run(plan, resume=resume, overwrite=overwrite, quick=quick,
                                                       progress=None if quiet else sys.stderr,
                                                       engine=engine, executor=executor),
-                         scheduler=plan.scheduler, tls=(tls_ca_file, tls_cert, tls_key), resume_hint=hint)
+                         scheduler=plan.scheduler, tls=(tls_ca_file, tls_cert, tls_key), resume_hint=hint,
+                         worker_timeout=worker_timeout)
         if not quiet:
             if result.status == "already complete":
                 click.echo(f"{result.location} already holds this job, complete "
                            f"({result.games:,} games); nothing to do", err=True)
+            elif result.played == 0:
+                click.echo(f"done: nothing to play; {result.location} is complete ({result.games:,} games)\n"
+                           f"next: shanghai-sim summary {result.location}", err=True)
             else:
                 rate = result.played / result.seconds if result.seconds > 0 else 0.0
                 # a resume plays only what was missing: say so beside the dataset's whole count,
@@ -140,24 +158,31 @@ def register(group: click.Group) -> None:
 
     @group.command("verify", cls=_OneLineErrors)
     @click.argument("out", default=DEFAULT_OUT)
-    @click.option("--full", is_flag=True,
-                  help="Also check every byte: SHA-256 against the manifest (page checksums where no record).")
-    def verify_cmd(out, full):
+    @click.option("--quick", is_flag=True,
+                  help="Sizes, footers, rows and job only: not the SHA-256 of every byte (reads only footers).")
+    @click.option("--full", is_flag=True, help="Check every byte (the default; kept for scripts).")
+    def verify_cmd(out, quick, full):
         """Check every part file of a dataset against its manifest.
 
         \b
-        By default: each part is there, with its recorded size, a readable footer,
-        its rows and columns, written for this job (reads only footers: fast).
-        --full: also the SHA-256 of every byte (reads it all, once).
+        By default: each part the manifest records is there, with its recorded
+        size and SHA-256 (every byte is read, once), a readable footer, its rows
+        and columns, written for this job; and every other file in hands/ and
+        games/ is named (readers ignore it). --quick: the same without the
+        SHA-256 (reads only footers: bytes changed in place pass it).
 
-        Prints one line per missing or damaged part, then a summary line.
-        Exit status: 0 all parts are as written, 1 something is missing or damaged
-        (`shanghai-sim run --resume --out OUT` plays those shards again), 2 OUT is not a dataset.
+        Prints one line per missing, damaged or stray file, then a summary line.
+        Exit status: 0 all parts are as written, 1 something is missing, damaged
+        or not the job's (`shanghai-sim run --resume --out OUT` plays those shards
+        again and moves strays to OUT/quarantine/), 2 OUT is not a dataset or its
+        manifest is missing or edited.
         """
         from shanghai_sim.dataset import DatasetError
         from shanghai_sim.integrity import NotADatasetError, verify
+        if quick and full:
+            raise InputError("--quick and --full contradict each other: give one")
         try:
-            report = verify(out, full=full)
+            report = verify(out, full=not quick)
         except (NotADatasetError, DatasetError) as e:
             raise InputError(str(e)) from None
         for line in report.lines():

@@ -28,7 +28,9 @@ import time
 import uuid
 from typing import Any
 
-from .runner import Engine, JobError, Plan, ShardResult, Tracker, run_shard
+from .runner import Engine, JobError, Plan, RunStopped, ShardResult, Tracker, run_shard
+
+WORKER_TIMEOUT = 60.0    # seconds with no live worker before a run stops (``run --worker-timeout``)
 
 
 def security_for(address: str, ca_file: str | None = None, cert: str | None = None,
@@ -68,13 +70,18 @@ class DaskExecutor:
     """An executor for ``runner.run``: the pending shards as tasks on ``address``.
 
     ``address`` is a scheduler address (``tcp://host:8786``) or a
-    ``distributed.Client``/``LocalCluster`` object already running.
+    ``distributed.Client``/``LocalCluster`` object already running. When the
+    scheduler has had no live worker for ``worker_timeout`` seconds (all died,
+    or none ever came), or a shard's task killed every worker it was given, the
+    run stops with ``RunStopped`` (one line) instead of waiting for ever.
     """
 
-    def __init__(self, address: Any, connect_timeout: float = 10.0, security: Any = None):
+    def __init__(self, address: Any, connect_timeout: float = 10.0, security: Any = None,
+                 worker_timeout: float = WORKER_TIMEOUT):
         self.address = address
         self.connect_timeout = connect_timeout
         self.security = security
+        self.worker_timeout = worker_timeout
         self.client = None
         self.owned = False
 
@@ -115,9 +122,10 @@ class DaskExecutor:
             futures = [client.submit(shard_task, plan, k, engine, key=f"{prefix}-{k}", pure=False)
                        for k in pending]
             ac = as_completed(futures)
+            alive = _WorkerWatch(client, self.worker_timeout, self.address)
             while not ac.is_empty():
                 for fut in ac.next_batch(block=False) or []:
-                    res: ShardResult = fut.result()
+                    res: ShardResult = _result(fut, self.address, alive)
                     missing = [t for t in plan.tables
                                if not tracker.store.exists(t, plan.part(res.shard))]
                     if missing:
@@ -130,10 +138,63 @@ class DaskExecutor:
                 tracker.tick()
                 if not ac.is_empty():
                     ac_wait(ac, 0.25)
+                    alive.check()
         finally:
             for f in futures:
                 if not f.done():
                     f.cancel()
+
+
+class _WorkerWatch:
+    """Counts how long the scheduler has had no worker (asked at most once a second)."""
+
+    def __init__(self, client: Any, timeout: float, address: Any):
+        self.client, self.timeout, self.address = client, timeout, address
+        self.since: float | None = None
+        self.asked = 0.0
+
+    def workers(self) -> int | None:
+        try:
+            return len(self.client.scheduler_info().get("workers", {}))
+        except Exception:                 # the scheduler itself is gone: no worker either
+            return 0
+
+    def check(self) -> None:
+        now = time.monotonic()
+        if now - self.asked < min(1.0, self.timeout / 4):
+            return
+        self.asked = now
+        if self.workers():
+            self.since = None
+            return
+        if self.since is None:
+            self.since = now
+        elif now - self.since >= self.timeout:
+            raise RunStopped(f"--scheduler {_name(self.address)}: no live Dask worker for "
+                             f"{self.timeout:g} s (all stopped or died); start workers")
+
+
+def _name(address: Any) -> str:
+    """A scheduler address, or the address of a ``Client`` given instead."""
+    if isinstance(address, str):
+        return address
+    return str(getattr(getattr(address, "scheduler", None), "address", None) or address)
+
+
+def _result(fut: Any, address: Any, alive: _WorkerWatch) -> ShardResult:
+    """A finished task's result; a task that killed every worker it ran on is RunStopped.
+    A result held by a worker that died before sending it must be computed again, so
+    the wait for it is watched for live workers too (it would otherwise never end)."""
+    while True:
+        try:
+            return fut.result(timeout=1.0)
+        except Exception as e:
+            if type(e).__name__ == "KilledWorker":
+                raise RunStopped(f"--scheduler {_name(address)}: the workers running a shard died "
+                                 f"({_short(e)}); check their memory and logs") from None
+            if not isinstance(e, TimeoutError) and "Timeout" not in type(e).__name__:
+                raise
+        alive.check()
 
 
 def _short(e: BaseException) -> str:

@@ -373,6 +373,18 @@ class Store:
             return pa.OSFile(self.path(*parts), "rb")
         return self.fs.open_input_file(self.path(*parts))
 
+    def move(self, src: tuple[str, ...], dst: tuple[str, ...]) -> None:
+        """Rename a file within the location (``os.replace`` locally); the destination's
+        folder must exist. An OSError becomes a WriteError naming the file."""
+        a, b = self.path(*src), self.path(*dst)
+        try:
+            if self.fs is None:
+                os.replace(a, b)
+            else:
+                self.fs.move(a, b)
+        except OSError as e:
+            raise WriteError(e.errno, f"cannot move {a} to {b}: {e.strerror or e}") from None
+
     def delete(self, *parts: str) -> None:
         """Remove a file or a folder tree (missing is fine)."""
         p = self.path(*parts)

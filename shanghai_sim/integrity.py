@@ -9,31 +9,44 @@ the job it was written for: the resolved rules, players, line-up, seed,
 rotation, detail and shard size (not the game count, so that extending a job
 keeps its parts). Parts are written with Parquet page checksums.
 
+The manifest is the only thing trusted: readers read exactly the parts it
+records, nothing else in the folder. A manifest that is missing, not a
+shanghai-sim manifest, or edited so that it no longer describes a job
+(``manifest_problem``: keys missing, records of parts no shard has, a part
+path outside the dataset) is a ``NotADatasetError`` naming ``verify`` and
+``run --resume``.
+
 Two levels of checking a part:
 
-- quick (the default of ``verify`` and of ``run --resume``): the file is there,
-  its size is the recorded one, its footer parses, its row count and columns
-  are the expected ones and it was written for this job. Reads only footers.
-- full (``--full``): also the SHA-256 of every byte against the record
-  (catches bytes changed in place, which leave size and footer alone). Equal
-  hashes mean the file is the one written, its page checksums included; a part
-  the manifest does not record has no hash to compare, so every page of it is
-  read back instead, its CRC checked. Reads every byte once.
+- full (the default of ``verify``, ``run --resume`` and every reader): the file
+  is there, its size is the recorded one, the SHA-256 of every byte is the
+  recorded one, its footer parses, its row count and columns are the expected
+  ones and it was written for this job. Equal hashes mean the file is the one
+  written, page checksums included, so pages are not decoded again. A part the
+  manifest does not record has no hash to compare: every page of it is read
+  back instead, its CRC checked. Reads every byte once.
+- quick (``--quick``): the same without the hash (reads only footers). Bytes
+  changed in place, which leave size and footer alone, pass it.
 
-Readers (``iter_parts``, ``read_table``; ``summary`` uses them) check sizes
-and rows against the manifest and verify page checksums as they read; a part
-that fails is a ``DamagedPartError``: one line naming the file and the way out.
+Readers (``iter_parts``, ``read_table``; ``summary``, experiments, tournaments
+and the analyses use them) make the full check of each part before decoding
+it; a part that fails is a ``DamagedPartError``: one line naming the file and
+the way out. Files in ``hands/`` or ``games/`` that the manifest does not
+record are named (``IgnoredFileWarning``, ``ignored_files``) and never read.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
+import warnings
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.parquet as pq
 
 from .dataset import GAMES, HANDS, MANIFEST, SCHEMAS, DamagedPartError, DatasetError, Store, part_name
@@ -41,10 +54,16 @@ from .dataset import GAMES, HANDS, MANIFEST, SCHEMAS, DamagedPartError, DatasetE
 JOB_META = b"shanghai_sim.job"
 FOREIGN = "written for another job (its shanghai_sim.job metadata differs)"
 QUICK, FULL = "quick", "full"
+QUARANTINE = "quarantine"            # OUT/quarantine/: files --resume moved out of hands/ and games/
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 class NotADatasetError(DatasetError):
     """OUT is not a shanghai-sim dataset (no folder, no readable manifest): one line."""
+
+
+class IgnoredFileWarning(UserWarning):
+    """A file in ``hands/`` or ``games/`` that the manifest does not record: not read."""
 
 
 def job_meta(job: dict[str, Any], rules: dict[str, Any]) -> str:
@@ -63,10 +82,84 @@ def job_meta(job: dict[str, Any], rules: dict[str, Any]) -> str:
 
 def repair_hint(location: str) -> str:
     return (f"`shanghai-sim verify {location}` lists every damaged part; "
-            f"`shanghai-sim run --resume --full-check --out {location}` plays them again")
+            f"`shanghai-sim run --resume --out {location}` plays them again")
+
+
+def manifest_hint(location: str) -> str:
+    return (f"`shanghai-sim verify {location}` says what is there; `shanghai-sim run --resume --out "
+            f"{location}` rebuilds the manifest from the parts written for its job")
 
 
 # ---------------------------------------------------------------- what a manifest expects
+
+def _int(v: Any, lo: int = 0) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= lo
+
+
+def _outside(rel: str) -> bool:
+    """Does a manifest's part path leave the dataset (absolute, ``..``, a drive, a URL)?"""
+    return (rel.startswith(("/", "\\")) or "\\" in rel or ":" in rel
+            or any(p in ("..", ".", "") for p in rel.split("/")))
+
+
+def manifest_problem(m: Any) -> str | None:
+    """What makes ``m`` (a parsed manifest.json) unusable as a description of a job, or None.
+
+    Checked: the format, the job's counts and detail, the rules' contracts, the
+    finished shards, and every part record (a path inside the dataset, a part of
+    a finished shard of this job, an integer size and row count, a SHA-256).
+    """
+    if not isinstance(m, dict):
+        return f"is not a shanghai-sim manifest (a JSON {type(m).__name__}, not an object)"
+    if m.get("format") != "shanghai-sim dataset":
+        return "is not a shanghai-sim manifest (no \"format\": \"shanghai-sim dataset\")"
+    job, rules, shards = m.get("job"), m.get("rules"), m.get("shards", {})
+    if not isinstance(job, dict):
+        return "lacks its job"
+    for key in ("games", "shard_size", "players"):
+        if not _int(job.get(key), 1):
+            return f"has no valid job.{key} ({job.get(key)!r})"
+    if not _int(job.get("seed")) or job.get("detail") not in (HANDS, GAMES) \
+            or not isinstance(job.get("bots"), list):
+        return "has no valid job seed, detail or bots"
+    if not isinstance(rules, dict) or not isinstance(rules.get("contracts"), list) or not rules["contracts"] \
+            or not all(isinstance(c, dict) for c in rules["contracts"]):
+        return "lacks the job's rules"
+    if not isinstance(shards, dict) or not _int(shards.get("digits", 5), 1):
+        return "has no valid shards section"
+    n = -(-job["games"] // job["shard_size"])
+    fin = shards.get("finished", [])
+    if not isinstance(fin, list) or not all(isinstance(r, list) and len(r) == 2 and _int(r[0]) and _int(r[1])
+                                            and r[0] <= r[1] < n for r in fin):
+        return f"lists finished shards its job does not have ({n:,} shards)"
+    parts = m.get("parts", {})
+    if not isinstance(parts, dict):
+        return "has no valid parts section"
+    lay = Layout.of(m)
+    finished = set(finished_list(m))
+    for rel, rec in parts.items():
+        if not isinstance(rel, str) or _outside(rel):
+            return f"names a part outside the dataset ({rel!r})"
+        t, _, name = rel.partition("/")
+        k = _shard_of(name, lay.digits)
+        if t not in lay.tables or k is None or k >= lay.n_shards:
+            return f"records a part its job does not have ({rel!r})"
+        if k not in finished:
+            return f"records {rel} of a shard it does not list as finished"
+        if not (isinstance(rec, dict) and _int(rec.get("bytes")) and _int(rec.get("rows"))
+                and isinstance(rec.get("sha256"), str) and _HEX64.fullmatch(rec["sha256"])):
+            return f"has a damaged record of {rel}"
+    return None
+
+
+def _shard_of(name: str, digits: int) -> int | None:
+    """``part-00042.parquet`` -> 42 when the name is exactly a part's name of that width."""
+    m = re.fullmatch(r"part-(\d+)\.parquet", name)
+    if m is None:
+        return None
+    k = int(m.group(1))
+    return k if part_name(k, digits) == name else None
+
 
 @dataclass(frozen=True)
 class Layout:
@@ -88,7 +181,7 @@ class Layout:
             tables = (HANDS, GAMES) if job["detail"] == "hands" else (GAMES,)
             return cls(int(job["games"]), int(job["shard_size"]), int(job["players"]),
                        len(rules["contracts"]), tables, digits, job_meta(job, rules))
-        except (KeyError, TypeError, ValueError) as e:
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise NotADatasetError(f"{MANIFEST} lacks part of the job ({e})") from None
 
     @property
@@ -110,6 +203,27 @@ def finished_list(manifest: dict[str, Any]) -> list[int]:
     return [k for a, b in manifest.get("shards", {}).get("finished", []) for k in range(a, b + 1)]
 
 
+def ignored_files(store: Store, manifest: dict[str, Any]) -> list[tuple[str, str]]:
+    """(path, why) of every file in ``hands/`` and ``games/`` that ``manifest`` does not
+    record: readers never read them. Hidden names (a writer's ``.part-*.tmp-*``
+    temporaries, ``.DS_Store``) are left out."""
+    lay = Layout.of(manifest)
+    records = manifest.get("parts") or {}
+    out = []
+    for t in (HANDS, GAMES):
+        for name in store.listdir(t):
+            rel = f"{t}/{name}"
+            if name.startswith(".") or rel in records:
+                continue
+            k = _shard_of(name, lay.digits) if t in lay.tables else None
+            if k is None or k >= lay.n_shards:
+                why = "not a part of this job (unexpected name)"
+            else:
+                why = f"not recorded in {MANIFEST} (a shard being written, or a file copied in)"
+            out.append((rel, why))
+    return out
+
+
 # ---------------------------------------------------------------- one part
 
 def _short(e: BaseException) -> str:
@@ -117,53 +231,88 @@ def _short(e: BaseException) -> str:
     return (msg[0] if msg else type(e).__name__)[:160]
 
 
-def check_part(store: Store, table: str, name: str, record: dict | None, rows: int | None,
-               meta: str | None, full: bool = False) -> tuple[str | None, dict | None]:
-    """Check one part file. Returns (problem or None, the record of the file as it is
-    when ``full`` and it is sound, else None).
-
-    ``record``: the manifest's record (None: not recorded); ``rows``: the rows the
-    shard must hold; ``meta``: the ``job_meta`` it must carry (None: not checked).
-    """
+def _open_part(store: Store, table: str, name: str, record: dict | None, rows: int | None,
+               meta: str | None, full: bool, games: tuple[int, int] | None = None,
+               ) -> tuple[str | None, "pq.ParquetFile | None", bytes | None]:
+    """Check one part file: (problem or None, its ParquetFile when sound, its bytes when read).
+    ``games``: the shard's first and last game, checked against the ``game`` column of a
+    part without a record (a part copied to another shard's name holds other games)."""
     size = store.size(table, name)
     if size is None:
-        return "missing", None
+        return ("missing" if not store.exists(table, name) else "not a file"), None, None
     if record is not None and size != record.get("bytes"):
-        return f"{size:,} bytes, {record.get('bytes'):,} recorded (truncated, cut short or replaced)", None
+        if _another_jobs(store, table, name, meta):
+            return FOREIGN, None, None
+        return f"{size:,} bytes, {record.get('bytes'):,} recorded (truncated, cut short or replaced)", None, None
     if size == 0:
-        return "empty (0 bytes)", None
+        return "empty (0 bytes)", None, None
     data = None
     try:
         if full:
             data = store.read_bytes(table, name)
             if record is not None and hashlib.sha256(data).hexdigest() != record.get("sha256"):
-                return "its bytes differ from the recorded SHA-256 (changed in place)", None
-            pf = pq.ParquetFile(pa.BufferReader(data), page_checksum_verification=True)
+                if _another_jobs(store, table, name, meta):
+                    return FOREIGN, None, None
+                return "its bytes differ from the recorded SHA-256 (changed in place)", None, None
+            # Equal hashes mean the bytes are the ones written, page checksums included:
+            # checking each page's CRC again while decoding would only re-check the writer.
+            pf = pq.ParquetFile(pa.BufferReader(data), page_checksum_verification=record is None)
             if record is None:
                 # No hash to compare with: read every page back, checking its CRC.
-                n = pf.read().num_rows
+                whole = pf.read()
+                n = whole.num_rows
+                if games is not None and n:
+                    g = whole.column("game")
+                    if (pa.compute.min(g).as_py(), pa.compute.max(g).as_py()) != games:
+                        return f"holds games other than its shard's {games[0]:,}..{games[1]:,}", None, None
             else:
-                # The bytes are the ones written, page checksums included: decoding the
-                # pages again would only re-check the writer (and is ten times slower).
+                # Decoding the pages here would only re-check the writer (ten times slower).
                 n = pf.metadata.num_rows
-            schema = pf.schema_arrow
         else:
-            with store.open_input(table, name) as f:
-                pf = pq.ParquetFile(f)
-                n, schema = pf.metadata.num_rows, pf.schema_arrow
+            # Footer only; a reader that decodes pages later checks their CRCs on the way.
+            pf = pq.ParquetFile(store.open_input(table, name), page_checksum_verification=True)
+            n = pf.metadata.num_rows
+        schema = pf.schema_arrow
     except (pa.ArrowException, OSError, ValueError, EOFError) as e:
-        return f"unreadable ({_short(e)})", None
+        return f"unreadable ({_short(e)})", None, None
     if schema.names != SCHEMAS[table].names:
-        return "columns are not those of a shanghai-sim " + table + " table", None
+        return "columns are not those of a shanghai-sim " + table + " table", None, None
     if record is not None and n != record.get("rows"):
-        return f"{n:,} rows, {record.get('rows'):,} recorded", None
+        return f"{n:,} rows, {record.get('rows'):,} recorded", None, None
     if rows is not None and n != rows:
-        return f"{n:,} rows, {rows:,} expected for this shard", None
-    if meta is not None and (schema.metadata or {}).get(JOB_META, b"").decode() != meta:
-        return FOREIGN, None
-    if data is None:
-        return None, None
-    return None, {"bytes": len(data), "rows": int(n), "sha256": hashlib.sha256(data).hexdigest()}
+        return f"{n:,} rows, {rows:,} expected for this shard", None, None
+    if meta is not None and (schema.metadata or {}).get(JOB_META, b"").decode("utf-8", "replace") != meta:
+        return FOREIGN, None, None
+    return None, pf, data
+
+
+def _another_jobs(store: Store, table: str, name: str, meta: str | None) -> bool:
+    """Is this file a sound-looking part written for another job (a footer that parses,
+    with other job metadata)? Such a file is a user's, not damage: never overwritten."""
+    if meta is None:
+        return False
+    try:
+        with store.open_input(table, name) as f:
+            got = (pq.ParquetFile(f).schema_arrow.metadata or {}).get(JOB_META)
+    except (pa.ArrowException, OSError, ValueError, EOFError):
+        return False
+    return got is not None and got.decode("utf-8", "replace") != meta
+
+
+def check_part(store: Store, table: str, name: str, record: dict | None, rows: int | None,
+               meta: str | None, full: bool = True,
+               games: tuple[int, int] | None = None) -> tuple[str | None, dict | None]:
+    """Check one part file. Returns (problem or None, the record of the file as it is
+    when ``full`` and it is sound, else None).
+
+    ``record``: the manifest's record (None: not recorded); ``rows``: the rows the
+    shard must hold; ``meta``: the ``job_meta`` it must carry (None: not checked);
+    ``games``: see ``_open_part``.
+    """
+    problem, pf, data = _open_part(store, table, name, record, rows, meta, full, games)
+    if problem is not None or data is None:
+        return problem, None
+    return None, {"bytes": len(data), "rows": int(pf.metadata.num_rows), "sha256": hashlib.sha256(data).hexdigest()}
 
 
 # ---------------------------------------------------------------- verify
@@ -181,7 +330,7 @@ class Finding:
 class Report:
     location: str
     full: bool
-    damaged: list[Finding] = field(default_factory=list)   # missing or damaged: exit 1
+    damaged: list[Finding] = field(default_factory=list)   # missing, damaged or stray: exit 1
     notes: list[str] = field(default_factory=list)          # not damage (shards not run yet, ...)
     parts: int = 0
     games: int = 0
@@ -194,16 +343,16 @@ class Report:
 
     def lines(self) -> list[str]:
         out = [f.line(self.location) for f in self.damaged]
-        what = "full: sizes, footers, rows, SHA-256 of every byte" if self.full else \
-            "quick: sizes, footers, rows; --full also checks every byte"
+        what = "full: sizes, SHA-256 of every byte, footers, rows, job" if self.full else \
+            "quick: sizes, footers, rows, job; without --quick every byte is checked"
         mb = self.bytes / 1e6
         head = (f"{self.location}: {self.parts:,} sound parts, {self.games:,} games, {mb:,.1f} MB, "
                 f"checked in {self.seconds:.1f}s ({what})")
         out.append(head)
         out += self.notes
         if self.damaged:
-            flag = " --full-check" if self.full else ""
-            out.append(f"{len(self.damaged)} part(s) missing or damaged; repair: "
+            flag = " --quick" if not self.full else ""
+            out.append(f"{len(self.damaged)} file(s) missing, damaged or not the job's; repair: "
                        f"shanghai-sim run --resume{flag} --out {self.location}")
         else:
             out.append("all parts are as written")
@@ -211,27 +360,35 @@ class Report:
 
 
 def load_manifest(store: Store) -> dict[str, Any]:
-    """The manifest of ``store``; NotADatasetError (one line) if there is none or it is unreadable."""
-    loc = store.location
+    """The manifest of ``store``; NotADatasetError (one line naming ``verify`` and
+    ``run --resume``) if there is none, it is unreadable, or it does not describe a job."""
+    loc = store.location.rstrip("/")
     if not store.is_dir():
-        raise NotADatasetError(f"{loc!r} is not a folder (no dataset there)")
+        raise NotADatasetError(f"{store.location!r} is not a folder (no dataset there)")
+    has_parts = store.exists(GAMES) or store.exists(HANDS)
     if not store.exists(MANIFEST):
-        if store.exists(GAMES) or store.exists(HANDS):
-            raise NotADatasetError(f"{loc}/{MANIFEST} is missing (deleted?): its parts cannot be checked; "
-                                   f"`shanghai-sim run --resume --out {loc}` rebuilds it from the parts")
-        raise NotADatasetError(f"{loc!r} holds no shanghai-sim dataset (no {MANIFEST})")
+        if has_parts:
+            raise NotADatasetError(f"{loc}/{MANIFEST} is missing (deleted?): its parts cannot be trusted; "
+                                   + manifest_hint(loc))
+        raise NotADatasetError(f"{store.location!r} holds no shanghai-sim dataset (no {MANIFEST})")
+    if store.is_dir(MANIFEST):
+        raise NotADatasetError(f"{loc}/{MANIFEST} is a folder, not a manifest: move it away; " + manifest_hint(loc))
     try:
-        m = json.loads(store.read_text(MANIFEST))
+        text = store.read_text(MANIFEST)
+        m = json.loads(text) if text.strip() else {}
     except (OSError, ValueError, UnicodeDecodeError) as e:
-        raise NotADatasetError(f"{loc}/{MANIFEST} cannot be read ({_short(e)}); "
-                               f"`shanghai-sim run --resume --out {loc}` rebuilds it from the parts") from None
-    if not isinstance(m, dict) or m.get("format") != "shanghai-sim dataset" or "job" not in m:
-        raise NotADatasetError(f"{loc}/{MANIFEST} is not a shanghai-sim manifest")
+        raise NotADatasetError(f"{loc}/{MANIFEST} cannot be read ({_short(e)}); " + manifest_hint(loc)) from None
+    problem = manifest_problem(m)
+    if problem is not None:
+        if m == {} or m == []:
+            problem = "is empty"
+        raise NotADatasetError(f"{loc}/{MANIFEST} {problem} (edited?); " + manifest_hint(loc))
     return m
 
 
-def verify(location: str, full: bool = False) -> Report:
-    """Check every part of the dataset at ``location`` against its manifest."""
+def verify(location: str, full: bool = True) -> Report:
+    """Check every part of the dataset at ``location`` against its manifest (every byte
+    unless ``full`` is False), and name every file its folders hold that is not a part."""
     t0 = time.perf_counter()
     store = Store(location)
     m = load_manifest(store)
@@ -239,30 +396,31 @@ def verify(location: str, full: bool = False) -> Report:
     rep = Report(location, full)
     records: dict[str, dict] = m.get("parts") or {}
     finished = set(finished_list(m))
+    for rel, why in ignored_files(store, m):
+        k = _shard_of(rel.partition("/")[2], lay.digits)
+        if k is not None and k < lay.n_shards and k not in finished and rel.partition("/")[0] in lay.tables:
+            rep.notes.append(f"{rel}: written, not recorded yet (its shard is unfinished; "
+                             "run --resume checks it and records it or plays it again)")
+        else:
+            rep.damaged.append(Finding(rel, why + f"; readers ignore it, run --resume moves it to {QUARANTINE}/"))
     for t in lay.tables:
-        present = {n for n in store.listdir(t) if n.endswith(".parquet") and not n.startswith(".")}
-        expected = {lay.part(k): k for k in range(lay.n_shards)}
-        for name in sorted(present - expected.keys()):
-            rep.damaged.append(Finding(f"{t}/{name}", "not a part of this job (unexpected name)"))
-        for name, k in expected.items():
+        for k in sorted(finished):
+            name = lay.part(k)
             rel = f"{t}/{name}"
             rec = records.get(rel)
-            if k not in finished and name not in present:
-                continue                                     # not run yet: a note below
-            if k in finished and rec is None and name in present:
-                rep.notes.append(f"{rel}: not recorded in {MANIFEST} (written by an older version?); "
-                                 "checked without a record")
-            problem, _ = check_part(store, t, name, rec, lay.rows(t, k), lay.meta, full)
+            if rec is None:
+                rep.damaged.append(Finding(rel, f"its shard is finished but {MANIFEST} has no record of it"))
+                continue
+            problem, _, _ = _open_part(store, t, name, rec, lay.rows(t, k), lay.meta, full)
             if problem is not None:
-                if k not in finished:
-                    problem += " (its shard is not finished: run --resume replaces it)"
                 rep.damaged.append(Finding(rel, problem))
                 continue
             rep.parts += 1
-            rep.bytes += rec["bytes"] if rec else (store.size(t, name) or 0)
+            rep.bytes += rec["bytes"]
             if t == GAMES:
                 rep.games += lay.shard_games(k)
-    if rep.damaged and not rep.parts and all(f.reason == FOREIGN for f in rep.damaged):
+    of_parts = [f for f in rep.damaged if f.path in records]
+    if of_parts and not rep.parts and all(f.reason == FOREIGN for f in of_parts):
         rep.notes.append(f"{MANIFEST} describes another job than every part (edited or copied by hand?): "
                          f"restore it, or delete it and `shanghai-sim run --resume --out {location}` "
                          "rebuilds it from the parts")
@@ -276,49 +434,51 @@ def verify(location: str, full: bool = False) -> Report:
 
 # ---------------------------------------------------------------- safe reads
 
-def iter_parts(location: str, table: str, columns: list[str] | None = None) -> Iterator[tuple[str, pa.Table]]:
-    """Yield ``(part name, table)`` for every part of ``table``, in shard order, checked
-    on the way: sizes and rows against the manifest (when there is one), page
-    checksums as pages are read. A missing or damaged part raises DamagedPartError."""
+def iter_parts(location: str, table: str, columns: list[str] | None = None, *, full: bool = True,
+               on_ignored: Callable[[str, str], None] | None = None) -> Iterator[tuple[str, pa.Table]]:
+    """Yield ``(part name, table)`` for every part of ``table`` that the manifest records,
+    in shard order, each checked before it is decoded: its size, the SHA-256 of its
+    bytes (unless ``full`` is False), rows, columns and job against the manifest.
+
+    No manifest, or one that does not describe a job: NotADatasetError. A missing or
+    damaged part: DamagedPartError. Files of the folder that the manifest does not
+    record are never read; each is passed to ``on_ignored(path, why)``, by default an
+    ``IgnoredFileWarning``. An unfinished job yields its finished shards.
+    """
     store = Store(location)
-    records: dict[str, dict] = {}
-    names = {n for n in store.listdir(table) if n.endswith(".parquet") and not n.startswith(".")}
-    if store.exists(MANIFEST):
-        try:
-            m = json.loads(store.read_text(MANIFEST))
-            records = {k.split("/", 1)[1]: v for k, v in (m.get("parts") or {}).items()
-                       if k.startswith(table + "/")}
-        except (OSError, ValueError, AttributeError, IndexError):
-            records = {}
-    for name in sorted(names | records.keys()):
+    loc = store.location.rstrip("/")
+    m = load_manifest(store)
+    lay = Layout.of(m)
+    for rel, why in ignored_files(store, m):
+        if rel.startswith(table + "/"):
+            if on_ignored is not None:
+                on_ignored(rel, why)
+            else:
+                warnings.warn(IgnoredFileWarning(f"{loc}/{rel}: ignored, {why}"), stacklevel=2)
+    if table not in lay.tables:
+        return
+    records: dict[str, dict] = m.get("parts") or {}
+    for k in sorted(set(finished_list(m))):
+        name = lay.part(k)
         rel = f"{table}/{name}"
-        rec = records.get(name)
-        size = store.size(table, name)
-        problem = None
-        if size is None:
-            problem = "missing"
-        elif rec is not None and size != rec.get("bytes"):
-            problem = f"{size:,} bytes, {rec.get('bytes'):,} recorded"
-        elif size == 0:
-            problem = "empty (0 bytes)"
-        if problem is None:
-            try:
-                with store.open_input(table, name) as f:
-                    pf = pq.ParquetFile(f, page_checksum_verification=True)
-                    if rec is not None and pf.metadata.num_rows != rec.get("rows"):
-                        problem = f"{pf.metadata.num_rows:,} rows, {rec.get('rows'):,} recorded"
-                    else:
-                        yield name, pf.read(columns=columns)
-                        continue
-            except (pa.ArrowException, OSError, ValueError, EOFError) as e:
-                problem = f"unreadable: {_short(e)}"
-        raise DamagedPartError(f"{store.location.rstrip('/')}/{rel} is damaged ({problem}); "
-                               + repair_hint(store.location))
+        rec = records.get(rel)
+        if rec is None:
+            problem = f"its shard is finished but {MANIFEST} has no record of it"
+        else:
+            problem, pf, _ = _open_part(store, table, name, rec, lay.rows(table, k), lay.meta, full)
+            if problem is None:
+                yield name, pf.read(columns=columns)
+                continue
+        if problem == FOREIGN:
+            raise DamagedPartError(f"{loc}/{rel} was written for another job than {loc}/{MANIFEST} describes "
+                                   f"(the manifest edited, or the part copied in); " + repair_hint(loc))
+        raise DamagedPartError(f"{loc}/{rel} is damaged ({problem}); " + repair_hint(loc))
 
 
-def read_table(location: str, table: str = GAMES, columns: list[str] | None = None) -> pa.Table:
+def read_table(location: str, table: str = GAMES, columns: list[str] | None = None, *,
+               full: bool = True) -> pa.Table:
     """A whole table of a dataset, every part checked (``iter_parts``)."""
-    parts = [t for _, t in iter_parts(location, table, columns)]
+    parts = [t for _, t in iter_parts(location, table, columns, full=full)]
     if not parts:
-        raise NotADatasetError(f"{location!r} holds no {table}/ part files")
+        raise NotADatasetError(f"{location!r} holds no finished {table}/ part yet")
     return pa.concat_tables(parts)

@@ -17,13 +17,15 @@ The unit of every confidence interval is the game, the independent draw:
 
 Intervals are normal: mean +- 1.96 sd / sqrt(n).
 
-Every part is checked as it is read (``integrity.iter_parts``): a missing or
-damaged part is a ``DamagedPartError`` naming the file and the way out.
+Only the parts the manifest records are read, each checked against its record
+before it is decoded (``integrity.iter_parts``: size, SHA-256, rows, job): a
+missing or damaged part is a ``DamagedPartError`` naming the file and the way
+out, a missing or edited manifest a ``NotADatasetError``; any other file in
+``hands/`` or ``games/`` is listed under ``ignored`` and never counted.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,8 +33,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .dataset import GAMES, HANDS, MANIFEST, Store
-from .integrity import iter_parts
+from .dataset import GAMES, HANDS, Store
+from .integrity import finished_list, iter_parts, load_manifest
 
 Z95 = 1.959963984540054
 
@@ -195,41 +197,38 @@ def _add_by_hand(t, by_hand: dict, ends: dict) -> None:
         e[ended] = e.get(ended, 0) + int(k)
 
 
-def summarize(out: str) -> dict[str, Any]:
-    """The summary of the dataset at ``out`` (a folder or URL) as plain data."""
+def summarize(out: str, full: bool = True) -> dict[str, Any]:
+    """The summary of the dataset at ``out`` (a folder or URL) as plain data.
+
+    Only the parts its manifest records are read, each checked against its record
+    first (every byte unless ``full`` is False); files of ``hands/`` and ``games/``
+    the manifest does not record are listed under ``ignored`` and never counted."""
     store = Store(out)
     if not store.is_dir():
         raise SummaryError(f"{out!r} is not a dataset folder (run `shanghai-sim run --out {out}` first)")
-    manifest: dict[str, Any] = {}
-    if store.exists(MANIFEST):
-        try:
-            manifest = json.loads(store.read_text(MANIFEST))
-        except (ValueError, UnicodeDecodeError):
-            raise SummaryError(f"{out}/{MANIFEST} is not valid JSON; `shanghai-sim run --resume --out {out}` "
-                               "rebuilds it from the parts") from None
-        except OSError as e:            # a folder of that name, a file it may not read
-            raise SummaryError(f"{out}/{MANIFEST} cannot be read ({e.strerror or e}); `shanghai-sim run "
-                               f"--resume --out {out}` rebuilds it from the parts") from None
-        if not isinstance(manifest, dict):
-            raise SummaryError(f"{out}/{MANIFEST} is not a shanghai-sim manifest (a JSON "
-                               f"{type(manifest).__name__}, not an object); `shanghai-sim run --resume "
-                               f"--out {out}` rebuilds it from the parts") from None
-    game_parts = [n for n in store.listdir(GAMES) if n.endswith(".parquet") and not n.startswith(".")]
-    if not game_parts and not any(k.startswith(GAMES + "/") for k in manifest.get("parts") or {}):
-        raise SummaryError(f"{out!r} holds no games/ part files (not a shanghai-sim dataset, or nothing finished yet)")
+    manifest = load_manifest(store)
+    if not finished_list(manifest):
+        raise SummaryError(f"{out!r} holds no finished shard yet (status {manifest.get('status')}); "
+                           f"finish it with `shanghai-sim run --resume --out {out}`")
+    ignored: list[dict[str, str]] = []
+
+    def note(rel: str, why: str) -> None:
+        ignored.append({"path": f"{out.rstrip('/')}/{rel}", "why": why})
+
     seats: dict[int, Group] = {}
     bots: dict[str, Group] = {}
     n_games = 0
-    players = manifest.get("job", {}).get("players")
-    for _, t in iter_parts(out, GAMES, ["game", "seat", "bot", "points", "win_share"]):
+    players = manifest["job"]["players"]
+    for _, t in iter_parts(out, GAMES, ["game", "seat", "bot", "points", "win_share"], full=full,
+                           on_ignored=note):
         n_games += _add_games(t, players, seats, bots)
     hand_len, buys, n_hands = Moments(), Moments(), 0
     by_hand: dict[tuple[int, str], dict[str, Moments]] = {}
     ends: dict[int, dict[str, int]] = {}
-    hand_parts = [n for n in store.listdir(HANDS) if n.endswith(".parquet") and not n.startswith(".")]
-    hands = len(manifest.get("rules", {}).get("contracts", [])) or None
+    hand_parts = manifest["job"]["detail"] == HANDS
+    hands = len(manifest["rules"]["contracts"])
     for _, t in iter_parts(out, HANDS, ["game", "hand", "seat", "bot", "turns", "buys", "points",
-                                        "down_turn", "went_out", "ended"]):
+                                        "down_turn", "went_out", "ended"], full=full, on_ignored=note):
         n_hands += _add_hands(t, players, hands, hand_len, buys)
         _add_by_hand(t, by_hand, ends)
     shards = manifest.get("shards", {})
@@ -245,6 +244,7 @@ def summarize(out: str) -> dict[str, Any]:
         "seed": job.get("seed"),
         "seats": {int(k): v.as_dict() for k, v in sorted(seats.items())},
         "bots": {k: v.as_dict() for k, v in sorted(bots.items())},
+        "ignored": ignored,
     }
     if hand_parts:
         result["hands"] = {"hands": n_hands, "hand_length_turns": hand_len.as_dict(),
@@ -333,6 +333,13 @@ def format_summary(s: dict[str, Any], by_hand: bool = False) -> str:
         lines += _wrap("(every seat): that bot held every seat of every game, so its win share is "
                        "1/players by construction (the shares of a game sum to 1); compare bots in a "
                        "mixed line-up.")
+    for f in s.get("ignored", [])[:10]:
+        lines.append(f"ignored: {f['path']}: {f['why']}")
+    if len(s.get("ignored", [])) > 10:
+        lines.append(f"ignored: ... and {len(s['ignored']) - 10} more files the manifest does not record")
+    if s.get("ignored"):
+        lines += _wrap(f"(ignored files are not counted; `shanghai-sim run --resume --out {s['out']}` "
+                       "moves those that are not the job's to quarantine/)")
     if by_hand:
         lines += ["", format_by_hand(s)]
     elif "by_hand" in s:

@@ -147,18 +147,22 @@ def test_a_cut_or_missing_part_is_found_and_replayed(clean, tmp_path, damage, ta
     assert run_cli("verify", "--full", out).exit_code == 0
 
 
-def test_bytes_changed_in_place_are_found_by_page_checksums_and_the_full_check(clean, tmp_path):
+def test_bytes_changed_in_place_are_found_by_the_default_check(clean, tmp_path):
     out = copy_of(clean, tmp_path)
     flip_inside_a_page(out / "hands" / "part-00001.parquet")
-    r = run_cli("summary", out)                     # readers verify page checksums
+    r = run_cli("summary", out)                     # readers compare every part's SHA-256
     assert r.exit_code == 2
-    one_line(r, "hands/part-00001.parquet", "damaged", "--full-check")
-    assert run_cli("verify", out).exit_code == 0     # size, footer and rows are intact...
-    r = run_cli("verify", "--full", out)            # ...the bytes are not
+    one_line(r, "hands/part-00001.parquet", "damaged", "SHA-256", "verify", "run --resume")
+    r = run_cli("verify", "--quick", out)           # size, footer and rows are intact...
+    assert r.exit_code == 0, r.output
+    r = run_cli("verify", out)                      # ...the bytes are not
     assert r.exit_code == 1
     assert "hands/part-00001.parquet: its bytes differ from the recorded SHA-256" in r.output
-    assert "run --resume --full-check" in r.output
-    r = run_cli("run", "--resume", "--full-check", "--out", out)
+    assert "repair: shanghai-sim run --resume --out" in r.output
+    assert run_cli("verify", "--full", out).exit_code == 1     # the old flag: the default check
+    r = run_cli("run", "--resume", "--quick", "--out", out)   # --quick keeps what it cannot see
+    assert r.exit_code == 0 and "nothing to do" in r.stderr, r.output
+    r = run_cli("run", "--resume", "--out", out)
     assert r.exit_code == 0, r.output
     assert "playing again" in r.stderr
     assert_identical(clean, out)
@@ -193,14 +197,14 @@ def test_a_hand_edited_manifest(clean, tmp_path):
     one_line(r, "manifest.json cannot be read", "--resume")
     r = run_cli("summary", out)
     assert r.exit_code == 2
-    one_line(r, "not valid JSON")
+    one_line(r, "manifest.json cannot be read", "shanghai-sim verify", "run --resume")
     assert run_cli("run", "--resume", "--out", out, "-q").exit_code == 0
     assert_identical(clean, out)
     # a record changed: that part no longer matches it
     m = json.loads(good)
     m["parts"]["games/part-00000.parquet"]["sha256"] = "0" * 64
     path.write_text(json.dumps(m))
-    r = run_cli("verify", "--full", out)
+    r = run_cli("verify", out)
     assert r.exit_code == 1 and "games/part-00000.parquet: its bytes differ" in r.output
     assert run_cli("run", "--resume", "--full-check", "--out", out, "-q").exit_code == 0
     assert_identical(clean, out)

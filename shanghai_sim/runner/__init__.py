@@ -37,15 +37,15 @@ from ..integrity import FOREIGN, JOB_META, check_part, job_meta  # noqa: F401
 from ..kernels.records import NHF  # noqa: F401
 from ..kernels.rng import game_seed_nb  # noqa: F401
 from ..rules import MAX_PLAYERS, MIN_PLAYERS, Rules, RulesError, load_rules, overrides, preset  # noqa: F401
-from .execute import (CHUNK_SECONDS, MAX_CHUNK, Interrupted, LocalExecutor, RunResult,  # noqa: F401
+from .execute import (CHUNK_SECONDS, MAX_CHUNK, Interrupted, LocalExecutor, RunResult, RunStopped,  # noqa: F401
                       ShardResult, Tracker, _codes, _last_manifest, _run_locked, _say_repairs,
                       _sigterm_as_interrupt, _warm_up, play_shard, run, run_shard)
 from .job import (IDENTITY_KEYS, JOB_KEYS, MAX_GAMES, MAX_SEED, SEATINGS, Job, JobError,  # noqa: F401
                   _check_int, _is_url, load_job_file, normalise, split_bots)
 from .manifest import (LOCK, OutputLock, Prepared, _describe_difference, _differences,  # noqa: F401
                        _fmt_value, _manifest_or_none, _now, _part_names, _prepare, _ranges,
-                       check_shards, job_for_resume, job_from_parts, new_manifest, read_manifest,
-                       rules_from_dict, same_job)
+                       check_shards, job_for_resume, job_from_parts, new_manifest, quarantine,
+                       read_manifest, rules_from_dict, same_job)
 from .planning import (MAX_TOURNAMENT_SEATINGS, WARM_STATES, Engine, Plan, _bot_name, _tournament_seatings,  # noqa: F401
                    default_engine, default_shard_size, distinct_seatings_count, game_seeds, plan, play_games_warm,
                    rotations, tournament_seatings)

@@ -15,7 +15,7 @@ import numpy as np
 from ..dataset import GAMES, HANDS, MANIFEST, Store, games_table, hands_table
 from ..integrity import JOB_META
 from ..kernels.records import NHF
-from .manifest import OutputLock, Prepared, _now, _prepare, _ranges, new_manifest
+from .manifest import OutputLock, Prepared, _now, _prepare, _ranges, new_manifest, quarantine
 from .planning import Engine, Plan, default_engine
 from .progress import Progress
 
@@ -27,6 +27,12 @@ MAX_CHUNK = 1000
 
 class Interrupted(Exception):
     """Raised inside a shard when the run is being stopped; the shard is not written."""
+
+
+class RunStopped(RuntimeError):
+    """The run cannot go on for a reason outside its input (a cluster with no live worker):
+    one line saying why. The manifest records the whole parts written so far and is
+    marked ``failed``; ``run --resume`` finishes the job."""
 
 # ---------------------------------------------------------------- one shard
 
@@ -230,25 +236,33 @@ class RunResult:
     status: str             # "complete", or "already complete"
     manifest: dict[str, Any]
     repaired: tuple[str, ...] = ()   # parts found missing or damaged and played again
+    moved: tuple[tuple[str, str], ...] = ()   # (from, to): files not the job's, moved to quarantine/
 
 
 def run(plan_: Plan, *, resume: bool = False, overwrite: bool = False,
         progress: TextIO | None = sys.stderr, engine: Engine | None = None,
-        executor: Callable | None = None, full_check: bool = False) -> RunResult:
+        executor: Callable | None = None, quick: bool = False, full_check: bool = True) -> RunResult:
     """Run ``plan_`` into its output location. Ctrl-C / SIGTERM stop after the current
     chunk and leave only whole shards (KeyboardInterrupt is re-raised).
 
-    With ``resume``, the parts already there are checked (quick checks; every byte
-    with ``full_check``) and every shard whose part is missing or damaged is played
-    again. A second run into the same local folder is refused while this one holds
-    it (``OutputLock``). A write that fails (a full disk) raises ``WriteError``: the
-    part being written is not kept and the manifest never records it.
+    With ``resume``, the parts already there are checked against the manifest
+    (every byte: SHA-256; sizes, footers and rows only with ``quick``;
+    ``full_check`` is the default, kept for callers that ask for it), every
+    shard whose part is missing or damaged is played again, and files in
+    ``hands/``/``games/`` that are not the job's are moved to ``quarantine/``.
+    The job is complete when its manifest says so: a run stopped after its last
+    part but before its manifest is finished by ``resume``, which records the
+    parts on disk and writes the manifest. A second run into the same local
+    folder is refused while this one holds it (``OutputLock``). A write that
+    fails (a full disk) raises ``WriteError``: the part being written is not
+    kept and the manifest never records it.
     """
-    first = _prepare(plan_, resume, overwrite, full_check, checks=False)   # refuse early, lock-free
+    full = not quick
+    first = _prepare(plan_, resume, overwrite, full, checks=False)   # refuse early, lock-free
     lock = OutputLock(first.store).acquire()
     try:
-        prep = _prepare(plan_, resume, overwrite, full_check)     # again, under the lock
-        if prep.old is not None and len(prep.done) == plan_.n_shards and prep.extend_from is None:
+        prep = _prepare(plan_, resume, overwrite, full)     # again, under the lock
+        if prep.finished_as_recorded:
             return RunResult(plan_.location, plan_.games, 0, 0.0, "already complete", prep.old)
         lock.record_holder()
         return _run_locked(plan_, prep, progress, engine, executor)
@@ -259,15 +273,19 @@ def run(plan_: Plan, *, resume: bool = False, overwrite: bool = False,
 def _run_locked(plan_: Plan, prep: Prepared, progress: TextIO | None, engine: Engine | None,
                 executor: Callable | None) -> RunResult:
     store, old, done = prep.store, prep.old, prep.done
+    pending = [k for k in range(plan_.n_shards) if k not in done]
     eng = engine or default_engine()
-    _warm_up(plan_, eng, progress)          # compile errors surface before anything changes
+    if pending:
+        _warm_up(plan_, eng, progress)      # compile errors surface before anything changes
     if prep.wipe:
         for part in (HANDS, GAMES, MANIFEST):
             store.delete(part)
+    store.sweep_temporaries()
     for t in plan_.tables:
         store.sweep_temporaries(t)
+    moved = quarantine(store, prep.strays)
     if progress is not None:
-        _say_repairs(prep, plan_, progress)
+        _say_repairs(prep, plan_, progress, moved)
     manifest = old if old is not None else new_manifest(plan_)
     manifest["parts"] = dict(prep.records)        # parts of shards to play again are forgotten
     manifest["status"] = "running"
@@ -275,6 +293,8 @@ def _run_locked(plan_: Plan, prep: Prepared, progress: TextIO | None, engine: En
                "resumed_at_shards": len(done)}
     if prep.repairs:
         session["repaired_parts"] = [r.split(":", 1)[0] for r in prep.repairs]
+    if moved:
+        session["quarantined"] = [a for a, _ in moved]
     if prep.extend_from is not None:
         session["extended_from_games"] = prep.extend_from
         manifest["job"] = plan_.identity()
@@ -283,16 +303,16 @@ def _run_locked(plan_: Plan, prep: Prepared, progress: TextIO | None, engine: En
         session["manifest_rebuilt"] = True
     manifest["sessions"].append(session)
     already = sum(plan_.bounds(k)[1] - plan_.bounds(k)[0] for k in done)
-    prog = Progress(plan_.games, already, progress)
+    prog = Progress(plan_.games, already, progress if pending else None)   # nothing to show otherwise
     tracker = Tracker(plan_, store, manifest, set(done), prog)
     for t in plan_.tables:
         store.makedirs(t)
     tracker.write_manifest()
-    pending = [k for k in range(plan_.n_shards) if k not in done]
     execute = executor or LocalExecutor(plan_.threads)
     restore = _sigterm_as_interrupt()
     try:
-        execute(plan_, pending, engine, tracker)
+        if pending:
+            execute(plan_, pending, engine, tracker)
     except KeyboardInterrupt:
         _last_manifest(tracker, "interrupted")
         prog.close()
@@ -310,7 +330,7 @@ def _run_locked(plan_: Plan, prep: Prepared, progress: TextIO | None, engine: En
     tracker.write_manifest("complete")
     prog.close()
     return RunResult(plan_.location, plan_.games, tracker.session_games,
-                     time.perf_counter() - prog.t0, "complete", manifest, tuple(prep.repairs))
+                     time.perf_counter() - prog.t0, "complete", manifest, tuple(prep.repairs), tuple(moved))
 
 
 def _last_manifest(tracker: Tracker, status: str) -> None:
@@ -322,11 +342,20 @@ def _last_manifest(tracker: Tracker, status: str) -> None:
         pass
 
 
-def _say_repairs(prep: Prepared, plan_: Plan, stream: TextIO) -> None:
+def _say_repairs(prep: Prepared, plan_: Plan, stream: TextIO, moved: list[tuple[str, str]] = ()) -> None:
     loc = plan_.location.rstrip("/")
     if prep.rebuilt:
-        stream.write(f"{loc}/{MANIFEST} was missing or unreadable: rebuilt from the {len(prep.done)} "
-                     f"shard(s) whose parts check out ({plan_.games:,} games, seed {plan_.seed})\n")
+        shards = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in _ranges(sorted(prep.done))) or "none"
+        stream.write(f"{loc}/{MANIFEST} was missing or unreadable: rebuilt for the job its parts were "
+                     f"written for ({plan_.games:,} games, seed {plan_.seed}); accepted "
+                     f"{len(prep.records)} part(s) of {len(prep.done)} shard(s) ({shards}), "
+                     "each checked page by page\n")
+    for a, b in moved:
+        why = dict(prep.strays).get(a, "not the job's")
+        stream.write(f"moved {loc}/{a} to {loc}/{b}: {why}\n")
+    if not prep.rebuilt and not prep.repairs and not moved and prep.extend_from is None \
+            and len(prep.done) == plan_.n_shards:
+        stream.write(f"{loc}: every part was already written; recording them and finishing its {MANIFEST}\n")
     if prep.extend_from is not None:
         stream.write(f"extending the job from {prep.extend_from:,} to {plan_.games:,} games "
                      "(the games already played are kept: game g depends only on the seed and g)\n")

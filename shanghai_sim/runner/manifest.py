@@ -10,7 +10,7 @@ from typing import Any, Iterable
 
 from .. import __version__
 from ..dataset import GAMES, HANDS, MANIFEST, SCHEMA_VERSION, Store
-from ..integrity import FOREIGN, JOB_META, check_part
+from ..integrity import FOREIGN, JOB_META, check_part, finished_list
 from ..rules import Rules, RulesError, overrides, preset
 from .job import IDENTITY_KEYS, JOB_KEYS, Job, JobError, _is_url, normalise
 from .planning import Plan
@@ -56,30 +56,62 @@ def _part_names(store: Store, table: str) -> list[str]:
     return [n for n in store.listdir(table) if n.startswith("part-") and n.endswith(".parquet")]
 
 
+def _part_job(store: Store, t: str, name: str) -> tuple[str, dict[str, Any], int, int] | None:
+    """(metadata text, its job, shard number, rows) of a part file, or None when it has no
+    readable metadata or its games are not those of the shard its name says."""
+    import pyarrow.parquet as pq
+    try:
+        k = int(name[len("part-"):-len(".parquet")])
+        with store.open_input(t, name) as f:
+            pf = pq.ParquetFile(f)
+            text = (pf.schema_arrow.metadata or {})[JOB_META].decode()
+            meta = json.loads(text)
+            rows = pf.metadata.num_rows
+            first = pf.read_row_group(0, columns=["game"]).column("game")[0].as_py() if rows else None
+    except Exception:          # a damaged part, or one without the metadata: not evidence
+        return None
+    if not isinstance(meta, dict) or not isinstance(meta.get("shard_size"), int) \
+            or first != k * meta["shard_size"]:
+        return None
+    return text, meta, k, rows
+
+
 def job_from_parts(store: Store, given: dict[str, Any]) -> dict[str, Any]:
     """Job options read back from the parts' ``shanghai_sim.job`` metadata, for a dataset
-    whose manifest was deleted or damaged. The game count is ``given["games"]``, else
-    inferred from the last part (the last shards may never have run: say --games)."""
-    import pyarrow.parquet as pq
+    whose manifest was deleted or damaged.
+
+    The job is the one most parts were written for (with ``given`` options such as
+    ``--seed``, among the parts that agree with them); parts of other jobs are left
+    for the checks to refuse. The game count is ``given["games"]``, else inferred from
+    the job's last part (the last shards may never have run: say --games)."""
+    votes: dict[str, list[tuple[str, dict, int, int]]] = {}
     for t in (GAMES, HANDS):
-        for name in reversed(_part_names(store, t)):
-            try:
-                with store.open_input(t, name) as f:
-                    pf = pq.ParquetFile(f)
-                    meta = json.loads((pf.schema_arrow.metadata or {})[JOB_META])
-                    rows = pf.metadata.num_rows
-                    k = int(name[len("part-"):-len(".parquet")])
-                    base = normalise({key: meta.get(key) for key in ("players", "bots", "seed", "rotate",
-                                                                     "detail", "shard_size", "seating")}, "parts")
-                    base["rules"] = rules_from_dict(meta["rules"])
-            except Exception:          # a damaged part, or one without the metadata: try another
-                continue
+        for name in _part_names(store, t):
+            got = _part_job(store, t, name)
+            if got is not None:
+                votes.setdefault(got[0], []).append((t, got[1], got[2], got[3]))
+    wanted = {k: v for k, v in given.items() if k in ("players", "seed", "rotate", "detail", "shard_size",
+                                                       "seating")}
+    fits = {text: ps for text, ps in votes.items()
+            if all(ps[0][1].get(k, "rotate" if k == "seating" else None) == v for k, v in wanted.items())}
+    for text, ps in sorted(fits.items(), key=lambda kv: (-len(kv[1]), min(p[2] for p in kv[1]))):
+        meta = ps[0][1]
+        try:
+            base = normalise({key: meta.get(key) for key in ("players", "bots", "seed", "rotate",
+                                                             "detail", "shard_size", "seating")}, "parts")
+            base["rules"] = rules_from_dict(meta["rules"])
+        except Exception:          # metadata that does not make a job: try another
+            continue
+        last = []
+        for t, _, k, rows in ps:
             per_game = base["players"] * (len(meta["rules"]["contracts"]) if t == HANDS else 1)
-            base["games"] = k * base["shard_size"] + rows // per_game
-            base.update(given)
-            return base
-    raise JobError(f"{store.location}: no {MANIFEST} and no readable part to rebuild it from; "
-                   "give the job's options with --overwrite to start again")
+            last.append(k * base["shard_size"] + rows // per_game)
+        base["games"] = max(last)
+        base.update(given)
+        return base
+    raise JobError(f"{store.location}: no {MANIFEST} and no readable part to rebuild it from"
+                   + (" that agrees with the options given" if votes else "")
+                   + "; give the job's options with --overwrite to start again")
 
 
 def job_for_resume(out: str, given: dict[str, Any]) -> Job:
@@ -96,7 +128,14 @@ def job_for_resume(out: str, given: dict[str, Any]) -> Job:
             return Job(**dict(given, out=out))
         base = job_from_parts(store, {k: v for k, v in given.items() if k in JOB_KEYS and k != "out"})
         return Job(**dict(base, out=out))
-    base = normalise({k: m["job"][k] for k in IDENTITY_KEYS if k in m["job"]}, "manifest")
+    edited = (f"{store.location}/{MANIFEST} does not describe a job ({{}}; edited?): restore it, or delete it "
+              f"and `shanghai-sim run --resume --out {out}` rebuilds it from the parts")
+    try:
+        base = normalise({k: m["job"][k] for k in IDENTITY_KEYS if k in m["job"]}, "manifest")
+    except JobError as e:
+        raise JobError(edited.format(e)) from None
+    if len(base.get("bots", ())) not in (1, base.get("players")):
+        raise JobError(edited.format(f"{len(base['bots'])} bots for {base.get('players')} players"))
     try:
         base["rules"] = rules_from_dict(m["rules"])
     except (RulesError, KeyError, TypeError) as e:
@@ -153,17 +192,30 @@ class Prepared:
     repairs: list[str] = field(default_factory=list)          # "games/part-00003.parquet: missing"
     extend_from: int | None = None       # the dataset's game count when extending the job
     rebuilt: bool = False                # the manifest was missing or unreadable
+    strays: list[tuple[str, str]] = field(default_factory=list)   # (path, why): files to quarantine
+
+    @property
+    def finished_as_recorded(self) -> bool:
+        """Is the job complete by its manifest, every part recorded as it is on disk, and
+        nothing to move? (Only then is there nothing to do: completion is read from the
+        manifest, never from the parts alone.)"""
+        from ..integrity import finished_list
+        old = self.old
+        return (old is not None and self.extend_from is None and not self.strays and not self.repairs
+                and old.get("status") == "complete"
+                and set(finished_list(old)) == self.done and (old.get("parts") or {}) == self.records)
 
 
-def check_shards(store: Store, plan: Plan, manifest: dict[str, Any] | None, full: bool = False,
+def check_shards(store: Store, plan: Plan, manifest: dict[str, Any] | None, full: bool = True,
                  quiet_shards: Iterable[int] = ()) -> tuple[set[int], dict[str, dict], list[str]]:
     """Which shards' parts are sound: (done, their records, damaged or missing parts).
 
-    A finished shard's parts get the quick checks (the full ones with ``full``)
-    against their manifest records; a part on disk that the manifest does not
-    record (written after its last update, or before records existed) gets the
-    full checks and is recorded as it is. ``quiet_shards`` are replayed without
-    being reported (the last shard of a job being extended).
+    A finished shard's parts are checked against their manifest records (every
+    byte with ``full``, the default; sizes, footers, rows and job without); a part
+    on disk that the manifest does not record (written after its last update, or
+    with no manifest to rebuild from) gets the full checks, its games included,
+    must carry this job's metadata, and is recorded as it is. ``quiet_shards`` are
+    replayed without being reported (the last shard of a job being extended).
     """
     from ..integrity import finished_list
     records = (manifest or {}).get("parts") or {}
@@ -176,6 +228,7 @@ def check_shards(store: Store, plan: Plan, manifest: dict[str, Any] | None, full
     repairs: list[str] = []
     for k in range(plan.n_shards):
         name = plan.part(k)
+        first, end = plan.bounds(k)
         recs: dict[str, dict] = {}
         ok = True
         for t in plan.tables:
@@ -187,9 +240,9 @@ def check_shards(store: Store, plan: Plan, manifest: dict[str, Any] | None, full
                 continue
             rec = records.get(rel) if k in finished else None
             problem, fresh = check_part(store, t, name, rec, plan.shard_rows(t, k), meta,
-                                        full=full or rec is None)
+                                        full=full or rec is None, games=(first, end - 1))
             if problem is not None:
-                if k not in quiet:
+                if k not in quiet or problem == FOREIGN:
                     repairs.append(f"{rel}: {problem}")
                 ok = False
             else:
@@ -200,10 +253,51 @@ def check_shards(store: Store, plan: Plan, manifest: dict[str, Any] | None, full
     return done, keep, repairs
 
 
+NOT_THE_JOBS = (FOREIGN, "holds games other than")
+
+
+def _strays(store: Store, plan: Plan, repairs: list[str]) -> list[tuple[str, str]]:
+    """(path, why) of the files in ``hands/`` and ``games/`` that are not this job's: names no
+    part of it has, a table it does not write, and parts written for another job or
+    holding another shard's games (from ``repairs``). ``--resume`` moves them to
+    ``quarantine/``; hidden names (a writer's temporaries) are not among them."""
+    expected = {plan.part(k) for k in range(plan.n_shards)}
+    out = []
+    for t in (HANDS, GAMES):
+        for name in store.listdir(t):
+            if name.startswith("."):
+                continue
+            if t not in plan.tables:
+                out.append((f"{t}/{name}", f"this job writes no {t}/ table"))
+            elif name not in expected or store.is_dir(t, name):
+                out.append((f"{t}/{name}", "not a part of this job (unexpected name)"))
+    for r in repairs:
+        rel, _, why = r.partition(": ")
+        if why.startswith(NOT_THE_JOBS):
+            out.append((rel, why))
+    return out
+
+
+def quarantine(store: Store, strays: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Move each stray file to ``OUT/quarantine/`` (same table folder; a free name if one is
+    taken): never deleted. Returns (from, to) pairs, relative to the dataset."""
+    from ..integrity import QUARANTINE
+    moved = []
+    for rel, _ in strays:
+        t, _, name = rel.partition("/")
+        store.makedirs(QUARANTINE, t)
+        dest, n = name, 1
+        while store.exists(QUARANTINE, t, dest):
+            dest, n = f"{name}.{n}", n + 1
+        store.move((t, name), (QUARANTINE, t, dest))
+        moved.append((rel, f"{QUARANTINE}/{t}/{dest}"))
+    return moved
+
+
 LOCK = ".shanghai-sim.lock"
 
 
-def _prepare(plan: Plan, resume: bool, overwrite: bool, full: bool = False,
+def _prepare(plan: Plan, resume: bool, overwrite: bool, full: bool = True,
              checks: bool = True) -> Prepared:
     """Check the output location; says what is there and what to do.
 
@@ -219,7 +313,11 @@ def _prepare(plan: Plan, resume: bool, overwrite: bool, full: bool = False,
     if not names:
         store.probe()
         return Prepared(store, None, set())
-    foreign = sorted(set(names) - {MANIFEST, HANDS, GAMES, ".write-test"})
+    from ..integrity import QUARANTINE
+    if store.is_dir(MANIFEST):
+        raise JobError(f"output {where!r}: its {MANIFEST} is a folder, not a manifest; move it away "
+                       "(then --resume rebuilds the manifest from the parts)")
+    foreign = sorted(set(names) - {MANIFEST, HANDS, GAMES, QUARANTINE, ".write-test"})
     if MANIFEST not in names and foreign:
         raise JobError(f"output {where!r} is not empty and holds no shanghai-sim dataset; "
                        "choose a new or empty folder")
@@ -236,9 +334,15 @@ def _prepare(plan: Plan, resume: bool, overwrite: bool, full: bool = False,
             what = "no manifest.json (deleted?)" if MANIFEST not in names else "an unreadable manifest.json"
             raise JobError(f"output {where!r} holds parts but {what}; add --resume to check the parts "
                            "and rebuild it (the job is read from the parts), or --overwrite to start again")
-        done, records, repairs = check_shards(store, plan, None, True) if checks else (set(), {}, [])
+        if not checks:
+            return Prepared(store, None, set(), rebuilt=True)
+        done, records, repairs = check_shards(store, plan, None, True)
+        strays = _strays(store, plan, repairs)
+        moved = {rel for rel, _ in strays}
         store.probe()
-        return Prepared(store, None, done, records=records, repairs=repairs, rebuilt=True)
+        return Prepared(store, None, done, records=records,
+                        repairs=[r for r in repairs if r.partition(": ")[0] not in moved],
+                        rebuilt=True, strays=strays)
     extend_from = None
     if not same_job(old, plan):
         diffs = _differences(old, plan)
@@ -287,22 +391,38 @@ def _prepare(plan: Plan, resume: bool, overwrite: bool, full: bool = False,
         quiet = [extend_from // plan.shard_size]           # the old last shard grows
     done, records, repairs = check_shards(store, plan, old, full, quiet)
     foreign_parts = [r for r in repairs if r.endswith(FOREIGN)]
-    if foreign_parts and not done:
+    if foreign_parts and not done and len(foreign_parts) >= len(finished_list(old)) * len(plan.tables) > 0:
         # Not damage: the manifest and the parts disagree on the job (a manifest edited
         # or copied by hand). Playing "again" would replace the parts with another job's.
         raise JobError(f"output {where!r}: its {MANIFEST} describes another job than its parts "
                        f"({foreign_parts[0].split(':')[0]} and {len(foreign_parts) - 1} more); restore the "
                        f"manifest, or delete it and `shanghai-sim run --resume --out {where}` rebuilds it "
                        "from the parts")
-    if len(done) == plan.n_shards and extend_from is None:
-        return Prepared(store, old, done, records=records)
+    strays = _strays(store, plan, repairs)
+    moved = {rel for rel, _ in strays}
+    repairs = [r for r in repairs if r.partition(": ")[0] not in moved]
+    prep = Prepared(store, old, done, records=records, repairs=repairs, extend_from=extend_from,
+                    strays=strays)
+    if prep.finished_as_recorded:
+        return prep
     if not resume:
-        damaged = f", {len(repairs)} part(s) missing or damaged" if repairs else ""
-        raise JobError(f"output {where!r} holds an unfinished run of this job "
-                       f"({len(done)}/{plan.n_shards} shards{damaged}); add --resume to finish it, "
+        if len(done) == plan.n_shards and extend_from is None and not repairs and not strays:
+            what = "this job complete, but its manifest does not say so yet (a run stopped while finishing)"
+        elif len(done) == plan.n_shards and extend_from is None and not repairs:
+            raise JobError(f"output {where!r} holds this job complete, with {len(strays)} file(s) in its folders "
+                           f"that are not the job's ({strays[0][0]}: {strays[0][1]}); add --resume to move them "
+                           f"to {where}/quarantine/")
+        else:
+            what = f"an unfinished run of this job ({len(done)}/{plan.n_shards} shards"
+            if repairs:
+                what += f", {len(repairs)} part(s) missing or damaged"
+            if strays:
+                what += f", {len(strays)} file(s) not the job's"
+            what += ")"
+        raise JobError(f"output {where!r} holds {what}; add --resume to finish it, "
                        "or --overwrite to start again")
     store.probe()
-    return Prepared(store, old, done, records=records, repairs=repairs, extend_from=extend_from)
+    return prep
 
 
 class OutputLock:
