@@ -80,19 +80,30 @@ def _read(prompt: str) -> str:
     return line
 
 
+def table_options(log_help: str):
+    """The options of a game a person plays (``play``, ``serve``): rules, players, the bots,
+    the person's seat, the seed and the log (``log_help`` says when it is saved)."""
+    def decorate(f):
+        for option in reversed((
+                click.option("--rules", default="shanghai", show_default=True,
+                             help="Preset (shanghai, contract, progressive) or a TOML rules file."),
+                rule_option,
+                click.option("--players", help="Players at the table, 2..8 (default: the rules', or one "
+                                               "more than the bot specs when several are given)."),
+                click.option("--bots", default="greedy", show_default=True, metavar="SPEC[,SPEC...]",
+                             help="The other seats: one bot spec for all, or one per other seat in "
+                                  "seat order."),
+                click.option("--seat", default="0", show_default=True, help="Your seat, 0..players-1."),
+                click.option("--seed", help="The game seed, 0..2**64-1 (default: a random one, shown)."),
+                click.option("--log", "log_path", type=click.Path(dir_okay=False), help=log_help))):
+            f = option(f)
+        return f
+    return decorate
+
+
 def register(group: click.Group) -> None:
     @group.command("play", cls=_OneLineErrors, help=PLAY_HELP)
-    @click.option("--rules", default="shanghai", show_default=True,
-                  help="Preset (shanghai, contract, progressive) or a TOML rules file.")
-    @rule_option
-    @click.option("--players", help="Players at the table, 2..8 (default: the rules', or one "
-                                    "more than the bot specs when several are given).")
-    @click.option("--bots", default="greedy", show_default=True, metavar="SPEC[,SPEC...]",
-                  help="The other seats: one bot spec for all, or one per other seat in seat order.")
-    @click.option("--seat", default="0", show_default=True, help="Your seat, 0..players-1.")
-    @click.option("--seed", help="The game seed, 0..2**64-1 (default: a random one, printed).")
-    @click.option("--log", "log_path", type=click.Path(dir_okay=False),
-                  help="Save the event log here (JSON lines, docs/replay.md).")
+    @table_options("Save the event log here (JSON lines, docs/replay.md).")
     def play_cmd(rules, rule_items, players, bots, seat, seed, log_path):
         hg = human_game(rules, rule_items, players, bots, seat, seed, read=_read, write=click.echo)
         out = None

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import click
 
-from .errors import InputError, rule_option
+from .errors import InputError
 from .errors import OneLineCommand as _OneLineErrors
+from .play_cmds import table_options
 
 SERVE_HELP = """Play one game in your browser: you take one seat, bots the others.
 
@@ -26,17 +27,7 @@ game's log is saved as stopped). docs/browser.md
 
 def register(group: click.Group) -> None:
     @group.command("serve", cls=_OneLineErrors, help=SERVE_HELP)
-    @click.option("--rules", default="shanghai", show_default=True,
-                  help="Preset (shanghai, contract, progressive) or a TOML rules file.")
-    @rule_option
-    @click.option("--players", help="Players at the table, 2..8 (default: the rules', or one "
-                                    "more than the bot specs when several are given).")
-    @click.option("--bots", default="greedy", show_default=True, metavar="SPEC[,SPEC...]",
-                  help="The other seats: one bot spec for all, or one per other seat in seat order.")
-    @click.option("--seat", default="0", show_default=True, help="Your seat, 0..players-1.")
-    @click.option("--seed", help="The game seed, 0..2**64-1 (default: a random one, shown).")
-    @click.option("--log", "log_path", type=click.Path(dir_okay=False),
-                  help="Save the event log here after each of your turns (JSON lines, docs/replay.md).")
+    @table_options("Save the event log here after each of your turns (JSON lines, docs/replay.md).")
     @click.option("--host", default="127.0.0.1", show_default=True,
                   help="Address to listen on (127.0.0.1: this machine only).")
     @click.option("--port", default="8000", show_default=True,
