@@ -74,9 +74,10 @@ def human_game(rules, rule_items, players, bots, seat, seed, read=input, write=c
 def _read(prompt: str) -> str:
     """input(), and the line echoed when standard input is not a terminal (moves piped in
     from a file), so the transcript shows what was typed after each prompt."""
+    from shanghai_sim.human import MAX_LINE
     line = input(prompt)
-    if not sys.stdin.isatty():
-        click.echo(line)
+    if not sys.stdin.isatty():      # a line too long to be a move is not echoed whole
+        click.echo(line if len(line) <= MAX_LINE else f"{line[:40]}... ({len(line):,} characters)")
     return line
 
 

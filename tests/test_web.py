@@ -103,11 +103,11 @@ def test_replay_html_errors(tmp_path):
 # ---------------------------------------------------------------- serve
 
 @pytest.mark.parametrize("args, says", [
-    (["--seat", "4"], "bad seat 4: must be 0..3"),
-    (["--port", "70000"], "bad port 70000: must be 0..65535"),
-    (["--port", "x"], "bad port 'x'"),
+    (["--seat", "4"], "seat = 4: must be 0..3"),
+    (["--port", "70000"], "port = 70000: must be 0..65535"),
+    (["--port", "x"], "port = 'x': expected an integer"),
     (["--bots", "nosuch"], "unknown bot 'nosuch'"),
-    (["--players", "9"], "bad players 9"),
+    (["--players", "9"], "players = 9: must be 2..8"),
     (["--rule", "buy_penalty=-1"], "buy_penalty"),
     (["--log", "/no/such/folder/g.jsonl"], "cannot write the log /no/such/folder/g.jsonl"),
 ])
