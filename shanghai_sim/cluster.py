@@ -143,6 +143,9 @@ class DaskExecutor:
             for f in futures:
                 if not f.done():
                     f.cancel()
+            # a client this executor opened ends with the run: left open, it outlives a
+            # LocalCluster closed after run() and logs its failed reconnects
+            self.close()
 
 
 class _WorkerWatch:
