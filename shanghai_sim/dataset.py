@@ -360,12 +360,19 @@ class Store:
         info = self.fs.get_file_info(p)
         return info.size if info.type == pafs.FileType.File else None
 
-    def read_bytes(self, *parts: str) -> bytes:
+    def read_buffer(self, *parts: str) -> pa.Buffer:
+        """The whole file in memory that Arrow owns (not a Python ``bytes``).
+
+        A ParquetFile over a Python object holds it through a buffer whose release takes
+        the GIL; a page reader's last reference can be dropped by one of Arrow's pool
+        threads after the read returns, and when that happens during interpreter exit the
+        thread is killed inside C++ code and the process aborts ("terminate called
+        without an active exception", apache/arrow#34314). Arrow's own buffer needs no GIL."""
         if self.fs is None:
-            with open(self.path(*parts), "rb") as f:
-                return f.read()
+            with pa.OSFile(self.path(*parts), "rb") as f:
+                return f.read_buffer()
         with self.fs.open_input_stream(self.path(*parts)) as f:
-            return f.read()
+            return f.read_buffer()
 
     def open_input(self, *parts: str):
         """A random-access file for pyarrow (footer reads without reading the whole file)."""

@@ -233,8 +233,9 @@ def _short(e: BaseException) -> str:
 
 def _open_part(store: Store, table: str, name: str, record: dict | None, rows: int | None,
                meta: str | None, full: bool, games: tuple[int, int] | None = None,
-               ) -> tuple[str | None, "pq.ParquetFile | None", bytes | None]:
-    """Check one part file: (problem or None, its ParquetFile when sound, its bytes when read).
+               ) -> tuple[str | None, "pq.ParquetFile | None", "pa.Buffer | None"]:
+    """Check one part file: (problem or None, its ParquetFile when sound, its bytes when read,
+    in an Arrow buffer: ``Store.read_buffer``).
     ``games``: the shard's first and last game, checked against the ``game`` column of a
     part without a record (a part copied to another shard's name holds other games)."""
     size = store.size(table, name)
@@ -249,7 +250,7 @@ def _open_part(store: Store, table: str, name: str, record: dict | None, rows: i
     data = None
     try:
         if full:
-            data = store.read_bytes(table, name)
+            data = store.read_buffer(table, name)
             if record is not None and hashlib.sha256(data).hexdigest() != record.get("sha256"):
                 if _another_jobs(store, table, name, meta):
                     return FOREIGN, None, None
@@ -312,7 +313,7 @@ def check_part(store: Store, table: str, name: str, record: dict | None, rows: i
     problem, pf, data = _open_part(store, table, name, record, rows, meta, full, games)
     if problem is not None or data is None:
         return problem, None
-    return None, {"bytes": len(data), "rows": int(pf.metadata.num_rows), "sha256": hashlib.sha256(data).hexdigest()}
+    return None, {"bytes": data.size, "rows": int(pf.metadata.num_rows), "sha256": hashlib.sha256(data).hexdigest()}
 
 
 # ---------------------------------------------------------------- verify
