@@ -20,7 +20,9 @@ import numpy as np
 
 from shanghai_sim.bots import parse_bots
 from shanghai_sim.kernels import layout as L
-from shanghai_sim.kernels import play as K
+from shanghai_sim.kernels import codes as K
+from shanghai_sim.kernels.flow import init_game_nb
+from shanghai_sim.kernels.play import apply_action_nb
 from shanghai_sim.kernels.bots import bot_action_nb
 from shanghai_sim.kernels.engine import play_games_nb
 from shanghai_sim.kernels.records import NHF
@@ -39,10 +41,10 @@ def _count_actions_nb(R, G, bot_kind, bot_params, seeds):
     n = 0
     S = G[L.G_S]
     for i in range(seeds.shape[0]):
-        K.init_game_nb(R, G, seeds[i], 0, 0)
-        while S[K.S_PHASE] != K.PH_OVER:
-            a = bot_action_nb(R, G, bot_kind[S[K.S_ACTOR]], bot_params[S[K.S_ACTOR]])
-            K.apply_action_nb(R, G, a)
+        init_game_nb(R, G, seeds[i], 0, 0)
+        while S[L.S_PHASE] != K.PH_OVER:
+            a = bot_action_nb(R, G, bot_kind[S[L.S_ACTOR]], bot_params[S[L.S_ACTOR]])
+            apply_action_nb(R, G, a)
             n += 1
     return n
 
@@ -63,7 +65,7 @@ def actions_per_second(rules: str, players: int, bots: str, games: int) -> float
     r = preset(rules).with_players(players)
     R = tuple(r.arrays(players))
     kinds, params = parse_bots(bots, players)
-    G = K.new_state(R, 0)
+    G = L.new_state(R, 0)
     seeds = np.arange(1, games + 1, dtype=np.uint64)
     _count_actions_nb(R, G, kinds, params, seeds[:1])
     t = time.perf_counter()
@@ -171,7 +173,7 @@ def actions_rate(rules: str, players: int, bots: str, games: int, reps: int) -> 
     r = preset(rules).with_players(players)
     R = tuple(r.arrays(players))
     kinds, params = parse_bots(bots, players)
-    G = K.new_state(R, 0)
+    G = L.new_state(R, 0)
     seeds = np.arange(1, games + 1, dtype=np.uint64)
     _count_actions_nb(R, G, kinds, params, seeds[:1])
     acts, gms = [], []

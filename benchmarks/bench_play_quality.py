@@ -118,7 +118,9 @@ def observe(g, code: int, t: Tally) -> None:
     looking at the position before it is applied: discards (jokers, feeding a next player
     who is down) and buys (the buyer's deficiency)."""
     from shanghai_sim.kernels import layout as L
-    from shanghai_sim.kernels import play as K
+    from shanghai_sim.kernels import codes as K
+    from shanghai_sim.kernels.handmemo import hand_def_nb
+    from shanghai_sim.kernels.table import card_layable_nb
     typ = int(code) & 15
     if typ != K.A_DISCARD and typ != K.A_BUY:
         return
@@ -127,7 +129,7 @@ def observe(g, code: int, t: Tally) -> None:
     p = int(S[L.S_ACTOR])
     if typ == K.A_BUY:
         h = int(S[L.S_HAND])
-        t.buys[h][_bucket(K.hand_def_nb(R, G, p))] += 1
+        t.buys[h][_bucket(hand_def_nb(R, G, p))] += 1
         return
     c = K.a_card(code)
     t.discards += 1
@@ -142,9 +144,9 @@ def observe(g, code: int, t: Tally) -> None:
     if nxt == p or not PS[nxt, L.PS_DOWN]:
         return
     t.to_down += 1
-    if K.card_layable_nb(R, G, c):
+    if card_layable_nb(R, G, c):
         t.layable_to_down += 1
-        if any(H[p, x] > 0 and x != c and not K.card_layable_nb(R, G, x) for x in range(L.JOKER)):
+        if any(H[p, x] > 0 and x != c and not card_layable_nb(R, G, x) for x in range(L.JOKER)):
             t.layable_avoidable += 1
 
 
@@ -171,7 +173,8 @@ def close_game(g, t: Tally) -> None:
 def play_counted(g, t: Tally) -> list[int]:
     """Play game ``g`` to the end with its seats' built-in bots, counting into ``t``.
     Returns the totals (the same game as a batch run of the same seed)."""
-    from shanghai_sim.kernels import play as K
+    from shanghai_sim.kernels import codes as K
+    from shanghai_sim.kernels.play import apply_action_nb
     from shanghai_sim.kernels.bots import bot_action_nb
     R, G = g.R, g.G
     kinds, params = g.kinds, g.params
@@ -179,7 +182,7 @@ def play_counted(g, t: Tally) -> list[int]:
         p = g.to_act
         code = int(bot_action_nb(R, G, kinds[p], params[p]))
         observe(g, code, t)
-        err = K.apply_action_nb(R, G, code)
+        err = apply_action_nb(R, G, code)
         if err != K.E_OK:
             raise RuntimeError(f"seed {g.seed}: the bot's action {code} was refused ({err})")
     close_game(g, t)

@@ -24,7 +24,10 @@ import numpy as np
 from .bots import BotError, parse_bot, seat_specs, split_specs
 from .cards import RANKS, SUITS, card_id, card_str, parse_cards
 from .kernels import layout as L
-from .kernels import play as K
+from .kernels import codes as K
+from .kernels.flow import init_game_nb
+from .kernels.godown import can_go_down_nb
+from .kernels.play import apply_action_nb, legal_actions_nb
 from .kernels.dispatch import needs_workspace, seat_action_nb, smart_flag
 from .kernels.engine import play_game_nb
 from .log import decode, meld_dict, ranking
@@ -38,30 +41,9 @@ class GameError(ValueError):
     """An action that is not legal now, or a seat that cannot act."""
 
 
-_ERRORS = {
-    K.E_PHASE: "this kind of action is not possible now",
-    K.E_CARD: "that card is not in the hand",
-    K.E_NOT_NOW: "not allowed on this turn (lay-off: only once down, not on an exact "
-                 "going-down turn; swap: joker_swap; discard: go down first after a swap)",
-    K.E_NO_MELD: "there is no such meld on the table",
-    K.E_NO_FIT: "the card does not fit that meld there (docs/rules.md §4, joker_limit)",
-    K.E_FINISH: "the turn could not be finished afterwards (go_out)",
-    K.E_SWAP_DEF: "a player not down may swap a joker only when going down follows",
-    K.E_GD_NONE: "the hand has no legal lay-down of the contract now",
-    K.E_GD_DOWN: "the player is already down",
-    K.E_GD_COUNT: "the melds do not match the contract",
-    K.E_GD_SIZE: "a meld size does not match the contract (initial_meld)",
-    K.E_GD_MELD: "a meld is not valid (docs/rules.md §4, joker_limit)",
-    K.E_GD_CARDS: "the melds use cards that are not in the hand",
-    K.E_GD_GAP: "two runs of one suit touch (same_suit_runs = gap)",
-    K.E_GD_FINISH: "the turn could not be finished afterwards (go_out)",
-    K.E_CHECK_CONS: "check failed: card conservation",
-    K.E_CHECK_MELD: "check failed: an invalid table meld",
-    K.E_CHECK_COUNT: "check failed: hand size bookkeeping",
-}
+_ERRORS = K.ERROR_TEXT          # refusal reason -> message (kernels.codes.ERRORS)
 
-_KIND = {K.A_DRAW: "draw", K.A_TAKE: "take", K.A_PASS: "pass", K.A_BUY: "buy",
-         K.A_GO_DOWN: "go_down", K.A_LAYOFF: "layoff", K.A_SWAP: "swap", K.A_DISCARD: "discard"}
+_KIND = K.ACTION_WORD           # action type -> word (kernels.codes.ACTIONS)
 
 
 @dataclass(frozen=True)
@@ -94,24 +76,24 @@ def _proposal_rows(melds: tuple[tuple[str, ...], ...]) -> list[tuple[int, int, i
     rows = []
     for m in melds:
         ids = [card_id(c) for c in m]
-        nat = [c for c in ids if c != K.JOKER]
+        nat = [c for c in ids if c != L.JOKER]
         if not nat:
             raise GameError(f"meld {' '.join(m)!r} has no natural card")
         if len({c % 13 for c in nat}) == 1 and (len(nat) > 1 or len(ids) == 3):
-            rows.append((K.SET, nat[0] % 13, 0, ids))
+            rows.append((L.SET, nat[0] % 13, 0, ids))
             continue
         if len({c // 13 for c in nat}) != 1:
             raise GameError(f"meld {' '.join(m)!r} is neither a set nor a run")
         suit = nat[0] // 13
         lo = None
         for cand in range(0, 14):
-            ok = all(c == K.JOKER or c == suit * 13 + (cand + k) % 13 for k, c in enumerate(ids))
+            ok = all(c == L.JOKER or c == suit * 13 + (cand + k) % 13 for k, c in enumerate(ids))
             if ok and cand + len(ids) - 1 <= 13:
                 lo = cand
                 break
         if lo is None:
             raise GameError(f"meld {' '.join(m)!r} is not a run in sequence (docs/rules.md §4)")
-        rows.append((K.RUN, suit, lo, ids))
+        rows.append((L.RUN, suit, lo, ids))
     return rows
 
 
@@ -159,7 +141,7 @@ class Game:
         # True once a seat (or a bot asked for a hint) plays smart: else None, and the smart
         # kernels are not compiled either
         self.SM = smart_flag(self.kinds)
-        K.init_game_nb(self.R, self.G, np.uint64(self.seed), 1, int(check))
+        init_game_nb(self.R, self.G, np.uint64(self.seed), 1, int(check))
 
     # ------------------------------------------------------------ state
     @property
@@ -168,25 +150,25 @@ class Game:
 
     @property
     def over(self) -> bool:
-        return int(self.S[K.S_PHASE]) == K.PH_OVER
+        return int(self.S[L.S_PHASE]) == K.PH_OVER
 
     @property
     def to_act(self) -> int | None:
         """The seat whose decision is pending (None when the game is over)."""
-        return None if self.over else int(self.S[K.S_ACTOR])
+        return None if self.over else int(self.S[L.S_ACTOR])
 
     @property
     def hand(self) -> int:
         """The hand being played, 1-based."""
-        return int(self.S[K.S_HAND]) + 1
+        return int(self.S[L.S_HAND]) + 1
 
     @property
     def phase(self) -> str:
         return {K.PH_FIRST: "first_refusal", K.PH_BUY: "buy", K.PH_DRAW: "draw",
-                K.PH_PLAY: "play", K.PH_OVER: "over"}.get(int(self.S[K.S_PHASE]), "?")
+                K.PH_PLAY: "play", K.PH_OVER: "over"}.get(int(self.S[L.S_PHASE]), "?")
 
     def totals(self) -> list[int]:
-        return [int(x) for x in self.G[L.G_PS][:self.players, K.PS_TOTAL]]
+        return [int(x) for x in self.G[L.G_PS][:self.players, L.PS_TOTAL]]
 
     def ranking(self) -> list[int]:
         return ranking(self.totals())
@@ -204,15 +186,15 @@ class Game:
         objects (``log.meld_dict``, docs/replay.md)."""
         S, TM, TC, TJ = self.S, self.G[L.G_TABLE], self.G[L.G_TCARDS], self.G[L.G_TJOKERS]
         out = []
-        for m in range(int(S[K.S_NT])):
-            kind, key = int(TM[m, K.TM_KIND]), int(TM[m, K.TM_KEY])
-            if kind == K.SET:
-                ident = [int(TJ[m, k]) for k in range(int(TM[m, K.TM_N]))]
+        for m in range(int(S[L.S_NT])):
+            kind, key = int(TM[m, L.TM_KIND]), int(TM[m, L.TM_KEY])
+            if kind == L.SET:
+                ident = [int(TJ[m, k]) for k in range(int(TM[m, L.TM_N]))]
                 cards = [int(TC[m, k]) for k in range(len(ident))]
             else:
-                ident = list(range(int(TM[m, K.TM_LO]), int(TM[m, K.TM_HI]) + 1))
+                ident = list(range(int(TM[m, L.TM_LO]), int(TM[m, L.TM_HI]) + 1))
                 cards = [int(TC[m, pos]) for pos in ident]
-            out.append(meld_dict(m, int(TM[m, K.TM_OWNER]), kind, key, cards, ident))
+            out.append(meld_dict(m, int(TM[m, L.TM_OWNER]), kind, key, cards, ident))
         return out
 
     def view(self, seat: int | None = None) -> dict[str, Any]:
@@ -220,19 +202,19 @@ class Game:
         if seat is None:
             seat = self.to_act if self.to_act is not None else 0
         S, PS = self.S, self.G[L.G_PS]
-        h = int(S[K.S_HAND])
+        h = int(S[L.S_HAND])
         up = None
-        if S[K.S_UP_ON_PILE] and S[K.S_PILE_N] > 0:
-            up = card_str(int(S[K.S_UP]))
+        if S[L.S_UP_ON_PILE] and S[L.S_PILE_N] > 0:
+            up = card_str(int(S[L.S_UP]))
         return {
             "seat": seat, "hand": h + 1, "contract": str(self.rules.contracts[h]),
-            "phase": self.phase, "to_act": self.to_act, "dealer": int(S[K.S_DEALER]),
+            "phase": self.phase, "to_act": self.to_act, "dealer": int(S[L.S_DEALER]),
             "cards": self.hand_cards(seat),
-            "upcard": up, "stock": int(S[K.S_STOCK_N]), "pile": int(S[K.S_PILE_N]),
-            "stock_passes": int(S[K.S_PASSES]),
-            "hand_sizes": [int(PS[q, K.PS_N]) for q in range(self.players)],
-            "down": [bool(PS[q, K.PS_DOWN]) for q in range(self.players)],
-            "buys_left": [int(self.R[L.R_BUYS][h] - PS[q, K.PS_BUYS]) for q in range(self.players)],
+            "upcard": up, "stock": int(S[L.S_STOCK_N]), "pile": int(S[L.S_PILE_N]),
+            "stock_passes": int(S[L.S_PASSES]),
+            "hand_sizes": [int(PS[q, L.PS_N]) for q in range(self.players)],
+            "down": [bool(PS[q, L.PS_DOWN]) for q in range(self.players)],
+            "buys_left": [int(self.R[L.R_BUYS][h] - PS[q, L.PS_BUYS]) for q in range(self.players)],
             "known": [self.known_cards(q) for q in range(self.players)],
             "table": self.table(), "totals": self.totals(),
         }
@@ -240,7 +222,7 @@ class Game:
     def known_cards(self, seat: int) -> list[str]:
         """The cards ``seat`` took from the pile or bought in this hand (or swapped off the
         table) and has not played since: public, every seat saw them go in."""
-        row = self.G[L.G_PS][seat, K.PS_KNOWN0:K.PS_KNOWN0 + 53]
+        row = self.G[L.G_PS][seat, L.PS_KNOWN0:L.PS_KNOWN0 + 53]
         return [card_str(c) for c in range(53) for _ in range(int(row[c]))]
 
     # ------------------------------------------------------------ actions
@@ -248,13 +230,13 @@ class Game:
         t, c, m, opt = code & 15, (code >> 4) & 63, (code >> 10) & 127, code >> 17
         seat = self.to_act if self.to_act is not None else -1
         S, TM = self.S, self.G[L.G_TABLE]
-        up = card_str(int(S[K.S_UP]))
+        up = card_str(int(S[L.S_UP]))
         if t == K.A_DRAW:
             return Action(code, "draw", seat, text="draw from the stock")
         if t == K.A_TAKE:
             return Action(code, "take", seat, up, text=f"take the upcard {up}")
         if t == K.A_PASS:
-            what = "refuse the upcard" if int(S[K.S_PHASE]) == K.PH_FIRST else "do not buy"
+            what = "refuse the upcard" if int(S[L.S_PHASE]) == K.PH_FIRST else "do not buy"
             return Action(code, "pass", seat, up, text=f"pass ({what} {up})")
         if t == K.A_BUY:
             pen = int(self.R[L.R_PARAMS][L.P_BUY_PENALTY])
@@ -262,9 +244,9 @@ class Game:
                           text=f"buy {up} (+{pen} penalty card{'' if pen == 1 else 's'})")
         if t == K.A_GO_DOWN:
             melds = None
-            if K.can_go_down_nb(self.R, self.G, seat):
+            if can_go_down_nb(self.R, self.G, seat):
                 GD = self.G[L.G_GD]
-                nm = int(self.R[L.R_N_MELDS][int(S[K.S_HAND])])
+                nm = int(self.R[L.R_N_MELDS][int(S[L.S_HAND])])
                 melds = tuple(tuple(card_str(int(GD[i, L.M_CARDS + k])) for k in range(int(GD[i, L.M_N])))
                               for i in range(nm))
             txt = "go down: " + " | ".join(" ".join(x) for x in melds) if melds else "go down"
@@ -272,13 +254,13 @@ class Game:
         cs = card_str(c)
         if t == K.A_LAYOFF:
             end = suit = None
-            if TM[m, K.TM_KIND] == K.RUN:
+            if TM[m, L.TM_KIND] == L.RUN:
                 end = "low" if opt == 0 else "high"
                 txt = f"lay off {cs} on meld {m} ({end} end)"
             else:
-                if c == K.JOKER and self.R[L.R_PARAMS][L.P_SET_JOKER_CARD]:
+                if c == L.JOKER and self.R[L.R_PARAMS][L.P_SET_JOKER_CARD]:
                     suit = SUITS[opt]
-                    txt = f"lay off {cs} as {RANKS[int(TM[m, K.TM_KEY])]}{suit} on meld {m}"
+                    txt = f"lay off {cs} as {RANKS[int(TM[m, L.TM_KEY])]}{suit} on meld {m}"
                 else:
                     txt = f"lay off {cs} on meld {m}"
             return Action(code, "layoff", seat, cs, m, end=end, suit=suit, text=txt)
@@ -293,7 +275,7 @@ class Game:
         if self.over:
             return []
         buf = self.G[L.G_BUF]
-        n = K.legal_actions_nb(self.R, self.G, buf)
+        n = legal_actions_nb(self.R, self.G, buf)
         return [self._describe(int(x)) for x in buf[:n]]
 
     def apply(self, action: "Action | int") -> None:
@@ -303,22 +285,22 @@ class Game:
         code = action.code if isinstance(action, Action) else int(action)
         if isinstance(action, Action) and action.kind == "go_down" and (code >> 17) == 1:
             self._write_proposal(action.melds or ())
-        err = K.apply_action_nb(self.R, self.G, np.int64(code))
+        err = apply_action_nb(self.R, self.G, np.int64(code))
         if err != K.E_OK:
             msg = _ERRORS.get(int(err), f"error {err}")
             raise GameError(f"seat {self.to_act}: {action}: {msg}")
 
     def _write_proposal(self, melds: tuple[tuple[str, ...], ...]) -> None:
-        nm = int(self.R[L.R_N_MELDS][int(self.S[K.S_HAND])])
+        nm = int(self.R[L.R_N_MELDS][int(self.S[L.S_HAND])])
         if len(melds) != nm:
-            raise GameError(f"the contract {self.rules.contracts[int(self.S[K.S_HAND])]} "
+            raise GameError(f"the contract {self.rules.contracts[int(self.S[L.S_HAND])]} "
                             f"needs {nm} melds, got {len(melds)}")
         GD, GDJ = self.G[L.G_GD], self.G[L.G_GDJ]
-        self.S[K.S_GD_AT] = 0     # GD no longer holds the finder's lay-down
+        self.S[L.S_GD_AT] = 0     # GD no longer holds the finder's lay-down
         GD[:] = 0
         GDJ[:] = -1
         for i, (kind, key, lo, ids) in enumerate(_proposal_rows(melds)):
-            if len(ids) > K.TW:
+            if len(ids) > L.TW:
                 raise GameError("meld too long")
             GD[i, L.M_KIND], GD[i, L.M_KEY], GD[i, L.M_LO], GD[i, L.M_N] = kind, key, lo, len(ids)
             GD[i, L.M_CARDS:L.M_CARDS + len(ids)] = ids
@@ -343,28 +325,28 @@ class Game:
             ids = parse_cards(cards)
             for c in ids:
                 H[q, c] += 1
-            PS[q, K.PS_N] = len(ids)
-            PS[q, K.PS_DEFOK] = 0
+            PS[q, L.PS_N] = len(ids)
+            PS[q, L.PS_DEFOK] = L.DEF_UNKNOWN
             PS[q, L.PS_DECL0:L.PS_DECL0 + L.NCARDS] = 0    # what it threw or refused: not known here
         for q in down:
-            PS[q, K.PS_DOWN] = 1
+            PS[q, L.PS_DOWN] = 1
         for q, cards in (known or {}).items():
-            PS[q, K.PS_KNOWN0:K.PS_KNOWN0 + 53] = 0
+            PS[q, L.PS_KNOWN0:L.PS_KNOWN0 + 53] = 0
             for c in parse_cards(cards):
-                PS[q, K.PS_KNOWN0 + c] += 1
+                PS[q, L.PS_KNOWN0 + c] += 1
         st = parse_cards(stock)
         self.G[L.G_STOCK][:len(st)] = st[::-1]
-        S[K.S_STOCK_N] = len(st)
+        S[L.S_STOCK_N] = len(st)
         pl = parse_cards(pile) + ([card_id(upcard)] if upcard else [])
         self.G[L.G_PILE][:len(pl)] = pl
-        S[K.S_PILE_N] = len(pl)
+        S[L.S_PILE_N] = len(pl)
         if upcard:
-            S[K.S_UP] = card_id(upcard)
-            S[K.S_UP_ON_PILE] = 1
+            S[L.S_UP] = card_id(upcard)
+            S[L.S_UP_ON_PILE] = 1
         if play is not None:
-            S[K.S_PHASE] = K.PH_PLAY
-            S[K.S_CUR] = S[K.S_ACTOR] = play
-        S[K.S_CGD_AT] = -1        # the cached "can go down" answer no longer holds
+            S[L.S_PHASE] = K.PH_PLAY
+            S[L.S_CUR] = S[L.S_ACTOR] = play
+        S[L.S_CGD_AT] = -1        # the cached "can go down" answer no longer holds
 
     def workspace(self) -> tuple:
         """The search bots' workspace W of this table (``layout.WORKSPACE_SPEC``: where the
@@ -430,7 +412,7 @@ class Game:
 
     def events(self) -> list[dict[str, Any]]:
         """The event log so far, decoded (docs/replay.md)."""
-        n = int(self.S[K.S_LOG_N])
+        n = int(self.S[L.S_LOG_N])
         return decode(self.G[L.G_LOG][:n], self.players, [str(c) for c in self.rules.contracts])
 
 
@@ -462,5 +444,5 @@ def game_events(rules: "str | Rules | None" = "shanghai", players: int | None = 
         break
     if err != K.E_OK:
         raise GameError(f"seed {seed}: {_ERRORS.get(int(err), f'error {err}')}")
-    n = int(G[L.G_S][K.S_LOG_N])
+    n = int(G[L.G_S][L.S_LOG_N])
     return decode(G[L.G_LOG][:n], p, [str(c) for c in r.contracts]), G[L.G_REC][:, :p].copy()

@@ -28,7 +28,7 @@ from .cards import CardError, card_id, card_str
 from .game import Action, Game, GameError, GoDown
 from .hand import analyze_hand
 from .kernels import layout as L
-from .kernels import play as K
+from .kernels import codes as K
 from .log import SCHEMA_VERSION, decode, public_line
 from .rules import GoOut, load_rules
 
@@ -83,7 +83,7 @@ class _Feed:
 
     def events(self) -> list[dict[str, Any]]:
         G = self.g.G
-        n = int(G[L.G_S][K.S_LOG_N])
+        n = int(G[L.G_S][L.S_LOG_N])
         log = G[L.G_LOG]
         i = last = self.start
         while i < n:
@@ -267,7 +267,7 @@ class HumanGame:
         return self.game.hand_cards(self.seat)
 
     def _down(self) -> bool:
-        return bool(self.game.G[L.G_PS][self.seat, K.PS_DOWN])
+        return bool(self.game.G[L.G_PS][self.seat, L.PS_DOWN])
 
     def _deficiency(self, cards: list[str]) -> int:
         return analyze_hand(cards, self.game.hand, self.rules).deficiency
@@ -284,7 +284,7 @@ class HumanGame:
             lines.append("table: no melds yet")
         up = ""
         if g.phase in ("first_refusal", "buy", "draw"):
-            up = f"upcard: {card_str(int(g.S[K.S_UP]))}   "
+            up = f"upcard: {card_str(int(g.S[L.S_UP]))}   "
         elif v["pile"] > 0:
             up = f"pile top: {card_str(int(g.G[L.G_PILE][v['pile'] - 1]))}   "
         lines.append(f"{up}stock {v['stock']}, pile {v['pile']}")
@@ -314,9 +314,9 @@ class HumanGame:
 
     def _situation(self, v: dict[str, Any]) -> str:
         g = self.game
-        up = card_str(int(g.S[K.S_UP]))
+        up = card_str(int(g.S[L.S_UP]))
         if g.phase == "first_refusal":
-            frm = int(g.S[K.S_UP_FROM])
+            frm = int(g.S[L.S_UP_FROM])
             what = f"seat {frm} discarded {up}" if frm >= 0 else f"the first upcard is {up}"
             return (f"{what}: you are next. Take it as your draw, or pass "
                     f"(others may then buy it, and you draw from the stock)")
@@ -551,7 +551,7 @@ class HumanGame:
         g = self.game
         cards = self._cards()
         down = self._down()
-        up = card_str(int(g.S[K.S_UP]))
+        up = card_str(int(g.S[L.S_UP]))
         if down and a.kind in ("take", "draw"):
             return (f"the upcard {up} fits a meld on the table" if self._fits(up)
                     else f"the upcard {up} fits no meld on the table")
@@ -603,7 +603,7 @@ class HumanGame:
         c = card_id(card)
         for md in self.game.table():
             n = len(md["cards"])
-            if c == K.JOKER:
+            if c == L.JOKER:
                 if sum(1 for x in md["cards"] if x == "JK") + 1 <= self.rules.joker_cap(n + 1) \
                         and (md["kind"] == "set" or n < 13):
                     return True

@@ -1,4 +1,4 @@
-"""Decode the engine's event log (``kernels.play`` EV_*) into readable events.
+"""Decode the engine's event log (``kernels.codes`` EVENTS) into readable events.
 
 ``decode(log, players, rules)`` turns the int64 event buffer of one game
 into a list of dicts (one JSON line each; the schema is in docs/replay.md),
@@ -14,17 +14,15 @@ from typing import Any
 import numpy as np
 
 from .cards import RANKS, SUITS, card_str
-from .kernels import play as K
-from .kernels.rollout import EV_SEARCH
+from .kernels import codes as K
+from .kernels import layout as L
 
 _DECISIONS = ("take", "buy", "discard", "down")     # kernels.rollout DEC_*
-_ACTION_WORDS = {K.A_DRAW: "draw", K.A_TAKE: "take", K.A_PASS: "pass", K.A_BUY: "buy",
-                 K.A_GO_DOWN: "go_down", K.A_LAYOFF: "layoff", K.A_SWAP: "swap",
-                 K.A_DISCARD: "discard"}
+_ACTION_WORDS = K.ACTION_WORD   # kernels.codes.ACTIONS
 
 
 def _action_word(code: int) -> str:
-    """A searched candidate (an action code, kernels.play.action_nb) in words."""
+    """A searched candidate (an action code, kernels.codes.action_nb) in words."""
     t = code & 15
     w = _ACTION_WORDS.get(t, str(t))
     return f"{w} {card_str((code >> 4) & 63)}" if t == K.A_DISCARD else w
@@ -47,17 +45,17 @@ def meld_dict(idx: int, owner: int, kind: int, key: int, cards: list[int],
     """The one description of a table meld (docs/replay.md, meld object), for the log and
     for ``Game.table``: ``cards`` in order and ``ident`` per card (a run: its position
     0..13; a set: a joker's declared suit, or -1)."""
-    d: dict[str, Any] = {"meld": idx, "owner": owner, "kind": "set" if kind == K.SET else "run"}
-    if kind == K.SET:
+    d: dict[str, Any] = {"meld": idx, "owner": owner, "kind": "set" if kind == L.SET else "run"}
+    if kind == L.SET:
         d["rank"] = RANKS[key]
         d["cards"] = [card_str(c) for c in cards]
-        d["jokers"] = [_stands_for_set(key, s) if c == K.JOKER else None
+        d["jokers"] = [_stands_for_set(key, s) if c == L.JOKER else None
                        for c, s in zip(cards, ident)]
     else:
         d["suit"] = SUITS[key]
         d["cards"] = [card_str(c) for c in cards]
         d["positions"] = list(ident)
-        d["jokers"] = [_stands_for_run(key, p) if c == K.JOKER else None
+        d["jokers"] = [_stands_for_run(key, p) if c == L.JOKER else None
                        for c, p in zip(cards, ident)]
         d["low"] = _POS_RANK[ident[0]] + SUITS[key]
         d["high"] = _POS_RANK[ident[-1]] + SUITS[key]
@@ -80,24 +78,25 @@ def decode(log: np.ndarray, players: int, contracts: "list[str] | None" = None) 
         if t == 0:
             break
         e: dict[str, Any]
+        word = K.EVENT_WORD.get(t)      # the event's name in the log (kernels.codes.EVENTS)
         if t == K.EV_HAND:
             hand = a[0] + 1
             table = {}
-            e = {"event": "hand", "hand": hand, "dealer": a[1], "first": a[2]}
+            e = {"event": word, "hand": hand, "dealer": a[1], "first": a[2]}
             if contracts is not None:
                 e["contract"] = contracts[a[0]]
         elif t == K.EV_DEAL:
-            e = {"event": "deal", "hand": hand, "seat": a[0], "cards": [card_str(c) for c in a[2:]]}
+            e = {"event": word, "hand": hand, "seat": a[0], "cards": [card_str(c) for c in a[2:]]}
         elif t == K.EV_UPCARD:
-            e = {"event": "upcard", "hand": hand, "card": card_str(a[0])}
+            e = {"event": word, "hand": hand, "card": card_str(a[0])}
         elif t == K.EV_DRAW:
-            e = {"event": "draw", "hand": hand, "seat": a[0],
+            e = {"event": word, "hand": hand, "seat": a[0],
                  "source": "upcard" if a[1] == 1 else "stock", "card": card_str(a[2])}
         elif t == K.EV_PASS:
-            e = {"event": "pass", "hand": hand, "seat": a[0], "card": card_str(a[1]),
+            e = {"event": word, "hand": hand, "seat": a[0], "card": card_str(a[1]),
                  "what": "first_refusal" if a[2] == 0 else "buy"}
         elif t == K.EV_BUY:
-            e = {"event": "buy", "hand": hand, "seat": a[0], "card": card_str(a[1]),
+            e = {"event": word, "hand": hand, "seat": a[0], "card": card_str(a[1]),
                  "penalty_due": a[2], "penalty": []}
         elif t == K.EV_PENALTY:
             # attach to the buy it belongs to (reshuffles may come between)
@@ -119,13 +118,13 @@ def decode(log: np.ndarray, players: int, contracts: "list[str] | None" = None) 
                 table[idx] = {"kind": kind, "key": key, "owner": seat,
                               "cards": list(cards), "ident": list(ident)}
                 melds.append(md)
-            e = {"event": "go_down", "hand": hand, "seat": seat, "melds": melds}
+            e = {"event": word, "hand": hand, "seat": seat, "melds": melds}
         elif t == K.EV_LAYOFF:
             seat, c, m, ident = a
             tm = table.get(m)
-            e = {"event": "layoff", "hand": hand, "seat": seat, "card": card_str(c), "meld": m}
+            e = {"event": word, "hand": hand, "seat": seat, "card": card_str(c), "meld": m}
             if tm is not None:
-                if tm["kind"] == K.RUN:
+                if tm["kind"] == L.RUN:
                     if ident < tm["ident"][0]:
                         tm["cards"].insert(0, c)
                         tm["ident"].insert(0, ident)
@@ -135,21 +134,21 @@ def decode(log: np.ndarray, players: int, contracts: "list[str] | None" = None) 
                         tm["ident"].append(ident)
                         e["end"] = "high"
                     e["position"] = ident
-                    if c == K.JOKER:
+                    if c == L.JOKER:
                         e["joker_as"] = _stands_for_run(tm["key"], ident)
                 else:
                     tm["cards"].append(c)
                     tm["ident"].append(ident)
-                    if c == K.JOKER:
+                    if c == L.JOKER:
                         e["joker_as"] = _stands_for_set(tm["key"], ident)
                 e["meld_now"] = meld_dict(m, tm["owner"], tm["kind"], tm["key"], tm["cards"], tm["ident"])
         elif t == K.EV_SWAP:
             seat, c, m, slot, ident = a
             tm = table.get(m)
-            e = {"event": "swap", "hand": hand, "seat": seat, "card": card_str(c), "meld": m,
+            e = {"event": word, "hand": hand, "seat": seat, "card": card_str(c), "meld": m,
                  "slot": slot}
             if tm is not None:
-                if tm["kind"] == K.RUN:
+                if tm["kind"] == L.RUN:
                     e["joker_was"] = _stands_for_run(tm["key"], ident)
                     j = tm["ident"].index(slot)
                 else:
@@ -159,29 +158,29 @@ def decode(log: np.ndarray, players: int, contracts: "list[str] | None" = None) 
                 tm["cards"][j] = c
                 e["meld_now"] = meld_dict(m, tm["owner"], tm["kind"], tm["key"], tm["cards"], tm["ident"])
         elif t == K.EV_DISCARD:
-            e = {"event": "discard", "hand": hand, "seat": a[0], "card": card_str(a[1])}
+            e = {"event": word, "hand": hand, "seat": a[0], "card": card_str(a[1])}
         elif t == K.EV_RESHUFFLE:
-            e = {"event": "reshuffle", "hand": hand, "pass": a[0], "cards": a[1],
+            e = {"event": word, "hand": hand, "pass": a[0], "cards": a[1],
                  "upcard_kept": card_str(a[2]) if a[2] >= 0 else None}
         elif t == K.EV_OUT:
-            e = {"event": "out", "hand": hand, "seat": a[0],
+            e = {"event": word, "hand": hand, "seat": a[0],
                  "how": "discard" if a[1] == 1 else "melds", "blind": bool(a[2]),
                  "jokers_played": a[3]}
         elif t == K.EV_HAND_END:
             p = players
-            e = {"event": "hand_end", "hand": hand, "winner": a[0] if a[0] >= 0 else None,
+            e = {"event": word, "hand": hand, "winner": a[0] if a[0] >= 0 else None,
                  "reason": ("out", "stock", "turn_cap")[a[1]],
                  "scores": a[2:2 + p], "totals": a[2 + p:2 + 2 * p]}
-        elif t == EV_SEARCH:
+        elif t == K.EV_SEARCH:
             seat, dec, k, best, nc = a[:5]
-            e = {"event": "search", "hand": hand, "seat": seat, "decision": _DECISIONS[dec],
+            e = {"event": word, "hand": hand, "seat": seat, "decision": _DECISIONS[dec],
                  "rollouts": k, "chosen": best,
                  "candidates": [{"action": _action_word(a[5 + 2 * j]), "mean": a[6 + 2 * j] / 100}
                                 for j in range(nc)]}
         elif t == K.EV_GAME_END:
             totals = a[:players]
             best = min(totals)
-            e = {"event": "game_end", "totals": totals,
+            e = {"event": word, "totals": totals,
                  "winners": [q for q in range(players) if totals[q] == best],
                  "ranking": ranking(totals)}
         else:

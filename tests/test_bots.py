@@ -65,7 +65,6 @@ def test_greedy_discard_is_the_plain_rule(rules, seed):
     candidate in tie order that keeps the deficiency; a plain loop over every card must
     agree at every discard of a seeded game."""
     from shanghai_sim import Game
-    from shanghai_sim.kernels import play as K
     from shanghai_sim.kernels.bots import NEAR
     from shanghai_sim.kernels.melds import deficiency_nb
     from shanghai_sim.rules import P_INITIAL_EXACT, P_SAME_SUIT_GAP
@@ -82,10 +81,10 @@ def test_greedy_discard_is_the_plain_rule(rules, seed):
     checked = 0
     while not g.over:
         S = G[L.G_S]
-        p = int(S[K.S_ACTOR])
+        p = int(S[L.S_ACTOR])
         a = g.bot_action()
-        if a.kind == "discard" and G[L.G_PS][p, K.PS_DOWN] == 0:
-            h = int(S[K.S_HAND])
+        if a.kind == "discard" and G[L.G_PS][p, L.PS_DOWN] == 0:
+            h = int(S[L.S_HAND])
             H = G[L.G_HANDS][p].copy()
             took = int(G[L.G_PS][p, L.PS_TOOK]) - 1
             best = None
@@ -108,11 +107,11 @@ def test_greedy_discard_is_the_plain_rule(rules, seed):
 def _random_choices(g, draws):
     """The random bot's choice, drawn `draws` times from the same state (each draw
     moves on the seat's random stream only), against the legal actions there."""
-    from shanghai_sim.kernels import play as K
+    from shanghai_sim.kernels.play import legal_actions_nb
     from shanghai_sim.kernels.bots import random_action_nb
-    p = int(g.S[K.S_ACTOR])
-    buf = np.zeros(K.MAXLEGAL, np.int64)
-    legal = {int(a) for a in buf[:K.legal_actions_nb(g.R, g.G, buf)]}
+    p = int(g.S[L.S_ACTOR])
+    buf = np.zeros(L.MAXLEGAL, np.int64)
+    legal = {int(a) for a in buf[:legal_actions_nb(g.R, g.G, buf)]}
     counts = {}
     for _ in range(draws):
         a = int(random_action_nb(g.R, g.G, p))
@@ -126,12 +125,13 @@ def test_random_bot_is_uniform(go_down):
     going down is legal only when the slot kept for it comes up (RULES-free check:
     the legal list of the engine is the reference)."""
     from shanghai_sim import Game
-    from shanghai_sim.kernels import play as K
+    from shanghai_sim.kernels import codes as K
+    from shanghai_sim.kernels.godown import go_down_available_nb
     g = Game(rules="shanghai", players=4, seed=3, bots="random")
     while True:
-        p = int(g.S[K.S_ACTOR])
-        if g.S[K.S_PHASE] == K.PH_PLAY and g.G[L.G_PS][p, K.PS_DOWN] == 0:
-            if bool(K.go_down_available_nb(g.R, g.G, p)) == go_down:
+        p = int(g.S[L.S_ACTOR])
+        if g.S[L.S_PHASE] == K.PH_PLAY and g.G[L.G_PS][p, L.PS_DOWN] == 0:
+            if bool(go_down_available_nb(g.R, g.G, p)) == go_down:
                 break
         g.step()
         assert not g.over, "no such state in this game"

@@ -10,7 +10,10 @@ import pytest
 
 from shanghai_sim.bots import parse_bots
 from shanghai_sim.kernels import layout as L
-from shanghai_sim.kernels import play as K
+from shanghai_sim.kernels import codes as K
+from shanghai_sim.kernels.godown import can_go_down_nb, go_down_possible_nb
+from shanghai_sim.kernels.handmemo import def_of_nb, hand_def_nb
+from shanghai_sim.kernels.table import do_swap_nb, fit_mask_nb, fits_nb, swap_struct_nb, undo_swap_nb
 from shanghai_sim.kernels.engine import play_game_nb, play_games_nb
 from shanghai_sim.kernels.records import (HF_CARDS_LEFT, HF_POINTS, HF_STOPPED, HF_WENT_OUT, NHF)
 from shanghai_sim.rules import preset
@@ -22,12 +25,12 @@ def _fuzz(name, players, bots, seeds):
     r = preset(name).with_players(players)
     R = tuple(r.arrays(players))
     kinds, params = parse_bots(bots, players)
-    G = K.new_state(R, 0)
+    G = L.new_state(R, 0)
     W = L.new_workspace(R)
     for seed in seeds:
         err = play_game_nb(R, G, W, True, kinds, params, np.uint64(seed), 0, 1)
         assert err == K.E_OK, f"{name} {players}p {bots} seed {seed}: error {err}"
-        assert G[L.G_S][K.S_PHASE] == K.PH_OVER          # every game ends
+        assert G[L.G_S][L.S_PHASE] == K.PH_OVER          # every game ends
         rec = G[L.G_REC][:, :players]
         for h in range(r.hands):
             out = rec[h, :, HF_WENT_OUT]
@@ -91,15 +94,15 @@ def test_batch_matches_logged_game():
 def _swap_tries(R, G, p):
     """(card, meld, slot) of every joker on the table that a natural of seat p may replace."""
     TM, H = G[L.G_TABLE], G[L.G_HANDS]
-    for m in range(int(G[L.G_S][K.S_NT])):
-        for slot in range(K.TW):
-            if G[L.G_TCARDS][m, slot] != K.JOKER:
+    for m in range(int(G[L.G_S][L.S_NT])):
+        for slot in range(L.TW):
+            if G[L.G_TCARDS][m, slot] != L.JOKER:
                 continue
-            key = int(TM[m, K.TM_KEY])
-            cands = ([key * 13 + slot % 13] if TM[m, K.TM_KIND] == K.RUN
+            key = int(TM[m, L.TM_KEY])
+            cands = ([key * 13 + slot % 13] if TM[m, L.TM_KIND] == L.RUN
                      else [s * 13 + key for s in range(4)])
             for c in cands:
-                if H[p, c] > 0 and K.swap_struct_nb(R, G, c, m, slot):
+                if H[p, c] > 0 and swap_struct_nb(R, G, c, m, slot):
                     yield c, m, slot
 
 
@@ -117,21 +120,21 @@ def test_go_down_possible_matches_the_search(name, players):
         PS = G[L.G_PS]
         while not g.over:
             S = G[L.G_S]
-            p = int(S[K.S_ACTOR])
-            if S[K.S_PHASE] == K.PH_PLAY and PS[p, K.PS_DOWN] == 0 and K.hand_def_nb(R, G, p) <= 1:
+            p = int(S[L.S_ACTOR])
+            if S[L.S_PHASE] == K.PH_PLAY and PS[p, L.PS_DOWN] == 0 and hand_def_nb(R, G, p) <= 1:
                 tries = [None] + list(_swap_tries(R, G, p))
                 for t in tries:
                     if t is not None:
-                        d0, k0 = PS[p, K.PS_DEF], PS[p, K.PS_DEFOK]
-                        ident = K.do_swap_nb(G, p, *t)
-                    fast = bool(K.go_down_possible_nb(R, G, p))
-                    full = bool(K.can_go_down_nb(R, G, p))
-                    assert fast == full, f"{name} seed {seed} action {S[K.S_NACT]} swap {t}"
+                        d0, k0 = PS[p, L.PS_DEF], PS[p, L.PS_DEFOK]
+                        ident = do_swap_nb(G, p, *t)
+                    fast = bool(go_down_possible_nb(R, G, p))
+                    full = bool(can_go_down_nb(R, G, p))
+                    assert fast == full, f"{name} seed {seed} action {S[L.S_NACT]} swap {t}"
                     seen[full] += 1
                     if t is not None:
-                        K.undo_swap_nb(G, p, *t, ident)
-                        PS[p, K.PS_DEF], PS[p, K.PS_DEFOK] = d0, k0
-                S[K.S_GD_AT] = 0       # GD was rewritten for the tried hands
+                        undo_swap_nb(G, p, *t, ident)
+                        PS[p, L.PS_DEF], PS[p, L.PS_DEFOK] = d0, k0
+                S[L.S_GD_AT] = 0       # GD was rewritten for the tried hands
             g.step()
     assert seen[True] > 0 and seen[False] > 0, seen
 
@@ -149,7 +152,7 @@ def test_engine_without_workspace_plays_the_same_games():
     outs = []
     for W in (None, L.new_workspace(R)):
         out = np.zeros((len(seeds), r.hands, 4, NHF), np.int32)
-        assert play_games_on_nb(R, K.new_state(R, 0), W, True, kinds, params, seeds, out) == -1
+        assert play_games_on_nb(R, L.new_state(R, 0), W, True, kinds, params, seeds, out) == -1
         outs.append(out)
     assert (outs[0] == outs[1]).all()
 
@@ -161,7 +164,7 @@ def test_a_search_bot_without_workspace_stops_the_engine():
     R = tuple(r.arrays(4))
     kinds, params = parse_bots("rollout,greedy,greedy,greedy", 4)
     assert needs_workspace(kinds) and not needs_workspace(parse_bots("smart", 4)[0])
-    err = play_game_nb(R, K.new_state(R, 0), None, True, kinds, params, np.uint64(1), 0, 0)
+    err = play_game_nb(R, L.new_state(R, 0), None, True, kinds, params, np.uint64(1), 0, 0)
     assert err == K.E_PHASE
 
 
@@ -179,7 +182,7 @@ def test_engine_without_smart_plays_the_same_games():
     outs = []
     for SM in (None, True):
         out = np.zeros((len(seeds), r.hands, 4, NHF), np.int32)
-        assert play_games_on_nb(R, K.new_state(R, 0), None, SM, kinds, params, seeds, out) == -1
+        assert play_games_on_nb(R, L.new_state(R, 0), None, SM, kinds, params, seeds, out) == -1
         outs.append(out)
     assert (outs[0] == outs[1]).all()
     # and the same as the engine with everything compiled in (play_games_nb)
@@ -193,7 +196,7 @@ def test_a_smart_seat_without_the_flag_stops_the_engine():
     r = preset("shanghai")
     R = tuple(r.arrays(4))
     kinds, params = parse_bots("smart,greedy,greedy,greedy", 4)
-    err = play_game_nb(R, K.new_state(R, 0), None, None, kinds, params, np.uint64(1), 0, 0)
+    err = play_game_nb(R, L.new_state(R, 0), None, None, kinds, params, np.uint64(1), 0, 0)
     assert err == K.E_PHASE
 
 
@@ -221,7 +224,7 @@ def test_the_hand_memo_answers_what_the_finder_answers(name):
         want = [deficiency_nb(c, kinds, sizes, nm, R[L.R_JOKER_CAP], params[L.P_INITIAL_EXACT],
                               params[L.P_SAME_SUIT_GAP]) for c in hands]
         for _ in range(2):                     # the second pass answers from the memo
-            assert [K.def_of_nb(R, G, c) for c in hands] == want, (name, h + 1)
+            assert [def_of_nb(R, G, c) for c in hands] == want, (name, h + 1)
     assert (G[L.G_HMEMO][:, 3] != 0).sum() > 0  # the memo was used
 
 
@@ -241,9 +244,9 @@ def test_fit_mask_and_the_bounded_hand_deficiency(name):
         while not g.over:
             S, PS, TM = G[L.G_S], G[L.G_PS], G[L.G_TABLE]
             nt = int(S[L.S_NT])
-            fm = int(K.fit_mask_nb(TM, nt))
+            fm = int(fit_mask_nb(TM, nt))
             for c in range(L.NCARDS):
-                fit = any(K.fits_nb(TM, cap, sjc, c, m, opt) for m in range(nt) for opt in range(4))
+                fit = any(fits_nb(TM, cap, sjc, c, m, opt) for m in range(nt) for opt in range(4))
                 assert not fit or (fm >> c) & 1, (name, seed, c)
                 fits += fit
                 left_out += not (fm >> c) & 1
@@ -253,6 +256,6 @@ def test_fit_mask_and_the_bounded_hand_deficiency(name):
                 want = deficiency_nb(G[L.G_HANDS][q], R[L.R_MELD_KIND][h], R[L.R_MELD_SIZE][h],
                                      R[L.R_N_MELDS][h], cap, params[L.P_INITIAL_EXACT],
                                      params[L.P_SAME_SUIT_GAP])
-                assert K.hand_def_nb(R, G, q) == want, (name, seed, int(S[L.S_NACT]), q)
+                assert hand_def_nb(R, G, q) == want, (name, seed, int(S[L.S_NACT]), q)
             g.step()
     assert fits and left_out and bounded

@@ -9,7 +9,8 @@ import pytest
 
 from shanghai_sim.cards import card_id
 from shanghai_sim.game import Game, GameError, GoDown
-from shanghai_sim.kernels import play as K
+from shanghai_sim.kernels import codes as K
+from shanghai_sim.kernels import layout as L
 from shanghai_sim.kernels.records import HF_BLIND, HF_POINTS, HF_STOPPED, HF_WENT_OUT
 from shanghai_sim.rules import preset
 
@@ -30,7 +31,7 @@ def act(g, kind, card=None):
 
 def new(rules="shanghai", players=4, seed=1):
     g = Game(rules=rules, players=players, seed=seed, bots="python")
-    return g, int(g.S[K.S_DEALER])
+    return g, int(g.S[L.S_DEALER])
 
 
 @pytest.mark.parametrize("rules,first_claimant,penalty", [
@@ -159,7 +160,7 @@ def test_exact_melds_and_no_layoff_on_the_going_down_turn():
 def test_hand_stops_after_max_stock_passes(passes, stopped):
     r = preset("shanghai").replace(max_stock_passes=passes)
     g = Game(rules=r, players=4, seed=1, bots="python")
-    d = int(g.S[K.S_DEALER])
+    d = int(g.S[L.S_DEALER])
     x, nxt = (d + 1) % 4, (d + 2) % 4
     rig(g, {q: FILL for q in range(4)} | {x: FILL + " KS"}, upcard="AH",
         stock="", pile="3C 4C", play=x)

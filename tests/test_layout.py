@@ -10,7 +10,7 @@ import pytest
 from shanghai_sim import cards, rules
 from shanghai_sim.kernels import layout as L
 from shanghai_sim.kernels import melds
-from shanghai_sim.kernels.play import new_state_nb
+from shanghai_sim.kernels.state import new_state_nb
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 

@@ -17,7 +17,7 @@ import bench_play_quality as B  # noqa: E402
 from shanghai_sim.cards import card_id  # noqa: E402
 from shanghai_sim.game import Game, GoDown, game_events  # noqa: E402
 from shanghai_sim.kernels import layout as L  # noqa: E402
-from shanghai_sim.kernels import play as K  # noqa: E402
+from shanghai_sim.kernels import codes as K  # noqa: E402
 from shanghai_sim.kernels.records import HF_BUYS, HF_DOWN_TURN, NHF  # noqa: E402
 
 FILL = "2C 3D 4H 5S 6C 7D 9H TS JC QD KH"
@@ -30,7 +30,7 @@ def discard(card: str) -> int:
 def scripted(hands, down=(), rules="shanghai"):
     """A game played by hand; seat a = the dealer's left is to play (drawn already)."""
     g = Game(rules=rules, players=4, seed=1, bots="python")
-    a = (int(g.S[K.S_DEALER]) + 1) % 4
+    a = (int(g.S[L.S_DEALER]) + 1) % 4
     g.set_position({q: FILL for q in range(4)} | {(a + k) % 4: h for k, h in hands.items()},
                    upcard="AH", stock="QC QS 8D 4C 4D", down=[(a + k) % 4 for k in down], play=a)
     return g, a

@@ -9,7 +9,7 @@ from shanghai_sim.bots import parse_bot
 from shanghai_sim.cards import card_str, parse_cards
 from shanghai_sim.game import Game, game_events
 from shanghai_sim.kernels import layout as L
-from shanghai_sim.kernels import play as K
+from shanghai_sim.kernels.handmemo import def_of_nb
 from shanghai_sim.kernels.rollout import fit_hands_nb, load_sample_nb, unseen_pool_nb
 from shanghai_sim.rules import preset
 
@@ -94,13 +94,13 @@ def test_samples_conserve_cards_and_keep_what_the_seat_knows(rules):
 def _keeps(g, counts, c):
     """Whether a hand (counts) would keep card c: c in place of one of its cards (not a
     joker) lowers its deficiency (what decline_fit_nb reads as a contradiction)."""
-    d0 = K.def_of_nb(g.R, g.G, counts)
+    d0 = def_of_nb(g.R, g.G, counts)
     counts[c] += 1
     try:
         for x in range(52):
             if x != c and counts[x] > 0:
                 counts[x] -= 1
-                d = K.def_of_nb(g.R, g.G, counts)
+                d = def_of_nb(g.R, g.G, counts)
                 counts[x] += 1
                 if d < d0:
                     return True

@@ -16,20 +16,22 @@ Randomness comes only from the seat's own stream G[G_RNG][RNG_BOT0 + seat].
 import numba as nb
 import numpy as np
 
-from .layout import (G_BUF, G_GD, G_HANDS, G_PILE, G_PS, G_RNG, G_S, G_SCR, G_TABLE, G_TCARDS,
-                     GO_NO_DISCARD, JOKER, M_CARDS, M_N, NCARDS, P_DECKS, P_GO_OUT, P_INITIAL_EXACT,
-                     P_JOKER_SWAP, P_JOKERS, P_SET_JOKER_CARD, PS_BUYS, PS_DEF, PS_DEFOK, PS_DOWN,
-                     PS_KNOWN0, PS_N, PS_TOOK, R_JOKER_CAP, R_MELD_KIND, R_MELD_SIZE,
-                     R_N_MELDS, R_PARAMS, R_POINTS, RNG_BOT0, RUN, S_ACTOR, S_HAND, S_MUST_DOWN,
-                     S_NP, S_NT, S_PHASE, S_PILE_N, S_STOCK_N, S_UP, SCR_CAND, SCR_TMP, SCR_UNSEEN,
-                     SWAP_ANYONE, TM_HI, TM_KEY, TM_KIND, TM_LO, TM_N, TM_NJ)
+from .layout import (GO_NO_DISCARD, G_BUF, G_GD, G_HANDS, G_PILE, G_PS, G_RNG, G_S, G_SCR, G_TABLE,
+                     G_TCARDS, JOKER, M_CARDS, M_N, NCARDS, NRANKS, PS_BUYS, PS_DEF, PS_DEFOK,
+                     PS_DOWN, PS_KNOWN0, PS_N, PS_TOOK, P_DECKS, P_GO_OUT, P_INITIAL_EXACT,
+                     P_JOKERS, P_JOKER_SWAP, P_SET_JOKER_CARD, RNG_BOT0, RUN, R_JOKER_CAP,
+                     R_MELD_KIND, R_MELD_SIZE, R_N_MELDS, R_PARAMS, R_POINTS, SCR_CAND, SCR_TMP,
+                     SCR_UNSEEN, SWAP_ANYONE, S_ACTOR, S_HAND, S_MUST_DOWN, S_NP, S_NT, S_PHASE,
+                     S_PILE_N, S_STOCK_N, S_UP, TM_HI, TM_KEY, TM_KIND, TM_LO, TM_N, TM_NJ)
 from .melds import popcount
-from .play import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_PASS, A_SWAP, A_TAKE, PH_BUY, PH_DRAW,
-                   PH_FIRST, PH_PLAY, action_nb, card_layable_nb, def_in_nb, def_of_nb, discard_now_nb,
-                   finishable_nb, must_lay_off_last_nb,
-                   do_swap_nb, fit_mask_nb, go_down_available_nb, hand_def_nb, layable_nb,
-                   layoff_allowed_now_nb, layoff_list_nb, legal_list_nb, place_proposal_nb,
-                   swap_legal_nb, undo_swap_nb, unplace_nb)
+from .codes import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_PASS, A_SWAP, A_TAKE, PH_BUY, PH_DRAW,
+                    PH_FIRST, PH_PLAY, action_nb)
+from .godown import (finishable_nb, go_down_available_nb, must_lay_off_last_nb, place_proposal_nb,
+                     unplace_nb)
+from .handmemo import def_in_nb, hand_def_nb
+from .play import layoff_list_nb, legal_list_nb
+from .table import card_layable_nb, do_swap_nb, fit_mask_nb, layable_nb, undo_swap_nb
+from .turn import discard_now_nb, layoff_allowed_now_nb, swap_legal_nb
 from .rng import randint_nb
 
 BOT_RANDOM = 0
@@ -118,11 +120,11 @@ def _near_masks():
     """NEAR[c]: the natural cards that share a rank with card c or stand within two run
     positions of it in its suit (ace low and high), as a 52-bit mask."""
     out = np.zeros(52, np.uint64)
-    for c in range(52):
+    for c in range(JOKER):
         r, s = c % 13, c // 13
         m = 0
         for t in range(4):
-            m |= 1 << (t * 13 + r)
+            m |= 1 << (t * NRANKS + r)
         for q in (r, 13 if r == 0 else r):
             for d in range(-2, 3):
                 pp = q + d
@@ -145,7 +147,7 @@ def _blind_possible(R, G, p):
     h = S[S_HAND]
     nm = R[R_N_MELDS][h]
     tmp = SCR[SCR_TMP]
-    for c in range(53):
+    for c in range(NCARDS):
         tmp[c] = G[G_HANDS][p, c]
     r = G[G_PS][p, PS_N]
     for i in range(nm):
@@ -156,7 +158,7 @@ def _blind_possible(R, G, p):
     left = r
     if params[P_INITIAL_EXACT] == 0 and r > 0:
         base = place_proposal_nb(R, G, p, nm)
-        for c in range(53):
+        for c in range(NCARDS):
             if tmp[c] > 0 and card_layable_nb(R, G, c):
                 left -= tmp[c]
         unplace_nb(G, base)
@@ -220,7 +222,7 @@ def _down_discard(R, G, p, feed_mask, feed_w):
     best = -1
     bv = -1e18
     fm = fit_mask_nb(TM, nt)
-    for c in range(52):
+    for c in range(JOKER):
         if H[p, c] > 0:
             fits = ((fm >> c) & 1) != 0 and layable_nb(TM, nt, cap, sjc, c)
             v = pts[c] + (0 if fits else 1000)
@@ -259,7 +261,7 @@ def _greedy_discard(R, G, p):
     full = popcount(acc)
     pre = np.int64(0)
     n = np.int64(0)
-    for c in range(53):
+    for c in range(NCARDS):
         if Hp[c] == 0:
             continue
         outs = full
@@ -285,7 +287,7 @@ def _take_pays(R, G, p, up):
     d1 = def_in_nb(R, G, Hp, d0 - 1, d0)               # a card more: d0 - 1 or d0
     ok = False
     if d1 < d0:
-        for c in range(52):
+        for c in range(JOKER):
             if c == up or Hp[c] == 0:
                 continue
             Hp[c] -= 1
@@ -367,7 +369,7 @@ def _lone_card_ok(R, G, p):
     """Seat p (down) holds cards that do not block a lay-off of one more card."""
     if not must_lay_off_last_nb(G[G_PS][p, PS_N], R[R_PARAMS][P_GO_OUT]):
         return True
-    for c in range(53):
+    for c in range(NCARDS):
         if G[G_HANDS][p, c] > 0:
             return card_layable_nb(R, G, c)
     return True
@@ -456,10 +458,10 @@ def _kind_masks():
     high), c excluded."""
     rk = np.zeros(52, np.uint64)
     sm = np.zeros(52, np.uint64)
-    for c in range(52):
+    for c in range(JOKER):
         r, s = c % 13, c // 13
         for t in range(4):
-            rk[c] |= np.uint64(1 << (t * 13 + r))
+            rk[c] |= np.uint64(1 << (t * NRANKS + r))
         m = 0
         for q in (r, 13 if r == 0 else r):
             for d in (-2, -1, 1, 2):
@@ -486,7 +488,7 @@ def unseen_counts_nb(R, G, p):
     PS = G[G_PS]
     Hp = G[G_HANDS][p]
     dk = params[P_DECKS]
-    for c in range(52):
+    for c in range(JOKER):
         U[c] = dk - Hp[c]
     U[JOKER] = params[P_JOKERS] - Hp[JOKER]
     PILE = G[G_PILE]
@@ -521,7 +523,7 @@ def _unseen_masks(R, G, p):
     l1 = np.int64(0)
     l2 = np.int64(0)
     l3 = np.int64(0)
-    for c in range(52):
+    for c in range(JOKER):
         u = U[c]
         b = np.int64(1) << c
         if u > 0:
@@ -570,7 +572,7 @@ def _feed_mask(G, p, has_set, has_run):
     q = (p + 1) % G[G_S][S_NP]
     PS = G[G_PS]
     m = np.int64(0)
-    for c in range(52):
+    for c in range(JOKER):
         if PS[q, PS_KNOWN0 + c] > 0:
             m |= _mates(c, has_set, has_run)
     return m
@@ -615,7 +617,7 @@ def _smart_discard(R, G, p, bp):
         cap = R[R_JOKER_CAP]
         sjc = R[R_PARAMS][P_SET_JOKER_CARD]
         fm = fit_mask_nb(TM, nt)
-        for c in range(52):
+        for c in range(JOKER):
             if G[G_HANDS][p, c] > 0 and ((fm >> c) & 1) != 0 and layable_nb(TM, nt, cap, sjc, c):
                 feed_down |= np.int64(1) << c
     # Far from going down while a down opponent is about to go out: shed points first.
@@ -640,7 +642,7 @@ def _smart_discard(R, G, p, bp):
     full = _live(acc, l0, l1, l2, l3)
     pre = np.int64(0)
     n = np.int64(0)
-    for c in range(53):
+    for c in range(NCARDS):
         if Hp[c] == 0:
             continue
         score = 0.0
@@ -654,8 +656,8 @@ def _smart_discard(R, G, p, bp):
             if has_set:
                 r = c % 13
                 for t in range(4):
-                    if t * 13 + r != c:
-                        partners += Hp[t * 13 + r] - (1 if Hp[t * 13 + r] > 0 else 0)
+                    if t * NRANKS + r != c:
+                        partners += Hp[t * NRANKS + r] - (1 if Hp[t * NRANKS + r] > 0 else 0)
             score = (bp[BP_POINTS] * late * pts[c] - bp[BP_OUTS] * (full - outs)
                      - bp[BP_PARTNER] * partners)
             if (feed >> c) & 1:
@@ -700,7 +702,7 @@ def _smart_buy(R, G, p, bp):
         has_set, has_run = _contract_kinds(R, G)
         Hp = G[G_HANDS][p]
         m = _mates(up, has_set, has_run)
-        for c in range(52):
+        for c in range(JOKER):
             if Hp[c] > 0 and (m >> c) & 1:
                 return True
     return False

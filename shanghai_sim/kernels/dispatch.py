@@ -22,14 +22,13 @@ import numpy as np
 
 from .bots import (BOT_GREEDY, BOT_ROLLOUT, BOT_SMART, greedy_action_nb, random_action_nb,
                    smart_action_nb)
+from .codes import NO_ACTION
 from .layout import G_S, S_ACTOR
 from .rollout import new_workspace_nb, rollout_action_nb  # noqa: F401  (re-exported)
 
-# The action a search bot "chooses" when it was given no workspace: type 15 is no action
-# (play.A_*), so apply_action_nb refuses it and the engine stops with an error instead of
-# letting another bot play that seat.
-NO_WORKSPACE = 15
-NO_SMART = 15          # the same for a smart seat given SM = None
+# The action a search bot "chooses" when it was given no workspace, and a smart seat
+# given SM = None: codes.NO_ACTION, which apply_action_nb refuses, so the engine stops
+# with an error instead of letting another bot play that seat.
 
 SEARCH_KINDS = (BOT_ROLLOUT,)
 
@@ -56,12 +55,12 @@ def seat_action_nb(R, G, W, SM, kind, bp):
         if kind == BOT_ROLLOUT:
             return rollout_action_nb(R, G, W, p, bp)
     elif kind == BOT_ROLLOUT:
-        return NO_WORKSPACE
+        return NO_ACTION
     if SM is not None:
         if kind == BOT_SMART:
             return smart_action_nb(R, G, p, bp)
     elif kind == BOT_SMART:
-        return NO_SMART
+        return NO_ACTION
     if kind == BOT_GREEDY:
         return greedy_action_nb(R, G, p, bp)
     return random_action_nb(R, G, p)

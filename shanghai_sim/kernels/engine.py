@@ -5,7 +5,7 @@ of (rules, players, bots, seed), filling ``hand_out`` int32[n, hands,
 players, NHF] (``kernels.records``). It releases the GIL and keeps all its
 state in arrays it allocates itself (the game state and the search bots' workspace), so the batch runner may call it from
 several threads on disjoint shards. ``play_game_nb`` plays one game on a
-state tuple (``kernels.play``); the replay calls it with logging on: same
+state tuple (``kernels.state``); the replay calls it with logging on: same
 deals, same choices, same scores as the batch path.
 """
 
@@ -15,8 +15,11 @@ import numpy as np
 from .linking import separate
 from .layout import G_REC, G_S, P_PLAYERS, R_PARAMS
 from .dispatch import new_workspace_nb, seat_action_nb
-from .play import (E_OK, PH_OVER, S_ACTOR, S_ERR, S_PHASE, apply_action_nb, init_game_nb,
-                   new_state_nb)
+from .codes import E_OK, PH_OVER
+from .flow import init_game_nb
+from .layout import S_ACTOR, S_ERR, S_PHASE
+from .play import apply_action_nb
+from .state import new_state_nb
 
 
 @separate

@@ -22,6 +22,7 @@ from .records import NHF
 # ---------------------------------------------------------------- cards and melds
 JOKER = 52            # card id of the joker (``shanghai_sim.cards`` layout: 4 x 13 naturals, then it)
 NCARDS = 53           # length of a count array
+NRANKS = 13           # ranks per suit: card id = suit * NRANKS + rank (rank 0 = ace)
 SET = 0               # meld kinds (rules.MeldKind)
 RUN = 1
 NPOS = 14             # run positions in a suit: 0 = ace low, 1..12 = 2..K, 13 = ace high
@@ -87,6 +88,9 @@ NS = 48
 # Per seat: G[G_PS][seat, PS_*]
 (PS_N, PS_DOWN, PS_BUYS, PS_BUYCARDS, PS_TURNS, PS_DOWNTURN, PS_WENTOUT, PS_BLIND,
  PS_POINTS, PS_TOTAL, PS_DEF, PS_DEFOK, PS_TOOK) = range(13)
+# PS_DEFOK, what PS_DEF holds: nothing known; the hand's deficiency; the deficiency of the
+# hand less the card just added (state.add_card), so the hand's is PS_DEF - 1 or PS_DEF.
+DEF_UNKNOWN, DEF_KNOWN, DEF_LESS_ONE = range(3)
 # PS_TOOK: 1 + the card this seat took from the pile on its turn in progress (0: none).
 # Public knowledge, what every seat saw (docs/rules.md §5.4): PS_KNOWN0 + c counts the
 # copies of card c this seat took from the pile or bought and has not played since (a
@@ -122,6 +126,7 @@ CACHE_BITS = 16
 # deficiencies, one row per slot: the hand packed in three words (3 bits per natural, the
 # jokers and the hand index in the third), then 1 + the deficiency (0: empty).
 HM_BITS = 13
+HM_K0, HM_K1, HM_K2, HM_ANSWER = range(4)     # its columns: the key's three words, 1 + deficiency
 FP = 8                   # Pareto points stored per (suit content, t)
 MEMO_T = 4               # memo planes per slot: t = 1..3 runs (plane 0: window lists)
 WT_SIZES = 10            # window table rows: run sizes 4..13 ...
@@ -183,7 +188,7 @@ STATE_SPEC = (
     ("LD", np.int64, (MAX_MELDS, LAY_W), 0),      # laydown_nb output (M_* columns)
     ("BUF", np.int64, (MAXLEGAL,), 0),            # legal action buffer
 ) + CACHE_SPEC + (                                 # the meld finder's memo, scratch, window table
-    ("HMEMO", np.int64, (1 << HM_BITS, 4), 0),    # the engine's hand memo (HM_BITS)
+    ("HMEMO", np.int64, (1 << HM_BITS, HM_ANSWER + 1), 0),    # the engine's hand memo (HM_BITS)
 )
 
 # ---------------------------------------------------------------- the rollout bot's workspace (W)

@@ -9,6 +9,7 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 from .layout import MAX_MELDS as MAXM  # melds per contract
+from .layout import NRANKS
 
 
 # ---------------------------------------------------------------- fast paths
@@ -109,3 +110,9 @@ def _prefetch(typingctx, arr, i):
 def _fold(w):
     """Window mask over positions 0..13 -> rank mask (position 13 is the ace, rank 0)."""
     return (w & 0x1FFF) | (w >> 13)
+
+
+@nb.njit(cache=True, inline="always")
+def rank_count_nb(counts, r):
+    """The natural cards of rank r in a count array, all four suits."""
+    return counts[r] + counts[NRANKS + r] + counts[2 * NRANKS + r] + counts[3 * NRANKS + r]

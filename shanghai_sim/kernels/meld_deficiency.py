@@ -9,7 +9,7 @@ import numpy as np
 from .layout import FP, JOKER, MEMO_T, MS_PMASK, MS_RC, MS_RUN_CNT, MS_WR, NPOS, SCRATCH, SET, WT_W, new_cache  # noqa: F401
 from .layout import MAX_MELDS as MAXM  # melds per contract
 from .meld_search import INF, _search, _suit_counts
-from .meld_bits import MAXR, MEMO_MIN, _prefetch
+from .meld_bits import MAXR, MEMO_MIN, _prefetch, rank_count_nb
 from .meld_sets import _sets_cost, _top
 from .meld_memo import _wt_row, memo_trim_nb
 from .meld_onerun import _one_run, _one_run_one_set, _one_run_sets
@@ -63,7 +63,7 @@ def deficiency_in_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cva
             rc = scratch[MS_RC:MS_RC + 13]
             for r in range(13):
                 rc[r] = 0
-            for t in range(52):
+            for t in range(JOKER):
                 rc[t % 13] += counts[t]
             top = scratch[0:MAXM]
             _top(rc, ns, top)
@@ -87,7 +87,7 @@ def deficiency_in_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cva
                     if fast:
                         _prefetch(wt, ((s_run - 4) << NPOS) | pmask[x])
                 for r in range(13):
-                    rc[r] = counts[r] + counts[13 + r] + counts[26 + r] + counts[39 + r]
+                    rc[r] = rank_count_nb(counts, r)
                 v = -INF
                 if fast:
                     full = True
@@ -107,7 +107,7 @@ def deficiency_in_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, ckeys, cva
             if nr >= 2 and nr <= MAXR and ns <= 2 and ckeys.shape[0] >= MEMO_MIN and (
                     ns == 0 or (nr <= 3 and s_set <= 13)):
                 small = True
-                for c in range(52):
+                for c in range(JOKER):
                     if counts[c] > 2:
                         small = False
                         break

@@ -7,8 +7,8 @@ import numba as nb
 import numpy as np
 
 from .linking import separate
-from .layout import JOKER, NPOS, RUN, SET  # noqa: F401
-from .meld_bits import popcount
+from .layout import JOKER, NCARDS, NPOS, NRANKS, RUN, SET
+from .meld_bits import popcount, rank_count_nb
 from .meld_search import _pos_rank, runs_touch, win_maxl
 from .meld_deficiency import deficiency_nb
 
@@ -230,7 +230,7 @@ def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cn
                 need = k
                 tk = 0
                 for x in range(4):
-                    t = x * 13 + r
+                    t = x * NRANKS + r
                     g = cnt_hand[t] if cnt_hand[t] < need else need
                     cnt_hand[t] -= g
                     need -= g
@@ -271,7 +271,7 @@ def _sets_bound(cnt_hand, points, s, rv):
     for r in range(13):
         v = 0
         for x in range(4):
-            v += cnt_hand[x * 13 + r] * points[x * 13 + r]
+            v += cnt_hand[x * NRANKS + r] * points[x * NRANKS + r]
         rv[r] = v
     tot = 0
     used = 0
@@ -359,13 +359,13 @@ def _lay_runs_by_suit(counts, nm, kinds, sizes, joker_cap, exact, gap, points, b
         f[x, 0, 0] = 0
         nat = 0
         for r in range(13):
-            nat += counts[x * 13 + r]
+            nat += counts[x * NRANKS + r]
         k = min(nm, (nat + J) // sizes[0])
         if k == 0:
             continue
-        for t in range(53):
+        for t in range(NCARDS):
             cnt[t] = counts[t]
-        for t in range(52):
+        for t in range(JOKER):
             rank_av[t % 13] += counts[t]
         _lay_search(order, k, kinds, sizes, joker_cap, exact, gap, points, jp, cnt, J,
                     rank_av, scratch_cfg, x, f[x], cfg[x])
@@ -430,7 +430,7 @@ def _lay_undo(i, kinds, cur, cnt_hand, rank_av):
         r = cur[i, 1]
         tk = cur[i, 6]
         for x in range(4):
-            cnt_hand[x * 13 + r] += (tk >> (8 * x)) & 255
+            cnt_hand[x * NRANKS + r] += (tk >> (8 * x)) & 255
         rank_av[r] += cur[i, 4]
 
 
@@ -450,7 +450,7 @@ def max_laid_nb(H, kinds, nm):
             ns += 1
     nr = nm - ns
     nat = 0
-    for c in range(52):
+    for c in range(JOKER):
         nat += H[c]
     sets = 0
     used = 0
@@ -460,7 +460,7 @@ def max_laid_nb(H, kinds, nm):
         for r in range(13):
             if (used >> r) & 1:
                 continue
-            v = H[r] + H[13 + r] + H[26 + r] + H[39 + r]
+            v = rank_count_nb(H, r)
             if v > top:
                 top = v
                 tr = r
@@ -480,7 +480,7 @@ def max_laid_nb(H, kinds, nm):
             k = k0 if x == 0 else (k1 if x == 1 else (k2 if x == 2 else k3))
             v = 0
             for r in range(13):
-                if H[x * 13 + r] >= k:
+                if H[x * NRANKS + r] >= k:
                     v += 1
             if v > top:
                 top = v
@@ -519,14 +519,14 @@ def laydown_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out):
 def laydown_sat_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out):
     """laydown_nb for a hand already known to be satisfiable (deficiency 0)."""
     total = 0
-    for t in range(53):
+    for t in range(NCARDS):
         total += counts[t] * points[t]
     buf = np.zeros(53 + 13 + 8 * nm + 8, np.int64)     # one allocation, cut into views
     cnt_hand = buf[0:53]
-    for t in range(53):
+    for t in range(NCARDS):
         cnt_hand[t] = counts[t]
     rank_av = buf[53:66]
-    for t in range(52):
+    for t in range(JOKER):
         rank_av[t % 13] += counts[t]
     # runs first (they pick specific cards), then sets take what is left
     order = buf[66:66 + nm]
@@ -574,7 +574,7 @@ def laydown_sat_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out)
             tk = bestcfg[i, 6]
             for x in range(4):
                 for _ in range((tk >> (8 * x)) & 255):
-                    out[i, c] = x * 13 + r
+                    out[i, c] = x * NRANKS + r
                     c += 1
             for _ in range(bestcfg[i, 5]):
                 out[i, c] = JOKER

@@ -20,7 +20,7 @@ import numpy as np
 from .linking import separate
 from .layout import MS_MIX, NCARDS
 from .meld_search import INF
-from .meld_bits import RESERVED
+from .meld_bits import RESERVED, rank_count_nb
 from .meld_runs import X0, X1, X2, X3, _split_min, _suit_key, _suit_slot
 
 # Offsets inside scratch[MS_MIX:]: the working counts, the suits' base slots, the rank
@@ -184,7 +184,7 @@ def _sets_runs(counts, J, ns, s_set, nr, s_run, joker_cap, exact, gap, ckeys, cv
             return -INF
         qb[x] = q
     for r in range(13):
-        nrk[r] = counts[r] + counts[13 + r] + counts[26 + r] + counts[39 + r]
+        nrk[r] = rank_count_nb(counts, r)
     # the bound of each choice of ranks: its sets with every natural of their rank
     lo = INF
     hi = -INF

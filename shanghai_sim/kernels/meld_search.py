@@ -7,7 +7,7 @@ import numpy as np
 from numba.core import cgutils, types
 
 from .linking import separate
-from .layout import JOKER, NPOS, RUN, SET  # noqa: F401
+from .layout import JOKER, NPOS, NRANKS, RUN, SET
 from .layout import MAX_MELDS as MAXM  # melds per contract
 
 MAXC = 4 * 66     # run candidates per meld: 4 suits x windows
@@ -146,7 +146,7 @@ def _leaf_em(counts, nm, kinds, joker_cap, shape_a, shape_b, shape_l,
             pool = 0
             held = 0
             for x in range(4):
-                t = x * 13 + r
+                t = x * NRANKS + r
                 d = counts[t] - dem[t]
                 if d > 0:
                     pool += d
@@ -176,7 +176,7 @@ def _leaf_em(counts, nm, kinds, joker_cap, shape_a, shape_b, shape_l,
             r = grp_rank[g]
             pool = 0
             for x in range(4):
-                t = x * 13 + r
+                t = x * NRANKS + r
                 d = counts[t] - dem[t]
                 if d > 0:
                     pool += d
@@ -225,7 +225,7 @@ def _flow_cost(counts, nm, kinds, shape_a, shape_b, shape_l, joker_cap,
     # Card types some meld wants, with their capacity to each meld.
     cap_tm = np.zeros((53, nk), np.int64)
     nt = 0
-    for t in range(52):
+    for t in range(JOKER):
         if counts[t] == 0:
             continue
         x = t // 13
@@ -329,7 +329,7 @@ def _search(counts, kinds, sizes, nm, joker_cap, exact, gap):
     cnt = np.empty((4, NPOS), np.int64)
     _suit_counts(counts, cnt)
     rc = np.zeros(13, np.int64)
-    for t in range(52):
+    for t in range(JOKER):
         rc[t % 13] += counts[t]
     # Candidates per meld (identical melds share the list of their first).
     cx = np.empty((nm, MAXC), np.int64)

@@ -39,18 +39,21 @@ from .bots import (BP_BUY, BP_CANDS, BP_DECL, BP_FIT, BP_KMAX, BP_Z, BP_HAND0, B
                    BP_WAIT_BLIND, BUY_AUTO, MAX_HAND_PARAMS, NBP, _buy_policy, _contract_kinds,
                    _def_plus, _mates, _smart_discard, cards_short_nb, greedy_action_nb,
                    smart_action_nb, unseen_counts_nb)
-from .layout import (G_BUF, G_GD, G_GDJ, G_HANDS, G_LD, G_LOG, G_MKEYS, G_MN, G_MSCR, G_MVALS,
-                     G_PILE, G_PS, G_REC, G_RNG, G_S, G_SCR, G_STOCK, G_TABLE, G_TCARDS, G_TJOKERS,
-                     G_WT, G_HMEMO, JOKER, NCARDS, NPS, NRF, NRI, NS, NTM, P_DECKS, P_JOKERS, PS_BUYS,
-                     PS_DECL0, PS_DEFOK, PS_DOWN, PS_KNOWN0, PS_N, PS_TOTAL, PS_TURNS, RF_DSQ, RF_OTHER,
-                     RF_SELF, RF_SUM, RF_W, RI_CAND, RI_POOL, RNG_BOT0, RNG_DEAL, RNG_SEED,
-                     S_CGD_AT, S_ACTOR, S_CHECK, S_GD_AT, S_HALT, S_HAND, S_HANDS_DONE, S_LOG_ON,
-                     S_MUST_DOWN, S_NP, S_NT, S_PHASE, S_PILE_N, S_STOCK_N, S_UP, SCR_CAND, SCR_TMP,
-                     SCR_UNSEEN, TW, W_RF, W_RI)
-from .play import (A_BUY, A_DISCARD, A_GO_DOWN, A_PASS, A_TAKE, E_OK, PH_BUY, PH_FIRST, PH_OVER,
-                   PH_PLAY, a_card, a_type, action_nb, apply_action_nb, def_of_nb, ev_nb,
-                   game_arrays_nb,
-                   hand_def_nb, unplace_nb)
+from .layout import (DEF_UNKNOWN, G_BUF, G_GD, G_GDJ, G_HANDS, G_HMEMO, G_LD, G_LOG, G_MKEYS, G_MN,
+                     G_MSCR, G_MVALS, G_PILE, G_PS, G_REC, G_RNG, G_S, G_SCR, G_STOCK, G_TABLE,
+                     G_TCARDS, G_TJOKERS, G_WT, JOKER, NCARDS, NPS, NRF, NRI, NS, NTM, PS_BUYS,
+                     PS_DECL0, PS_DEFOK, PS_DOWN, PS_KNOWN0, PS_N, PS_TOTAL, PS_TURNS, P_DECKS,
+                     P_JOKERS, RF_DSQ, RF_OTHER, RF_SELF, RF_SUM, RF_W, RI_CAND, RI_POOL, RNG_BOT0,
+                     RNG_DEAL, RNG_SEED, SCR_CAND, SCR_TMP, SCR_UNSEEN, S_ACTOR, S_CGD_AT, S_CHECK,
+                     S_GD_AT, S_HALT, S_HAND, S_HANDS_DONE, S_LOG_ON, S_MUST_DOWN, S_NP, S_NT,
+                     S_PHASE, S_PILE_N, S_STOCK_N, S_UP, TW, W_RF, W_RI)
+from .codes import (A_BUY, A_DISCARD, A_GO_DOWN, A_PASS, A_TAKE, EV_SEARCH, E_OK, PH_BUY, PH_FIRST,
+                    PH_OVER, PH_PLAY, SEARCH_CANDIDATES, SEARCH_CHOSEN, SEARCH_DECISION, SEARCH_N,
+                    SEARCH_ROLLOUTS, SEARCH_SEAT, a_card, a_type, action_nb)
+from .godown import unplace_nb
+from .handmemo import def_of_nb, hand_def_nb
+from .play import apply_action_nb
+from .state import ev_nb, game_arrays_nb
 from .records import HF_POINTS
 from .rng import next_u64_nb, randint_nb, seed_state_nb, shuffle_nb
 
@@ -59,7 +62,6 @@ from .rng import next_u64_nb, randint_nb, seed_state_nb, shuffle_nb
 # ran on wrong weights (version 1 of the bot).
 assert NBP <= RF_W, "layout.RF_W must hold a whole bot parameter vector (bots.NBP)"
 
-EV_SEARCH = 16        # the log event of one search (after play.EV_GAME_END)
 DEC_TAKE, DEC_BUY, DEC_DISCARD, DEC_DOWN = 0, 1, 2, 3
 MAXC = 8              # candidates of one decision at most
 ILLEGAL = 1.0e6       # outcome of a candidate the scratch state refused (never expected)
@@ -148,7 +150,7 @@ def load_sample_nb(R, G, G2, p, pool, seed):
         for _ in range(hidden):
             H2[q, pool[k]] += 1
             k += 1
-        PS2[q, PS_DEFOK] = 0
+        PS2[q, PS_DEFOK] = DEF_UNKNOWN
     STK2 = G2[G_STOCK]
     for i in range(S[S_STOCK_N]):
         STK2[i] = pool[k]
@@ -413,7 +415,7 @@ def card_matters_nb(R, G, p, c, prune):
     has_set, has_run = _contract_kinds(R, G)
     m = _mates(c, has_set, has_run)
     Hp = G[G_HANDS][p]
-    for d in range(52):
+    for d in range(JOKER):
         if Hp[d] > 0 and (m >> d) & 1:
             return True
     return False
@@ -528,14 +530,14 @@ def rollout_action_nb(R, G, W, p, bp):
     for i in range(n):
         RF[RF_SUM, i] /= K
     if S[S_LOG_ON] != 0:
-        b = ev_nb(G, EV_SEARCH, 5 + 2 * n)
+        b = ev_nb(G, EV_SEARCH, SEARCH_CANDIDATES + 2 * n)
         LOG = G[G_LOG]
-        LOG[b] = p
-        LOG[b + 1] = dec
-        LOG[b + 2] = K
-        LOG[b + 3] = best
-        LOG[b + 4] = n
+        LOG[b + SEARCH_SEAT] = p
+        LOG[b + SEARCH_DECISION] = dec
+        LOG[b + SEARCH_ROLLOUTS] = K
+        LOG[b + SEARCH_CHOSEN] = best
+        LOG[b + SEARCH_N] = n
         for i in range(n):
-            LOG[b + 5 + 2 * i] = cand[i]
-            LOG[b + 6 + 2 * i] = int(np.floor(RF[RF_SUM, i] * 100.0 + 0.5))
+            LOG[b + SEARCH_CANDIDATES + 2 * i] = cand[i]
+            LOG[b + SEARCH_CANDIDATES + 1 + 2 * i] = int(np.floor(RF[RF_SUM, i] * 100.0 + 0.5))
     return cand[best]

@@ -263,7 +263,7 @@ class PlaySession:
 
     def _view(self) -> dict[str, Any]:
         from ..cards import card_str
-        from ..kernels import play as K
+        from ..kernels import layout as L
         hg = self.hg
         g, seat = hg.game, hg.seat
         v = g.view(seat)
@@ -279,7 +279,7 @@ class PlaySession:
         ended = bool(g.over or hg.stopped)
         upcard = v["upcard"]
         if upcard is None and not ended and g.phase in ("first_refusal", "buy", "draw"):
-            upcard = card_str(int(g.S[K.S_UP]))
+            upcard = card_str(int(g.S[L.S_UP]))
         out_seat = next((e["seat"] for e in reversed(events)
                          if e["event"] == "out" and e["hand"] == v["hand"]), None)
         seats = [{"cards": v["cards"] if q == seat else None, "count": v["hand_sizes"][q],

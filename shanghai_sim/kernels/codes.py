@@ -1,0 +1,237 @@
+"""The engine's codes, declared once: phases, actions, log events and refusal reasons.
+
+Each code is a row of one table (``PHASES``, ``ACTIONS``, ``EVENTS``, ``ERRORS``): its
+name, value, word and meaning; an event also lists its payload fields, a refusal its
+message. Everything else is derived from these rows:
+
+- the module constants the kernels compile against (``EV_DRAW``, ``E_NO_FIT``, ...), set
+  below from the rows (numba reads them as integer globals);
+- an event's payload offsets, ``<EVENT>_<FIELD>`` (``DRAW_CARD`` = 2: the card of an
+  EV_DRAW event is at ``b + DRAW_CARD`` where ``b = state.ev_nb(...)``); a field written
+  ``cards*`` is a variable tail that starts there;
+- ``game.py``'s refusal messages (``ERROR_TEXT``), the action and event words of
+  ``log.py`` and ``game.py`` (``ACTION_WORD``, ``EVENT_WORD``), and the event table of
+  docs/replay.md (``replay_table()``; tests/test_codes.py checks the page against it).
+
+Events in LOG are ``[type, n, payload(n)]``. Actions are int64 codes
+``type | card << 4 | meld << 10 | opt << 17`` (``action_nb``).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba as nb
+
+
+class Code(NamedTuple):
+    name: str                     # the constant: EV_DRAW
+    value: int
+    word: str                     # its word in logs and messages: "draw"
+    meaning: str                  # what it is (docs)
+    fields: tuple[str, ...] = ()  # an event's payload, in order ("cards*": a tail)
+    json: str = ""                # an event: its fields in docs/replay.md's JSON
+    message: str = ""             # a refusal: what a player is told
+
+
+PHASES = (
+    Code("PH_FIRST", 0, "first", "decision: the next player (not down) takes the upcard or passes"),
+    Code("PH_BUY", 1, "buy", "decision: the buy candidate S_BO0 + S_CAND claims or passes"),
+    Code("PH_DRAW", 2, "draw", "decision: a down player in turn takes the unbought upcard or draws"),
+    Code("PH_PLAY", 3, "play", "decision: go down, lay off, swap, discard"),
+    Code("PH_OVER", 4, "over", "game over"),
+    Code("PH_NEWHAND", 5, "new_hand", "automatic: deal the next hand"),
+    Code("PH_OFFER", 6, "offer", "automatic: offer the upcard"),
+    Code("PH_OPENBUY", 7, "open_buy", "automatic: open the buy window"),
+    Code("PH_AFTERWIN", 8, "after_window", "automatic: the buy window closed"),
+    Code("PH_ENDHAND", 9, "end_hand", "automatic: score the hand"),
+)
+
+ACTIONS = (
+    Code("A_DRAW", 0, "draw", "draw from the stock"),
+    Code("A_TAKE", 1, "take", "take the upcard as one's draw"),
+    Code("A_PASS", 2, "pass", "refuse the upcard (first refusal) or do not buy"),
+    Code("A_BUY", 3, "buy", "claim the upcard with its penalty cards"),
+    Code("A_GO_DOWN", 4, "go_down", "lay down the contract (opt 0: the meld finder's lay-down, "
+         "1: the proposal written into GD by the caller)"),
+    Code("A_LAYOFF", 5, "layoff", "lay a card off on a table meld (opt: run end 0 low / 1 high, "
+         "or a joker's declared suit on a set)"),
+    Code("A_SWAP", 6, "swap", "swap a natural card for a table joker (opt: the slot)"),
+    Code("A_DISCARD", 7, "discard", "discard a card"),
+)
+
+# The action a bot kernel "chooses" when it cannot act (a search bot given no workspace,
+# a smart seat compiled without smart): no action type has this value, so apply_action_nb
+# refuses it with E_PHASE and the engine stops with an error.
+NO_ACTION = 15
+
+EVENTS = (
+    Code("EV_HAND", 1, "hand", "a hand starts; `first` (dealer's left) plays first",
+         ("hand", "dealer", "first"), "`dealer`, `first`, `contract`"),
+    Code("EV_DEAL", 2, "deal", "the cards dealt to a seat (one event per seat)",
+         ("seat", "n", "cards*"), "`seat`, `cards`"),
+    Code("EV_UPCARD", 3, "upcard", "the first upcard of the hand", ("card",), "`card`"),
+    Code("EV_DRAW", 4, "draw", "a draw; taking the upcard by first refusal or (when down) after "
+         "nobody bought is `upcard`", ("seat", "source", "card"),
+         "`seat`, `source` (`stock` / `upcard`), `card`"),
+    Code("EV_PASS", 5, "pass", "the next player refused the upcard, or a buy candidate did not buy "
+         "it; candidates are asked in `buy_priority` order, and the first who buys wins it",
+         ("seat", "card", "what"), "`seat`, `card`, `what` (`first_refusal` / `buy`)"),
+    Code("EV_BUY", 6, "buy", "a buy: the upcard and the penalty cards from the stock (fewer than "
+         "due only when the hand stopped)", ("seat", "card", "due"),
+         "`seat`, `card`, `penalty_due`, `penalty`"),
+    Code("EV_PENALTY", 7, "penalty", "one penalty card from the stock (in the log it joins its "
+         "buy's `penalty`)", ("seat", "card")),
+    Code("EV_GO_DOWN", 8, "go_down", "the melds laid down (see meld object)",
+         ("seat", "melds", "meld*"), "`seat`, `melds`"),
+    Code("EV_LAYOFF", 9, "layoff", "a lay-off; `joker_as` says what a joker stands for",
+         ("seat", "card", "meld", "ident"),
+         "`seat`, `card`, `meld`, `end` (runs: `low`/`high`), `position` (runs), `joker_as`, `meld_now`"),
+    Code("EV_SWAP", 10, "swap", "a natural card replaces a joker, which goes to the seat's hand",
+         ("seat", "card", "meld", "slot", "ident"), "`seat`, `card`, `meld`, `slot`, `joker_was`, `meld_now`"),
+    Code("EV_DISCARD", 11, "discard", "a discard; it is the new upcard", ("seat", "card"), "`seat`, `card`"),
+    Code("EV_RESHUFFLE", 12, "reshuffle", "the pile (less the upcard lying on it) became the stock; "
+         "`pass` counts stock passes in the hand", ("pass", "cards", "kept"),
+         "`pass`, `cards`, `upcard_kept`"),
+    Code("EV_OUT", 13, "out", "a player went out", ("seat", "how", "blind", "jokers"),
+         "`seat`, `how` (`melds` / `discard`), `blind`, `jokers_played`"),
+    Code("EV_HAND_END", 14, "hand_end", "hand scores per seat and running totals",
+         ("winner", "reason", "scores*"),
+         "`winner` (or null), `reason` (`out` / `stock` / `turn_cap`), `scores`, `totals`"),
+    Code("EV_GAME_END", 15, "game_end", "lowest total wins; equal totals share (ranking 1 = best, "
+         "shared ranks)", ("totals*",), "`totals`, `winners`, `ranking`"),
+    Code("EV_SEARCH", 16, "search", "the `rollout` bot searched this decision (docs/rollout.md); the "
+         "action chosen follows as its own event", ("seat", "decision", "rollouts", "chosen", "n", "candidates*"),
+         "`seat`, `decision` (`take` / `buy` / `discard` / `down`), `rollouts`, `candidates` (each "
+         "`action`, e.g. `take` or `discard 7C`, and `mean`: its mean outcome over the samples, "
+         "points for the hand by default, lower is better), `chosen` (index into `candidates`; the "
+         "first is smart's choice)"),
+)
+
+ERRORS = (
+    Code("E_OK", 0, "ok", "the action was applied"),
+    Code("E_PHASE", 1, "phase", "action not of this phase",
+         message="this kind of action is not possible now"),
+    Code("E_CARD", 2, "card", "card not in hand", message="that card is not in the hand"),
+    Code("E_NOT_NOW", 4, "not_now", "not on this turn: lay-off when not down (or on the going-down "
+         "turn under exact), swap when joker_swap forbids it, discard when a swap obliges going down",
+         message="not allowed on this turn (lay-off: only once down, not on an exact going-down "
+                 "turn; swap: joker_swap; discard: go down first after a swap)"),
+    Code("E_NO_MELD", 5, "no_meld", "no such table meld", message="there is no such meld on the table"),
+    Code("E_NO_FIT", 6, "no_fit", "the card does not fit that meld there (docs/rules.md §4, joker_limit)",
+         message="the card does not fit that meld there (docs/rules.md §4, joker_limit)"),
+    Code("E_FINISH", 7, "finish", "the turn could not be finished afterwards (go_out)",
+         message="the turn could not be finished afterwards (go_out)"),
+    Code("E_SWAP_DEF", 8, "swap_def", "a swap by a player not down that could not be followed by going down",
+         message="a player not down may swap a joker only when going down follows"),
+    Code("E_GD_DOWN", 10, "gd_down", "already down", message="the player is already down"),
+    Code("E_GD_COUNT", 11, "gd_count", "melds do not match the contract",
+         message="the melds do not match the contract"),
+    Code("E_GD_SIZE", 12, "gd_size", "a meld size does not match (at_least / exact)",
+         message="a meld size does not match the contract (initial_meld)"),
+    Code("E_GD_MELD", 13, "gd_meld", "a meld is not valid",
+         message="a meld is not valid (docs/rules.md §4, joker_limit)"),
+    Code("E_GD_CARDS", 14, "gd_cards", "cards not in hand", message="the melds use cards that are not in the hand"),
+    Code("E_GD_GAP", 15, "gd_gap", "same-suit runs touch (same_suit_runs = gap)",
+         message="two runs of one suit touch (same_suit_runs = gap)"),
+    Code("E_GD_FINISH", 16, "gd_finish", "the turn could not be finished afterwards (go_out)",
+         message="the turn could not be finished afterwards (go_out)"),
+    Code("E_GD_NONE", 18, "gd_none", "going down with the finder's lay-down: the hand has none that is legal now",
+         message="the hand has no legal lay-down of the contract now"),
+    Code("E_CHECK_CONS", 20, "check_cons", "card conservation broken", message="check failed: card conservation"),
+    Code("E_CHECK_MELD", 21, "check_meld", "invalid table meld", message="check failed: an invalid table meld"),
+    Code("E_CHECK_COUNT", 22, "check_count", "hand size bookkeeping broken",
+         message="check failed: hand size bookkeeping"),
+)
+
+# An EV_GO_DOWN payload holds, per meld, this record, then its n cards, then their n
+# identities (a run: positions; a set: a joker's declared suit or -1): MR_<FIELD> offsets.
+MELD_RECORD = ("meld", "kind", "key", "lo", "n")
+
+TABLES = {"phase": PHASES, "action": ACTIONS, "event": EVENTS, "error": ERRORS}
+
+
+def _offsets(ev: Code) -> dict[str, int]:
+    """``<EVENT>_<FIELD>``: each field's offset in the payload; ``<EVENT>_SIZE``: the
+    payload's length, for an event without a tail."""
+    out = {f"{ev.name[3:]}_{f.rstrip('*').upper()}": i for i, f in enumerate(ev.fields)}
+    if not any(f.endswith("*") for f in ev.fields):
+        out[f"{ev.name[3:]}_SIZE"] = len(ev.fields)
+    return out
+
+
+def _constants() -> dict[str, int]:
+    out: dict[str, int] = {}
+    for kind, rows in TABLES.items():
+        values = [c.value for c in rows]
+        assert len(set(values)) == len(values), f"two {kind} codes share a value"
+        for c in rows:
+            assert c.name not in out, f"{c.name} declared twice"
+            out[c.name] = c.value
+    extra = {f"MR_{f.upper()}": i for i, f in enumerate(MELD_RECORD)}
+    extra["MR_SIZE"] = len(MELD_RECORD)
+    out.update(extra)
+    for ev in EVENTS:
+        for k, v in _offsets(ev).items():
+            assert k not in out, f"{k} declared twice"
+            out[k] = v
+    return out
+
+
+CONSTANTS = _constants()
+globals().update(CONSTANTS)          # EV_DRAW, E_NO_FIT, DRAW_CARD, ...: the kernels' names
+__all__ = ["Code", "PHASES", "ACTIONS", "EVENTS", "ERRORS", "NO_ACTION", "CONSTANTS",
+           "ERROR_TEXT", "ACTION_WORD", "EVENT_WORD", "event_fields", "replay_table",
+           "action_nb", "a_type", "a_card", "a_meld", "a_opt", *CONSTANTS]
+
+ERROR_TEXT = {c.value: c.message for c in ERRORS if c.message}
+ACTION_WORD = {c.value: c.word for c in ACTIONS}
+EVENT_WORD = {c.value: c.word for c in EVENTS}
+_EVENT_BY_VALUE = {c.value: c for c in EVENTS}
+
+
+def event_fields(t: int, payload: list[int]) -> dict[str, "int | list[int]"]:
+    """An event's payload by field name (a ``*`` field: the list of the rest)."""
+    ev = _EVENT_BY_VALUE[t]
+    out: dict[str, int | list[int]] = {}
+    for i, f in enumerate(ev.fields):
+        if f.endswith("*"):
+            out[f[:-1]] = payload[i:]
+            break
+        out[f] = payload[i]
+    return out
+
+
+def replay_table() -> str:
+    """docs/replay.md's table of the JSON events the engine's log decodes to."""
+    rows = ["| event | fields | meaning |", "|---|---|---|"]
+    rows += [f"| `{c.word}` | {c.json} | {c.meaning} |" for c in EVENTS if c.json]
+    return "\n".join(rows)
+
+
+# ---------------------------------------------------------------- action codes
+
+@nb.njit(cache=True, inline="always")
+def action_nb(t, card, meld, opt):
+    """The action code of type t (A_*), card, meld and opt."""
+    return t | (card << 4) | (meld << 10) | (opt << 17)
+
+
+@nb.njit(cache=True, inline="always")
+def a_type(a):
+    return a & 15
+
+
+@nb.njit(cache=True, inline="always")
+def a_card(a):
+    return (a >> 4) & 63
+
+
+@nb.njit(cache=True, inline="always")
+def a_meld(a):
+    return (a >> 10) & 127
+
+
+@nb.njit(cache=True, inline="always")
+def a_opt(a):
+    return a >> 17
