@@ -23,8 +23,10 @@ import json
 import platform
 import sys
 import time
+from collections import defaultdict
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Callable, NamedTuple
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -59,13 +61,14 @@ class Parser(argparse.ArgumentParser):
         return a
 
 
-def parser(name: str, doc: str, games: int, **extra) -> argparse.ArgumentParser:
-    """The options every analysis takes: --games, --out, --seed, --threads."""
+def parser(name: str, doc: str, games: int, seed: int = 1, games_help: str = "deals per arm") \
+        -> argparse.ArgumentParser:
+    """The options every analysis takes: --games, --out, --seed, --threads, --quiet."""
     ap = Parser(prog=f"analyses/{name}.py", description=doc.split("\n\n")[0],
                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", type=int, default=games, help=f"deals per arm (default {games})")
+    ap.add_argument("--games", type=int, default=games, help=f"{games_help} (default {games})")
     ap.add_argument("--out", default=str(RESULTS / name), help="output folder (default analyses/results/%(prog)s)")
-    ap.add_argument("--seed", type=int, default=1, help="job seed (default 1)")
+    ap.add_argument("--seed", type=int, default=seed, help=f"job seed (default {seed})")
     ap.add_argument("--threads", type=int, default=None, help="worker threads (default: every core)")
     ap.add_argument("--quiet", action="store_true", help="no progress on stderr")
     return ap
@@ -206,6 +209,110 @@ class Clock:
     @property
     def total(self) -> float:
         return time.perf_counter() - self.t0
+
+
+class Cell(NamedTuple):
+    """One point of a sweep: the level (the bot spec of the focal player and its opponents, or of
+    every seat), the rules preset, and the sweep's third axis (a hand number, a player count, a
+    rules variant; None when there is none)."""
+    level: str
+    preset: str
+    item: object = None
+
+
+def cells(levels, presets, items=(None,)) -> list[Cell]:
+    """levels x presets x items, nested in that order (the order of every report's rows).
+    ``items``: the third axis, or a function of (level, preset) that gives it."""
+    return [Cell(lv, p, x) for lv in levels for p in presets
+            for x in (items(lv, p) if callable(items) else items)]
+
+
+class Study:
+    """One run of an analysis: the axes of its sweep, its folder ``out`` (report.md, charts,
+    CSVs), the datasets' ``out/data`` (made here; resumed on a rerun), the clock of its steps,
+    its progress lines on stderr (none with --quiet) and the charts it drew, in order.
+
+    The axes are parsed first, each bad one a line and exit 2 before any folder is made:
+    ``levels`` and ``caps`` from --levels (``caps=True``: with the experiments' ``SPEC@N``,
+    else every cap None), ``presets`` from --presets, ``hands`` from --hands (``hands=True``;
+    else None); an option the script does not take gives no axis."""
+
+    def __init__(self, a, caps: bool = False, hands: bool = False):
+        self.caps: dict[str, int | None] = {}
+        if hasattr(a, "levels"):
+            self.caps = level_caps(a.levels) if caps else dict.fromkeys(check_levels(a.levels))
+        self.levels = list(self.caps)
+        self.presets = parse_presets(a.presets) if hasattr(a, "presets") else []
+        self.hands = parse_hands(a.hands, self.presets) if hands else None
+        self.quiet = a.quiet
+        self.out = Path(a.out)
+        self.data = self.out / "data"
+        self.data.mkdir(parents=True, exist_ok=True)
+        self.clock = Clock()
+        self.charts: list[str] = []
+
+    def say(self, msg: str) -> None:
+        say(self.quiet, msg)
+
+    def sweep(self, cells: list[Cell], play: Callable, rows: Callable, step: Callable,
+              line: Callable) -> dict[str, list[dict]]:
+        """Each cell in turn: ``play(cell)`` (its experiment or run, and whatever is read back
+        inside the timing), timed as the clock step ``step(cell)``; the progress line
+        ``line(cell, result, seconds)``; then ``rows(cell, result)``, {table: [row, ...]}: the
+        report rows the cell adds to each table. Returns every table's rows in cell order (a
+        table no cell added to is empty)."""
+        tables: dict[str, list[dict]] = defaultdict(list)
+        for cell in cells:
+            with self.clock.step(step(cell)):
+                res = play(cell)
+            self.say(line(cell, res, self.clock.steps[-1][1]))
+            for name, got in rows(cell, res).items():
+                tables[name] += got
+        return tables
+
+    def chart(self, name: str, draw: Callable) -> Path:
+        """``draw(path)`` into OUT/``name``, listed for the report (``self.charts``)."""
+        path = self.out / name
+        draw(path)
+        self.charts.append(name)
+        return path
+
+    def write_report(self, lines: list[str]) -> None:
+        (self.out / "report.md").write_text("\n".join(lines), encoding="utf-8")
+
+    def done(self) -> int:
+        """The last progress line; the exit status of a finished run."""
+        self.say(f"written {self.out}/report.md ({self.clock.total:.0f} s)")
+        return 0
+
+
+def experiment(level: str, preset: str, a, folder, variants, **design):
+    """One experiment of a sweep: the focal player and its three opponents at ``level``, 4
+    players, the job's seed and threads, ``variants`` (``Arm``s) against the level's own bot and
+    the rest of the design (``hand=``, ``games=`` or ``target_ci=``/``max_games=``), resumed
+    from ``folder`` if played there before. Returns its ``ExperimentResult``."""
+    from shanghai_sim.experiment import Experiment, run_experiment
+    exp = Experiment(baseline=level, opponents=level, rules=preset, players=4, seed=a.seed,
+                     variants=tuple(variants), threads=a.threads, **design)
+    return run_experiment(exp, str(folder), resume=True, progress=None)
+
+
+def effect_columns(effects, vr: bool = True) -> dict:
+    """An arm's effects as report columns: ``{m}_mean``, ``_lo``, ``_hi``, ``_p`` per measure m
+    (and ``_vr``, the variance reduction of the pairing, with ``vr``); none for the baseline."""
+    row = {}
+    for m, e in (effects or {}).items():
+        row.update({f"{m}_mean": e.mean, f"{m}_lo": e.lo, f"{m}_hi": e.hi, f"{m}_p": e.p})
+        if vr:
+            row[f"{m}_vr"] = e.variance_reduction
+    return row
+
+
+def report_head(title: str) -> list[str]:
+    """A report's first lines: its question, the command that reproduces it, the versions, and
+    the heading of its design."""
+    return [f"# {title}", "", f"Command: `{command_line()}`  ", f"Environment: {environment()}", "",
+            "## Design", ""]
 
 
 def environment() -> str:

@@ -19,16 +19,37 @@ import sys
 import analyses_common as C
 
 
-def experiment(level, preset, n, a, data, cap=None):
-    from shanghai_sim.experiment import Arm, Experiment, run_experiment
+def experiment(cell, a, data, cap=None):
+    """Hand ``cell.item`` of the preset: every cap below the rules' limit against none."""
+    from shanghai_sim.experiment import Arm
     from shanghai_sim.rules import load_rules
+    level, preset, n = cell
     limit = load_rules(preset).buys_per_hand[n - 1]
     caps = [k for k in range(0, 5) if k < limit]
-    exp = Experiment(baseline=level, opponents=level, rules=preset, players=4, hand=n, seed=a.seed,
-                     variants=tuple(Arm(f"at most {k}", f"{level}:maxbuys{n}={k}") for k in caps),
-                     target_ci=a.target_ci, max_games=cap or a.games, threads=a.threads)
     out = os.path.join(data, f"{preset}-{level}-{n}")
-    return run_experiment(exp, out, resume=True, progress=None), out, limit
+    res = C.experiment(level, preset, a, out, (Arm(f"at most {k}", f"{level}:maxbuys{n}={k}") for k in caps),
+                       hand=n, target_ci=a.target_ci, max_games=cap or a.games)
+    return res, out, limit
+
+
+def arm_rows(cell, played) -> dict:
+    """One row per arm: its cap, buys and hands gone out, its effects on hand N."""
+    from shanghai_sim.experiment import per_deal
+    level, p, n = cell
+    res, loc, limit = played
+    base = per_deal(os.path.join(loc, res.arms[0].folder), 4, 1, res.games)
+    rows = []
+    for arm in res.arms:
+        fc = C.focal_counts(os.path.join(loc, arm.folder))
+        rows.append({"level": level, "preset": p, "hand": n, "limit": limit,
+                     "cap": limit if arm.effects is None else int(arm.name.split()[-1]),
+                     "arm": arm.name, "deals": res.games, "baseline_points": float(base.points.mean()),
+                     "buys_per_hand": fc["buys"] / max(fc["hands"], 1),
+                     "went_out_share": fc["went_out"] / max(fc["hands"], 1),
+                     "no_winner_hands": arm.no_winner_hands, "turn_cap_hands": arm.turn_cap_hands,
+                     "hands_played": arm.hands_played, "seconds": round(C.recorded_seconds(loc), 1),
+                     **C.effect_columns(arm.effects, vr=False)})
+    return {"arms": rows}
 
 
 def main(argv=None) -> int:
@@ -43,48 +64,19 @@ def main(argv=None) -> int:
 
 def run(a) -> int:
     import pandas as pd
-    from pathlib import Path
-    from shanghai_sim.experiment import per_deal
-    caps = C.level_caps(a.levels)
-    levels = list(caps)
-    presets = C.parse_presets(a.presets)
-    hands = C.parse_hands(a.hands, presets)
-    out = Path(a.out)
-    data = out / "data"
-    data.mkdir(parents=True, exist_ok=True)
-    clock = C.Clock()
-    rows = []
-    for level in levels:
-        for p in presets:
-            for n in hands:
-                with clock.step(f"{p} {level} {n}"):
-                    res, loc, limit = experiment(level, p, n, a, str(data), caps[level])
-                base = per_deal(os.path.join(loc, res.arms[0].folder), 4, 1, res.games)
-                for arm in res.arms:
-                    fc = C.focal_counts(os.path.join(loc, arm.folder))
-                    row = {"level": level, "preset": p, "hand": n, "limit": limit,
-                           "cap": limit if arm.effects is None else int(arm.name.split()[-1]),
-                           "arm": arm.name, "deals": res.games, "baseline_points": float(base.points.mean()),
-                           "buys_per_hand": fc["buys"] / max(fc["hands"], 1),
-                           "went_out_share": fc["went_out"] / max(fc["hands"], 1),
-                           "no_winner_hands": arm.no_winner_hands, "turn_cap_hands": arm.turn_cap_hands,
-                           "hands_played": arm.hands_played, "seconds": round(C.recorded_seconds(loc), 1)}
-                    for m, e in (arm.effects or {}).items():
-                        row.update({f"{m}_mean": e.mean, f"{m}_lo": e.lo, f"{m}_hi": e.hi, f"{m}_p": e.p})
-                    rows.append(row)
-                C.say(a.quiet, f"{level} {p} hand {n}: {res.games} deals, {clock.steps[-1][1]:.0f} s")
-    df = pd.DataFrame(rows)
+    st = C.Study(a, caps=True, hands=True)
+    levels, presets, caps = st.levels, st.presets, st.caps
+    t = st.sweep(C.cells(levels, presets, st.hands), lambda c: experiment(c, a, str(st.data), caps[c.level]), arm_rows,
+                 step=lambda c: f"{c.preset} {c.level} {c.item}",
+                 line=lambda c, r, s: f"{c.level} {c.preset} hand {c.item}: {r[0].games} deals, {s:.0f} s")
+    df = pd.DataFrame(t["arms"])
     var = df.arm != "baseline"
     df.loc[var, "points_p_holm"] = C.holm_column(df[var].points_p)     # one family: every cap tested
-    df.to_csv(out / "buy_budget.csv", index=False)
-    charts = []
+    df.to_csv(st.out / "buy_budget.csv", index=False)
     for level in levels:
-        path = out / f"buy_budget_{C.file_part(level)}.png"
-        chart(df[df.level == level], level, a, path)
-        charts.append(path.name)
-    report(a, levels, presets, df, clock, charts, out)
-    C.say(a.quiet, f"written {out}/report.md ({clock.total:.0f} s)")
-    return 0
+        st.chart(f"buy_budget_{C.file_part(level)}.png", lambda path: chart(df[df.level == level], level, a, path))
+    report(a, levels, presets, df, st)
+    return st.done()
 
 
 def chart(df, level, a, path):
@@ -119,11 +111,11 @@ def chart(df, level, a, path):
     plt.close(fig)
 
 
-def report(a, levels, presets, df, clock, charts, out):
+def report(a, levels, presets, df, st):
     import pandas as pd
     v = df[df.arm != "baseline"]
-    L = ["# How many buys per hand are worth using?", "", f"Command: `{C.command_line()}`  ",
-         f"Environment: {C.environment()}", "", "## Design", "",
+    clock, out = st.clock, st.out
+    L = C.report_head("How many buys per hand are worth using?") + [
          "- Per contract N: the baseline is the bot's own buying with no cap but the rules' (3 buys a hand; "
          "4 in hands 9-10 of both presets); each variant caps the focal player at k buys in hand N "
          "(`maxbuysN=k`, k from 0 to the limit - 1). `maxbuysN=0` is never buying in hand N.",
@@ -152,7 +144,7 @@ def report(a, levels, presets, df, clock, charts, out):
     summ = pd.DataFrame(rows)
     summ.to_csv(out / "summary.csv", index=False)
     L += [C.table_md(summ), ""]
-    for c in charts:
+    for c in st.charts:
         L += [f"![{c}]({c})", ""]
     t = v.copy()
     t["points (cap - own) [95% CI]"] = [C.fmt_ci(m, lo, hi) for m, lo, hi in zip(t.points_mean, t.points_lo, t.points_hi)]
@@ -171,7 +163,7 @@ def report(a, levels, presets, df, clock, charts, out):
           f"{int(df[df.arm == 'baseline'].deals.sum()):,} deals over {len(summ)} experiments; CI half-widths: median "
           f"{((v.points_hi - v.points_lo) / 2).median():.2f}, widest {((v.points_hi - v.points_lo) / 2).max():.2f} "
           "points. Files: buy_budget.csv (every arm), summary.csv; raw datasets in data/ (not committed).", ""]
-    (out / "report.md").write_text("\n".join(L), encoding="utf-8")
+    st.write_report(L)
 
 
 if __name__ == "__main__":

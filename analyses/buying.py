@@ -31,49 +31,57 @@ DEFAULT_LEVELS = "greedy,smart,rollout:rollouts=8@100"
 ARMS = (("never", "never buys in hand N"), ("always", "buys whenever it may in hand N"))
 
 
-def hand_level(level, preset, n, a, data, cap=None):
+def hand_level(cell, a, data, cap=None):
     """One hand-level experiment: own buying vs never vs always in hand n (at most ``cap`` deals)."""
-    from shanghai_sim.experiment import Arm, Experiment, per_deal, run_experiment
-    exp = Experiment(baseline=level, opponents=level, rules=preset, players=4, hand=n, seed=a.seed,
-                     variants=tuple(Arm(k, f"{level}:buy{n}={k}") for k, _ in ARMS),
-                     target_ci=a.target_ci, max_games=cap or a.games, threads=a.threads)
-    out = os.path.join(data, f"hand-{preset}-{level}-{n}")
-    res = run_experiment(exp, out, resume=True, progress=None)
-    base = per_deal(os.path.join(out, res.arms[0].folder), 4, 1, res.games)
+    from shanghai_sim.experiment import Arm
+    level, preset, n = cell
+    return C.experiment(level, preset, a, os.path.join(data, f"hand-{preset}-{level}-{n}"),
+                        (Arm(k, f"{level}:buy{n}={k}") for k, _ in ARMS),
+                        hand=n, target_ci=a.target_ci, max_games=cap or a.games)
+
+
+def hand_rows(cell, res) -> dict:
+    """``hand``: every arm of a hand-level experiment, its effects on hand n; ``times``: its play time."""
+    from shanghai_sim.experiment import per_deal
+    level, preset, n = cell
+    base = per_deal(os.path.join(res.out, res.arms[0].folder), 4, 1, res.games)
     rows = []
     for arm in res.arms:
-        row = {"level": level, "preset": preset, "hand": n, "arm": arm.name, "deals": res.games,
-               "hands_played": arm.hands_played, "no_winner_hands": arm.no_winner_hands,
-               "turn_cap_hands": arm.turn_cap_hands, "baseline_points": float(base.points.mean()),
-               "baseline_went_out": float(base.went_out.mean())}
-        for m, e in (arm.effects or {}).items():
-            row.update({f"{m}_mean": e.mean, f"{m}_lo": e.lo, f"{m}_hi": e.hi, f"{m}_p": e.p,
-                        f"{m}_vr": e.variance_reduction})
-        rows.append(row)
-    return rows, res
+        rows.append({"level": level, "preset": preset, "hand": n, "arm": arm.name, "deals": res.games,
+                     "hands_played": arm.hands_played, "no_winner_hands": arm.no_winner_hands,
+                     "turn_cap_hands": arm.turn_cap_hands, "baseline_points": float(base.points.mean()),
+                     "baseline_went_out": float(base.went_out.mean()), **C.effect_columns(arm.effects)})
+    return {"hand": rows, "times": [{"level": level, "preset": preset, "hand": str(n), "mode": "hand",
+                                     "deals": res.games, "seconds": round(C.recorded_seconds(res.out), 1)}]}
 
 
-def whole_games(level, preset, hands, a, data):
+def whole_games(cell, hands, a, data):
     """Whole games: the 20 variants (never/always in each hand) against own buying."""
-    from shanghai_sim.experiment import Arm, Experiment, run_experiment
-    variants = tuple(Arm(f"{k} in {n}", f"{level}:buy{n}={k}") for n in hands for k, _ in ARMS)
-    exp = Experiment(baseline=level, opponents=level, rules=preset, players=4, seed=a.seed,
-                     variants=variants, games=a.game_deals, threads=a.threads)
-    res = run_experiment(exp, os.path.join(data, f"game-{preset}-{level}"), resume=True, progress=None)
+    from shanghai_sim.experiment import Arm
+    level, preset, _ = cell
+    return C.experiment(level, preset, a, os.path.join(data, f"game-{preset}-{level}"),
+                        (Arm(f"{k} in {n}", f"{level}:buy{n}={k}") for n in hands for k, _ in ARMS),
+                        games=a.game_deals)
+
+
+def game_rows(cell, res, deals) -> dict:
+    """``games``: each variant's effects on game points and win share, and whether the hands
+    other than its own cancel; ``base``: the baseline's stopped hands; ``times``: its play time."""
+    level, preset, _ = cell
     rows = []
     for arm in res.arms[1:]:
         k, _, n = arm.name.partition(" in ")
         others = [e for h, e in arm.hand_effects.items() if h != int(n)]
-        row = {"level": level, "preset": preset, "hand": int(n), "arm": k, "deals": res.games,
-               "no_winner_hands": arm.no_winner_hands, "turn_cap_hands": arm.turn_cap_hands,
-               "other_hands_cancel": all(e.mean == 0 and e.sd == 0 for e in others)}
-        for m, e in arm.effects.items():
-            row.update({f"{m}_mean": e.mean, f"{m}_lo": e.lo, f"{m}_hi": e.hi, f"{m}_p": e.p,
-                        f"{m}_vr": e.variance_reduction})
-        rows.append(row)
+        rows.append({"level": level, "preset": preset, "hand": int(n), "arm": k, "deals": res.games,
+                     "no_winner_hands": arm.no_winner_hands, "turn_cap_hands": arm.turn_cap_hands,
+                     "other_hands_cancel": all(e.mean == 0 and e.sd == 0 for e in others),
+                     **C.effect_columns(arm.effects)})
     base = res.arms[0]
-    return rows, {"level": level, "preset": preset, "deals": res.games, "no_winner_hands": base.no_winner_hands,
-                  "turn_cap_hands": base.turn_cap_hands, "hands_played": base.hands_played}
+    return {"games": rows,
+            "base": [{"level": level, "preset": preset, "deals": res.games, "no_winner_hands": base.no_winner_hands,
+                      "turn_cap_hands": base.turn_cap_hands, "hands_played": base.hands_played}],
+            "times": [{"level": level, "preset": preset, "hand": "all", "mode": "whole games",
+                       "deals": deals, "seconds": round(C.recorded_seconds(res.out), 1)}]}
 
 
 def verdict_sign(mean, lo, hi, p_holm) -> str:
@@ -154,65 +162,39 @@ def main(argv=None) -> int:
 
 def run(a) -> int:
     import pandas as pd
-    from pathlib import Path
-    caps = C.level_caps(a.levels)
-    levels = list(caps)
-    presets = C.parse_presets(a.presets)
-    hands = C.parse_hands(a.hands, presets)
-    out = Path(a.out)
-    data = out / "data"
-    data.mkdir(parents=True, exist_ok=True)
-    clock = C.Clock()
-    rows, grows, gbase, times = [], [], [], []
-    for level in levels:
-        for p in presets:
-            for n in hands:
-                with clock.step(f"hand {p} {level} {n}"):
-                    r, res = hand_level(level, p, n, a, str(data), caps[level])
-                rows += r
-                times.append({"level": level, "preset": p, "hand": str(n), "mode": "hand", "deals": res.games,
-                              "seconds": round(C.recorded_seconds(res.out), 1)})
-                C.say(a.quiet, f"{level} {p} hand {n}: {res.games} deals, {clock.steps[-1][1]:.0f} s; " +
-                      "; ".join(f"{x.name} {x.effects['points'].mean:+.1f}±{x.effects['points'].half_width:.1f}"
-                                for x in res.arms[1:]))
-    if a.game_deals:
-        for level in (lv for lv in levels if caps[lv] is None):
-            for p in presets:
-                with clock.step(f"games {p} {level}"):
-                    g, b = whole_games(level, p, hands, a, str(data))
-                grows += g
-                gbase.append(b)
-                times.append({"level": level, "preset": p, "hand": "all", "mode": "whole games",
-                              "deals": a.game_deals,
-                              "seconds": round(C.recorded_seconds(str(data / f"game-{p}-{level}")), 1)})
-                C.say(a.quiet, f"{level} {p} whole games: {a.game_deals} deals, {clock.steps[-1][1]:.0f} s")
+    st = C.Study(a, caps=True, hands=True)
+    levels, presets, caps, hands = st.levels, st.presets, st.caps, st.hands
+    t = st.sweep(C.cells(levels, presets, hands), lambda c: hand_level(c, a, str(st.data), caps[c.level]), hand_rows,
+                 step=lambda c: f"hand {c.preset} {c.level} {c.item}",
+                 line=lambda c, r, s: f"{c.level} {c.preset} hand {c.item}: {r.games} deals, {s:.0f} s; " + "; ".join(
+                     f"{x.name} {x.effects['points'].mean:+.1f}±{x.effects['points'].half_width:.1f}"
+                     for x in r.arms[1:]))
+    g = st.sweep(C.cells([lv for lv in levels if caps[lv] is None], presets) if a.game_deals else [],
+                 lambda c: whole_games(c, hands, a, str(st.data)), lambda c, r: game_rows(c, r, a.game_deals),
+                 step=lambda c: f"games {c.preset} {c.level}",
+                 line=lambda c, r, s: f"{c.level} {c.preset} whole games: {a.game_deals} deals, {s:.0f} s")
+    times, gbase = t["times"] + g["times"], g["base"]
 
-    df = pd.DataFrame(rows)
+    df = pd.DataFrame(t["hand"])
     var = df[df.arm != "baseline"].copy()
     var["points_p_holm"] = C.holm_column(var.points_p)          # one family: every hand-level comparison
     var["verdict"] = [verdict_sign(m, lo, hi, ph) for m, lo, hi, ph in
                       zip(var.points_mean, var.points_lo, var.points_hi, var.points_p_holm)]
     var["half_width"] = (var.points_hi - var.points_lo) / 2
-    df.to_csv(out / "hand_level.csv", index=False)
-    var.to_csv(out / "hand_points_effects.csv", index=False)
-    pd.DataFrame(times).to_csv(out / "times.csv", index=False)
-    dg = pd.DataFrame(grows)
+    df.to_csv(st.out / "hand_level.csv", index=False)
+    var.to_csv(st.out / "hand_points_effects.csv", index=False)
+    pd.DataFrame(times).to_csv(st.out / "times.csv", index=False)
+    dg = pd.DataFrame(g["games"])
     if len(dg):
         dg["points_p_holm"] = C.holm_column(dg.points_p)
         dg["win_share_p_holm"] = C.holm_column(dg.win_share_p)
-        dg.to_csv(out / "game_effects.csv", index=False)
-    charts = []
+        dg.to_csv(st.out / "game_effects.csv", index=False)
     for level in levels:
-        path = out / f"hand_points_{C.file_part(level)}.png"
-        chart_hand(var, level, a, path)
-        charts.append(path.name)
+        st.chart(f"hand_points_{C.file_part(level)}.png", lambda path: chart_hand(var, level, a, path))
         if len(dg) and (dg.level == level).any():
-            path = out / f"win_share_{C.file_part(level)}.png"
-            chart_games(dg, level, a, path)
-            charts.append(path.name)
-    report(a, levels, caps, presets, hands, df, var, dg, gbase, times, clock, charts, out)
-    C.say(a.quiet, f"written {out}/report.md ({clock.total:.0f} s)")
-    return 0
+            st.chart(f"win_share_{C.file_part(level)}.png", lambda path: chart_games(dg, level, a, path))
+    report(a, levels, caps, presets, hands, df, var, dg, gbase, times, st)
+    return st.done()
 
 
 def sign_table(var, levels):
@@ -235,16 +217,12 @@ def sign_table(var, levels):
 def budget_pairs(levels):
     """(K, 2K) level pairs: the same search bot, equal but for a doubled rollouts=K."""
     from shanghai_sim.bots import parse_bot
-    from shanghai_sim.kernels.bots import BP_ROLLOUTS
     specs = {lv: parse_bot(lv, 10) for lv in levels}
-    out = []
-    for lo in levels:
-        for hi in levels:
-            a, b = specs[lo], specs[hi]
-            if a.kind == b.kind and a.params[BP_ROLLOUTS] > 0 and b.params[BP_ROLLOUTS] == 2 * a.params[BP_ROLLOUTS] \
-                    and all(x == y for i, (x, y) in enumerate(zip(a.params, b.params)) if i != BP_ROLLOUTS):
-                out.append((lo, hi))
-    return out
+    rest = {lv: {k: v for k, v in s.param_values().items() if k != "rollouts"} for lv, s in specs.items()}
+    rollouts = {lv: s.param_values().get("rollouts", 0) for lv, s in specs.items()}
+    return [(lo, hi) for lo in levels for hi in levels
+            if specs[lo].kind == specs[hi].kind and rollouts[lo] > 0 and rollouts[hi] == 2 * rollouts[lo]
+            and rest[lo] == rest[hi]]
 
 
 def budget_table(var, lo, hi):
@@ -265,12 +243,11 @@ def budget_table(var, lo, hi):
                          "agree": m.verdict_lo == m.verdict_hi, "apart": change.abs() > hw})
 
 
-def report(a, levels, caps, presets, hands, df, var, dg, gbase, times, clock, charts, out):
+def report(a, levels, caps, presets, hands, df, var, dg, gbase, times, study):
     import pandas as pd
-    L = ["# Is buying worth it, contract by contract?", "",
-         f"Command: `{C.command_line()}`  ", f"Environment: {C.environment()}", ""]
-    L += ["## Design", "",
-          f"- 4 players; rules presets {', '.join(presets)} (docs/rules.md); contracts {a.hands}.",
+    clock, out = study.clock, study.out
+    L = C.report_head("Is buying worth it, contract by contract?")
+    L += [f"- 4 players; rules presets {', '.join(presets)} (docs/rules.md); contracts {a.hands}.",
           f"- Opponent levels: {', '.join(levels)} (focal player and opponents play the same bot)."
           + "".join(f" Level `{lv}`: at most {c:,} deals per contract (a slow bot: the n its compute allows), "
                     "hand-level only (no whole games)." for lv, c in caps.items() if c)
@@ -328,7 +305,7 @@ def report(a, levels, caps, presets, hands, df, var, dg, gbase, times, clock, ch
               "from the two CIs as if independent (wider than the truth: the levels play the same deals); "
               f"{len(moved)} cell(s) where that CI excludes 0.", "",
               C.table_md(bt[~bt.agree | bt.apart].drop(columns=["agree", "apart", "change"])) if (~bt.agree | bt.apart).any() else "(no cell differs)", ""]
-    for c in charts:
+    for c in study.charts:
         L += [f"![{c}]({c})", ""]
     L += ["## Hand-level effects (points in hand N)", "",
           "Own-buying level: the baseline's mean points in hand N and share of its seatings it went out. "
@@ -386,7 +363,7 @@ def report(a, levels, caps, presets, hands, df, var, dg, gbase, times, clock, ch
           "Files: hand_level.csv (every arm, stopped hands), hand_points_effects.csv (effects, Holm), "
           "game_effects.csv (whole games), sign_by_level.csv, times.csv. Raw datasets: data/ (not committed; "
           "rerunning the command rebuilds them identically).", ""]
-    (out / "report.md").write_text("\n".join(L), encoding="utf-8")
+    study.write_report(L)
 
 
 if __name__ == "__main__":

@@ -21,11 +21,42 @@ import sys
 import analyses_common as C
 
 
-def experiment(level, preset, a, data, cap=None):
-    from shanghai_sim.experiment import Arm, Experiment, run_experiment
-    exp = Experiment(baseline=level, opponents=level, rules=preset, players=4, seed=a.seed, games=cap or a.games,
-                     variants=(Arm("wait_blind", f"{level}:wait_blind=true"),), threads=a.threads)
-    return run_experiment(exp, os.path.join(data, f"{preset}-{level}"), resume=True, progress=None)
+def experiment(cell, a, data, cap=None):
+    """Whole games of the preset: waiting to go out blind against going down at once."""
+    from shanghai_sim.experiment import Arm
+    level, preset, _ = cell
+    out = os.path.join(data, f"{preset}-{level}")
+    return C.experiment(level, preset, a, out, (Arm("wait_blind", f"{level}:wait_blind=true"),),
+                        games=cap or a.games), out
+
+
+def cell_rows(cell, played) -> dict:
+    """``arms``: per arm, its games and the focal player's hands gone out (blind or not);
+    ``effects``: the variant's effects on the game's measures and on each hand's points."""
+    from shanghai_sim.experiment import per_deal
+    from shanghai_sim.rules import load_rules
+    level, p, _ = cell
+    res, loc = played
+    hands = len(load_rules(p).contracts)
+    base = per_deal(os.path.join(loc, res.arms[0].folder), 4, hands, res.games)
+    arms, rows = [], []
+    for arm in res.arms:
+        fc = C.focal_counts(os.path.join(loc, arm.folder))
+        arms.append({"level": level, "preset": p, "arm": arm.name, "deals": res.games,
+                     "games": arm.games_played, "hands": arm.hands_played,
+                     "no_winner_hands": arm.no_winner_hands, "turn_cap_hands": arm.turn_cap_hands,
+                     "focal_hands": fc["hands"], "focal_went_out": fc["went_out"], "focal_blind": fc["blind"],
+                     "seconds": round(C.recorded_seconds(loc), 1)})
+    v = res.arms[1]
+    for m, e in v.effects.items():
+        ref = {"points": base.points, "win_share": base.win_share, "rank": base.rank}[m].mean()
+        rows.append({"level": level, "preset": p, "measure": m, "hand": "game", "mean": e.mean, "lo": e.lo,
+                     "hi": e.hi, "n": e.n, "p": e.p, "vr": e.variance_reduction, "baseline": ref})
+    for h, e in v.hand_effects.items():
+        rows.append({"level": level, "preset": p, "measure": "hand_points", "hand": str(h), "mean": e.mean,
+                     "lo": e.lo, "hi": e.hi, "n": e.n, "p": e.p, "vr": e.variance_reduction,
+                     "baseline": base.hand_points[:, h - 1].mean()})
+    return {"arms": arms, "effects": rows}
 
 
 def main(argv=None) -> int:
@@ -38,52 +69,21 @@ def main(argv=None) -> int:
 
 def run(a) -> int:
     import pandas as pd
-    from pathlib import Path
-    from shanghai_sim.experiment import per_deal
-    from shanghai_sim.rules import load_rules
-    caps = C.level_caps(a.levels)
-    levels = list(caps)
-    presets = C.parse_presets(a.presets)
-    out = Path(a.out)
-    data = out / "data"
-    data.mkdir(parents=True, exist_ok=True)
-    clock = C.Clock()
-    rows, arms = [], []
-    for level in levels:
-        for p in presets:
-            with clock.step(f"{p} {level}"):
-                res = experiment(level, p, a, str(data), caps[level])
-            C.say(a.quiet, f"{level} {p}: {res.games} deals, {clock.steps[-1][1]:.0f} s")
-            loc = os.path.join(str(data), f"{p}-{level}")
-            hands = len(load_rules(p).contracts)
-            base = per_deal(os.path.join(loc, res.arms[0].folder), 4, hands, res.games)
-            for arm in res.arms:
-                fc = C.focal_counts(os.path.join(loc, arm.folder))
-                arms.append({"level": level, "preset": p, "arm": arm.name, "deals": res.games,
-                             "games": arm.games_played, "hands": arm.hands_played,
-                             "no_winner_hands": arm.no_winner_hands, "turn_cap_hands": arm.turn_cap_hands,
-                             "focal_hands": fc["hands"], "focal_went_out": fc["went_out"], "focal_blind": fc["blind"],
-                             "seconds": round(C.recorded_seconds(loc), 1)})
-            v = res.arms[1]
-            for m, e in v.effects.items():
-                ref = {"points": base.points, "win_share": base.win_share, "rank": base.rank}[m].mean()
-                rows.append({"level": level, "preset": p, "measure": m, "hand": "game", "mean": e.mean, "lo": e.lo,
-                             "hi": e.hi, "n": e.n, "p": e.p, "vr": e.variance_reduction, "baseline": ref})
-            for h, e in v.hand_effects.items():
-                rows.append({"level": level, "preset": p, "measure": "hand_points", "hand": str(h), "mean": e.mean,
-                             "lo": e.lo, "hi": e.hi, "n": e.n, "p": e.p, "vr": e.variance_reduction,
-                             "baseline": base.hand_points[:, h - 1].mean()})
-    df = pd.DataFrame(rows)
+    st = C.Study(a, caps=True)
+    levels, presets, caps = st.levels, st.presets, st.caps
+    t = st.sweep(C.cells(levels, presets), lambda c: experiment(c, a, str(st.data), caps[c.level]), cell_rows,
+                 step=lambda c: f"{c.preset} {c.level}",
+                 line=lambda c, r, s: f"{c.level} {c.preset}: {r[0].games} deals, {s:.0f} s")
+    df = pd.DataFrame(t["effects"])
     prim = df.measure == "points"
     df.loc[prim, "p_holm"] = C.holm_column(df[prim].p)           # primary: game points, one per level x preset
     df.loc[~prim, "p_holm"] = C.holm_column(df[~prim].p)         # secondary: everything else
-    df.to_csv(out / "effects.csv", index=False)
-    da = pd.DataFrame(arms)
-    da.to_csv(out / "arms.csv", index=False)
-    chart(df, levels, presets, a, out / "going_down.png")
-    report(a, levels, presets, df, da, clock, out)
-    C.say(a.quiet, f"written {out}/report.md ({clock.total:.0f} s)")
-    return 0
+    df.to_csv(st.out / "effects.csv", index=False)
+    da = pd.DataFrame(t["arms"])
+    da.to_csv(st.out / "arms.csv", index=False)
+    st.chart("going_down.png", lambda path: chart(df, levels, presets, a, path))
+    report(a, levels, presets, df, da, st)
+    return st.done()
 
 
 def chart(df, levels, presets, a, path):
@@ -123,9 +123,9 @@ def chart(df, levels, presets, a, path):
     plt.close(fig)
 
 
-def report(a, levels, presets, df, da, clock, out):
-    L = ["# Go down at once, or wait to go out blind?", "", f"Command: `{C.command_line()}`  ",
-         f"Environment: {C.environment()}", "", "## Design", "",
+def report(a, levels, presets, df, da, st):
+    clock = st.clock
+    L = C.report_head("Go down at once, or wait to go out blind?") + [
          "- Baseline: the bot goes down as soon as it can. Variant: `wait_blind=true`, it goes down only when it "
          "can go out on the same turn. One change, the focal player only; the 3 opponents play the same level's bot "
          "with its default.",
@@ -181,7 +181,7 @@ def report(a, levels, presets, df, da, clock, out):
           + ", ".join(f"{r.level} {r.preset} {r.seconds:.0f} s" for r in da.drop_duplicates(['level', 'preset'])
                       .itertuples()) + ".", "",
           "Files: effects.csv, arms.csv; raw datasets in data/ (not committed; rerunning rebuilds them).", ""]
-    (out / "report.md").write_text("\n".join(L), encoding="utf-8")
+    st.write_report(L)
 
 
 if __name__ == "__main__":

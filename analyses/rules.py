@@ -114,55 +114,65 @@ def main(argv=None) -> int:
     return C.main_guard(lambda: run(a))
 
 
-def run(a) -> int:
-    import numpy as np
-    import pandas as pd
-    from pathlib import Path
+def variants(level, preset):
+    """The preset as it is, then every variant that changes it (buy_penalty=2 under shanghai is
+    the preset itself)."""
     from shanghai_sim.rules import load_rules
+    base = load_rules(preset)
+    return [v for v in [("", "as the preset", {})] + VARIANTS if not (v[2] and same_as_preset(base, v[2]))]
+
+
+def variant_rows(cell, played, a, q) -> dict:
+    """``contracts``: per contract, its measures with 95% CIs over games and the points'
+    quantiles; ``hists``: its exact points histogram; ``games``: the game totals' mean and
+    quantiles; ``runs``: the run's rules and play time."""
+    import numpy as np
+    level, p, (fam, label, _) = cell
+    loc, rules, players, (m, hist, ghist) = played
+    rows, dists = [], []
+    for h in range(rules.hands):
+        r = {"level": level, "preset": p, "family": fam, "variant": label, "hand": h + 1,
+             "contract": str(rules.contracts[h]), "n": a.games}
+        for k, v in m.items():
+            x = v[:, h]
+            hw = q * x.std(ddof=1) / np.sqrt(len(x))
+            lo_, hi_ = x.mean() - hw, x.mean() + hw
+            if k in ("stock", "turn_cap"):          # shares: a t interval can pass 0 or 1
+                lo_, hi_ = max(lo_, 0.0), min(hi_, 1.0)
+            r.update({k: x.mean(), f"{k}_lo": lo_, f"{k}_hi": hi_})
+        qs = quantiles(hist[h], POINTS_RANGE[0])
+        r.update({f"points_q{int(100 * x)}": v for x, v in zip((0.05, 0.25, 0.5, 0.75, 0.95), qs)})
+        rows.append(r)
+        dists.append({"level": level, "preset": p, "variant": label, "hand": h + 1,
+                      **{str(POINTS_RANGE[0] + i): int(c) for i, c in enumerate(hist[h]) if c}})
+    gq = quantiles(ghist, GAME_RANGE[0])
+    return {"contracts": rows, "hists": dists,
+            "games": [{"level": level, "preset": p, "family": fam, "variant": label,
+                       "game_points_mean": float((np.arange(len(ghist)) + GAME_RANGE[0]) @ ghist / ghist.sum()),
+                       **{f"game_points_q{x}": v for x, v in zip((5, 25, 50, 75, 95), gq)}}],
+            "runs": [{"level": level, "preset": p, "family": fam, "variant": label, "players": players,
+                      "packs": rules.decks_for(players), "jokers": rules.jokers_for(players),
+                      "buy_penalty": rules.buy_penalty, "max_stock_passes": rules.max_stock_passes,
+                      "games": a.games, "seconds": round(C.recorded_seconds(loc), 1)}]}
+
+
+def run(a) -> int:
+    import pandas as pd
     from shanghai_sim.stats import t_quantile
-    levels = C.check_levels(a.levels)
-    presets = C.parse_presets(a.presets)
     if a.games < 2:
         raise C.AnalysisError(f"--games {a.games}: at least 2 games (a CI needs two)")
-    out = Path(a.out)
-    data = out / "data"
-    data.mkdir(parents=True, exist_ok=True)
-    clock = C.Clock()
-    rows, dists, games, runs = [], [], [], []
+    st = C.Study(a)
+    levels, presets = st.levels, st.presets
     q = t_quantile(0.95, a.games - 1)
-    for level in levels:
-        for p in presets:
-            base = load_rules(p)
-            for fam, label, opts in [("", "as the preset", {})] + VARIANTS:
-                if opts and same_as_preset(base, opts):
-                    continue                      # e.g. buy_penalty=2 under shanghai: the preset itself
-                with clock.step(f"{p} {level} {label}"):
-                    loc, rules, players = play(level, p, label, opts, a, str(data))
-                    m, hist, ghist = measure(loc, rules, players, a.games)
-                runs.append({"level": level, "preset": p, "family": fam, "variant": label, "players": players,
-                             "packs": rules.decks_for(players), "jokers": rules.jokers_for(players),
-                             "buy_penalty": rules.buy_penalty, "max_stock_passes": rules.max_stock_passes,
-                             "games": a.games, "seconds": round(C.recorded_seconds(loc), 1)})
-                C.say(a.quiet, f"{level} {p} {label}: {clock.steps[-1][1]:.0f} s")
-                for h in range(rules.hands):
-                    r = {"level": level, "preset": p, "family": fam, "variant": label, "hand": h + 1,
-                         "contract": str(rules.contracts[h]), "n": a.games}
-                    for k, v in m.items():
-                        x = v[:, h]
-                        hw = q * x.std(ddof=1) / np.sqrt(len(x))
-                        lo_, hi_ = x.mean() - hw, x.mean() + hw
-                        if k in ("stock", "turn_cap"):          # shares: a t interval can pass 0 or 1
-                            lo_, hi_ = max(lo_, 0.0), min(hi_, 1.0)
-                        r.update({k: x.mean(), f"{k}_lo": lo_, f"{k}_hi": hi_})
-                    qs = quantiles(hist[h], POINTS_RANGE[0])
-                    r.update({f"points_q{int(100 * x)}": v for x, v in zip((0.05, 0.25, 0.5, 0.75, 0.95), qs)})
-                    rows.append(r)
-                    dists.append({"level": level, "preset": p, "variant": label, "hand": h + 1,
-                                  **{str(POINTS_RANGE[0] + i): int(c) for i, c in enumerate(hist[h]) if c}})
-                gq = quantiles(ghist, GAME_RANGE[0])
-                games.append({"level": level, "preset": p, "family": fam, "variant": label,
-                              "game_points_mean": float((np.arange(len(ghist)) + GAME_RANGE[0]) @ ghist / ghist.sum()),
-                              **{f"game_points_q{x}": v for x, v in zip((5, 25, 50, 75, 95), gq)}})
+
+    def play_and_measure(c):
+        loc, rules, players = play(c.level, c.preset, c.item[1], c.item[2], a, str(st.data))
+        return loc, rules, players, measure(loc, rules, players, a.games)
+    t = st.sweep(C.cells(levels, presets, variants), play_and_measure, lambda c, r: variant_rows(c, r, a, q),
+                 step=lambda c: f"{c.preset} {c.level} {c.item[1]}",
+                 line=lambda c, r, s: f"{c.level} {c.preset} {c.item[1]}: {s:.0f} s")
+    rows, dists, games, runs = t["contracts"], t["hists"], t["games"], t["runs"]
+    out = st.out
     df = pd.DataFrame(rows)
     df.to_csv(out / "by_contract.csv", index=False)
     pd.DataFrame(dists).fillna(0).to_csv(out / "points_histograms.csv", index=False)
@@ -170,18 +180,14 @@ def run(a) -> int:
     dg.to_csv(out / "game_points.csv", index=False)
     dr = pd.DataFrame(runs)
     dr.to_csv(out / "runs.csv", index=False)
-    charts = []
     for level in levels:
         for p in presets:
-            path = out / f"rules_{p}_{C.file_part(level)}.png"
-            chart_measures(df[(df.level == level) & (df.preset == p)], level, p, a, path)
-            charts.append(path.name)
-        path = out / f"points_by_contract_{C.file_part(level)}.png"
-        chart_points(df[df.level == level], level, presets, a, path)
-        charts.append(path.name)
-    report(a, levels, presets, df, dg, dr, clock, charts, out)
-    C.say(a.quiet, f"written {out}/report.md ({clock.total:.0f} s)")
-    return 0
+            st.chart(f"rules_{p}_{C.file_part(level)}.png",
+                     lambda path: chart_measures(df[(df.level == level) & (df.preset == p)], level, p, a, path))
+        st.chart(f"points_by_contract_{C.file_part(level)}.png",
+                 lambda path: chart_points(df[df.level == level], level, presets, a, path))
+    report(a, levels, presets, df, dg, dr, st)
+    return st.done()
 
 
 def chart_measures(df, level, preset, a, path):
@@ -246,9 +252,8 @@ def chart_points(df, level, presets, a, path):
     plt.close(fig)
 
 
-def report(a, levels, presets, df, dg, dr, clock, charts, out):
-    L = ["# How do the rules options change the game?", "", f"Command: `{C.command_line()}`  ",
-         f"Environment: {C.environment()}", "", "## Design", "",
+def report(a, levels, presets, df, dg, dr, st):
+    L = C.report_head("How do the rules options change the game?") + [
          f"- One plain run per variant, {', '.join(levels)} in every seat, {a.games:,} games each, job seed {a.seed} "
          "(the same game seeds in every run; a changed rule changes the deals, so runs are compared as levels, not "
          "paired). Variants change one option of the preset: " + "; ".join(f"{v[1]}" for v in VARIANTS) + " (a "
@@ -276,7 +281,7 @@ def report(a, levels, presets, df, dg, dr, clock, charts, out):
                      f"{b.points:.1f} points per player-hand (averages over the 10 contracts). Against that: "
                      + "; ".join(line(v) for v in agg.index if v != "as the preset") + ".")
     L += ["", "Per-contract figures with CIs are in the table below and by_contract.csv; which contracts drive each "
-          "change is in the charts.", ""] + [f"![{c}]({c})\n" for c in charts]
+          "change is in the charts.", ""] + [f"![{c}]({c})\n" for c in st.charts]
     t = df.copy()
     t["turns [95% CI]"] = [C.fmt_ci(m, lo, hi, 1, False) for m, lo, hi in zip(t.turns, t.turns_lo, t.turns_hi)]
     t["no winner %"] = [C.fmt_ci(100 * m, 100 * lo, 100 * hi, 1, False) for m, lo, hi in
@@ -292,11 +297,11 @@ def report(a, levels, presets, df, dg, dr, clock, charts, out):
           "## Game totals", "", "A player's game total (lower wins): mean and quantiles.", "",
           C.table_md(dg.drop(columns=["family"]), ".1f"), "", "## Runs", "", C.table_md(dr), "",
           f"Compute: {dr.seconds.sum() / 60:.1f} min of run time as recorded in each manifest.json (this session's "
-          f"wall time, reading included: {clock.total / 60:.1f} min; {os.cpu_count()} cores, shared with other "
+          f"wall time, reading included: {st.clock.total / 60:.1f} min; {os.cpu_count()} cores, shared with other "
           "work). Files: by_contract.csv, "
           "points_histograms.csv (exact counts of a player's hand points, per variant and contract), game_points.csv, "
           "runs.csv; raw datasets in data/ (not committed).", ""]
-    (out / "report.md").write_text("\n".join(L), encoding="utf-8")
+    st.write_report(L)
 
 
 if __name__ == "__main__":

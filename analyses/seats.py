@@ -87,61 +87,60 @@ def main(argv=None) -> int:
     return C.main_guard(lambda: run(a))
 
 
-def run(a) -> int:
+def seat_rows(cell, played, a) -> dict:
+    """``seats``: per measure and seat offset, the seat's level and its paired difference from
+    offset 0; ``runs``: the run's games, stopped hands and play time."""
     import numpy as np
-    import pandas as pd
-    from pathlib import Path
     from shanghai_sim.stats import paired_effect
-    levels = C.check_levels(a.levels)
-    presets = C.parse_presets(a.presets)
+    level, p, P = cell
+    loc, d = played
+    rows = []
+    for m in ("game_points", "win_share", "hand_points", "went_out"):
+        x = d[m]
+        for s in range(P):
+            lvl = x[:, s]
+            e = paired_effect(lvl, x[:, 0]) if s else None
+            q = 1.959963984540054 * lvl.std(ddof=1) / np.sqrt(len(lvl))
+            rows.append({"level": level, "preset": p, "players": P, "measure": m,
+                         "relative_to": "first dealer" if m in ("game_points", "win_share") else
+                         "hand's dealer", "offset": s, "mean": lvl.mean(), "lo": lvl.mean() - q,
+                         "hi": lvl.mean() + q, "n": len(lvl),
+                         "d_mean": e.mean if e else 0.0, "d_lo": e.lo if e else 0.0,
+                         "d_hi": e.hi if e else 0.0, "d_p": e.p if e else None})
+    return {"seats": rows,
+            "runs": [{"level": level, "preset": p, "players": P, "games": a.games, "hands": d["hands"],
+                      "stopped_hands": d["stopped_hands"], "turn_cap_hands": d["turn_cap_hands"],
+                      "seconds": round(C.recorded_seconds(loc), 1)}]}
+
+
+def run(a) -> int:
+    import pandas as pd
     try:
         counts = [int(x) for x in a.players.split(",")]
     except ValueError:
         raise C.AnalysisError(f"--players {a.players!r}: expected player counts such as 3,4,5,6") from None
     if a.games < 2:
         raise C.AnalysisError(f"--games {a.games}: at least 2 games (a CI needs two)")
-    out = Path(a.out)
-    data = out / "data"
-    data.mkdir(parents=True, exist_ok=True)
-    clock = C.Clock()
-    rows, runs = [], []
-    for level in levels:
-        for p in presets:
-            for P in counts:
-                with clock.step(f"{p} {level} {P}p"):
-                    loc, hands = dataset(level, p, P, a, str(data))
-                    d = per_game(loc, P, hands, a.games)
-                runs.append({"level": level, "preset": p, "players": P, "games": a.games, "hands": d["hands"],
-                             "stopped_hands": d["stopped_hands"], "turn_cap_hands": d["turn_cap_hands"],
-                             "seconds": round(C.recorded_seconds(loc), 1)})
-                C.say(a.quiet, f"{level} {p} {P} players: {a.games} games, {clock.steps[-1][1]:.0f} s")
-                for m in ("game_points", "win_share", "hand_points", "went_out"):
-                    x = d[m]
-                    for s in range(P):
-                        lvl = x[:, s]
-                        e = paired_effect(lvl, x[:, 0]) if s else None
-                        q = 1.959963984540054 * lvl.std(ddof=1) / np.sqrt(len(lvl))
-                        rows.append({"level": level, "preset": p, "players": P, "measure": m,
-                                     "relative_to": "first dealer" if m in ("game_points", "win_share") else
-                                     "hand's dealer", "offset": s, "mean": lvl.mean(), "lo": lvl.mean() - q,
-                                     "hi": lvl.mean() + q, "n": len(lvl),
-                                     "d_mean": e.mean if e else 0.0, "d_lo": e.lo if e else 0.0,
-                                     "d_hi": e.hi if e else 0.0, "d_p": e.p if e else None})
-    df = pd.DataFrame(rows)
+    st = C.Study(a)
+    levels, presets = st.levels, st.presets
+
+    def play(c):
+        loc, hands = dataset(c.level, c.preset, c.item, a, str(st.data))
+        return loc, per_game(loc, c.item, hands, a.games)
+    t = st.sweep(C.cells(levels, presets, counts), play, lambda c, r: seat_rows(c, r, a),
+                 step=lambda c: f"{c.preset} {c.level} {c.item}p",
+                 line=lambda c, r, s: f"{c.level} {c.preset} {c.item} players: {a.games} games, {s:.0f} s")
+    df = pd.DataFrame(t["seats"])
     for m in df.measure.unique():                           # Holm within each measure's family
         sel = (df.measure == m) & df.d_p.notna()
         df.loc[sel, "d_p_holm"] = C.holm_column(df[sel].d_p)
-    df.to_csv(out / "seats.csv", index=False)
-    dr = pd.DataFrame(runs)
-    dr.to_csv(out / "runs.csv", index=False)
-    charts = []
+    df.to_csv(st.out / "seats.csv", index=False)
+    dr = pd.DataFrame(t["runs"])
+    dr.to_csv(st.out / "runs.csv", index=False)
     for level in levels:
-        path = out / f"seats_{C.file_part(level)}.png"
-        chart(df[df.level == level], level, a, path)
-        charts.append(path.name)
-    report(a, levels, presets, counts, df, dr, clock, charts, out)
-    C.say(a.quiet, f"written {out}/report.md ({clock.total:.0f} s)")
-    return 0
+        st.chart(f"seats_{C.file_part(level)}.png", lambda path: chart(df[df.level == level], level, a, path))
+    report(a, levels, presets, counts, df, dr, st)
+    return st.done()
 
 
 def chart(df, level, a, path):
@@ -179,9 +178,8 @@ def chart(df, level, a, path):
     plt.close(fig)
 
 
-def report(a, levels, presets, counts, df, dr, clock, charts, out):
-    L = ["# What is a seat worth?", "", f"Command: `{C.command_line()}`  ", f"Environment: {C.environment()}", "",
-         "## Design", "",
+def report(a, levels, presets, counts, df, dr, st):
+    L = C.report_head("What is a seat worth?") + [
          f"- Plain runs (`shanghai_sim.runner`), the same bot in every seat ({', '.join(levels)}), rules presets "
          f"{', '.join(presets)}, {', '.join(map(str, counts))} players; {a.games:,} games each, job seed {a.seed} "
          "(game seeds `game_seed_nb(seed, g)`). The first dealer comes from the seed; the deal moves one seat left "
@@ -210,7 +208,7 @@ def report(a, levels, presets, counts, df, dr, clock, charts, out):
                          + f". Playing first in a hand: {first['mean']:.2f} points a hand against the dealer's "
                          f"{hp[hp.offset == 0].iloc[0]['mean']:.2f} (difference "
                          f"{C.fmt_ci(first.d_mean, first.d_lo, first.d_hi, 2)}, Holm p {C.holm_words(first.d_p_holm)}).")
-    L += [""] + [f"![{c}]({c})" for c in charts] + ["", "## Every seat", "",
+    L += [""] + [f"![{c}]({c})" for c in st.charts] + ["", "## Every seat", "",
           "`mean` is the seat's level (win share as a fraction, points per game or per hand, share of hands gone "
           "out), `d` its paired difference from offset 0, with 95% CIs; n games.", ""]
     t = df.copy()
@@ -220,10 +218,10 @@ def report(a, levels, presets, counts, df, dr, clock, charts, out):
     L += [C.table_md(t[["level", "preset", "players", "measure", "relative_to", "offset", "mean [95% CI]",
                         "d [95% CI]", "p_holm", "n"]]), "", "## Runs", "", C.table_md(dr), "",
           f"Compute: {dr.seconds.sum() / 60:.1f} min of run time as recorded in each manifest.json (this session's "
-          f"wall time, reading included: {clock.total / 60:.1f} min; {os.cpu_count()} cores, shared with other "
+          f"wall time, reading included: {st.clock.total / 60:.1f} min; {os.cpu_count()} cores, shared with other "
           "work). Files: seats.csv, runs.csv; "
           "raw datasets in data/ (not committed).", ""]
-    (out / "report.md").write_text("\n".join(L), encoding="utf-8")
+    st.write_report(L)
 
 
 if __name__ == "__main__":

@@ -9,20 +9,66 @@ A result is a plain dict (JSON as written to ``benchmarks/results/NAME.json``):
 
 A timed figure is a spread: ``{"median", "min", "max", "n", "samples"}`` over
 repeated passes, so a chart can show min-max and a table can quote it.
+
+A benchmark is one module, ``benchmarks/bench_NAME.py``, that ends with its record,
+``BENCHMARK = Benchmark(...)``: its ``measure``, its sample sizes per run size, its
+chart and its text. ``benchmarks()`` finds them all; run_all, charts and report read
+nothing else about a benchmark.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import math
 import os
 import platform
 import statistics
 import subprocess
+import sys
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve().parent
+RUN_SIZES = ("full", "quick", "tiny")
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """What run_all, charts and report know of one benchmark, declared once, at the end of its
+    module: ``BENCHMARK = Benchmark(...)`` in ``benchmarks/bench_NAME.py``."""
+    name: str                               # NAME: results/NAME.json, charts/NAME.png, --only NAME
+    order: int                              # where it runs and stands in BENCHMARKS.md (ascending)
+    measure: Callable[..., dict]            # measure(progress=print, **sizes[run size]) -> its result
+    chart: Callable[[dict, Path], Path]     # chart(result, path) -> path: its PNG in BENCHMARKS.md
+    title: str                              # its section's heading in BENCHMARKS.md
+    how: str                                # the paragraph under it: what is measured, and how
+    sizes: dict[str, dict]                  # measure's arguments per run size: full, quick, tiny (the tests')
+
+
+@functools.cache
+def benchmarks() -> tuple[Benchmark, ...]:
+    """Every ``benchmarks/bench_*.py``'s record, by ``order``. A module without one, or a
+    record whose name is not its module's or that lacks a run size, is an error."""
+    import importlib
+    if str(HERE) not in sys.path:
+        sys.path.insert(0, str(HERE))
+    out = []
+    for path in sorted(HERE.glob("bench_*.py")):
+        b = getattr(importlib.import_module(path.stem), "BENCHMARK", None)
+        if not isinstance(b, Benchmark):
+            raise RuntimeError(f"{path.name} declares no BENCHMARK = Benchmark(...) (docs/DEVELOPING.md, "
+                               "a new benchmark)")
+        if path.stem != f"bench_{b.name}" or set(b.sizes) != set(RUN_SIZES):
+            raise RuntimeError(f"{path.name}: its BENCHMARK must be named {path.stem[6:]!r} and give the sizes "
+                               f"{', '.join(RUN_SIZES)} (got {b.name!r}, {', '.join(b.sizes)})")
+        out.append(b)
+    if len({b.order for b in out}) != len(out):
+        raise RuntimeError("two benchmarks share an order: " + ", ".join(f"{b.name} {b.order}" for b in out))
+    return tuple(sorted(out, key=lambda b: b.order))
 
 
 def _version(dist: str) -> str | None:

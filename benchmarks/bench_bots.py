@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import table  # noqa: E402
+from _common import Benchmark, table  # noqa: E402
 from bench_engine import actions_rate  # noqa: E402
 
 BOTS = ("random", "greedy", "smart")
@@ -75,3 +75,39 @@ def measure(games: dict | None = None, reps: int = 3, rules: str = "shanghai", p
                   "against `smart` on the same deals. The strength targets (one smart against three "
                   "greedy over 10,000 deals) are `bench_strength.py`."],
     }
+
+def chart(res: dict, path: Path) -> Path:
+    """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
+    from charts import C_OURS, median_err, finish, matplotlib, np, plt
+
+    rows = res["figures"]["bots"]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
+    for ax, key, yl in ((axes[0], "games_per_s", "games per second"),
+                        (axes[1], "decisions_per_s", "decisions per second")):
+        med, err = median_err([r[key] for r in rows])
+        ax.bar(np.arange(len(rows)), med, 0.6, yerr=err, color=C_OURS, capsize=3)
+        for i, m in enumerate(med):
+            ax.text(i, m, f"{m:,.0f}  ", ha="right", va="bottom", fontsize=8)
+        ax.set_xticks(np.arange(len(rows)))
+        ax.set_xticklabels([r["bot"] for r in rows])
+        ax.set_ylim(bottom=0)
+        ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+        ax.set_ylabel(f"{yl}, one thread")
+        ax.set_title(f"{yl.capitalize()} of each bot\n(4 seats of it, `shanghai`)", fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+    return finish(fig, res, path)
+
+
+BENCHMARK = Benchmark(
+    name="bots", order=70, measure=measure, chart=chart,
+    title="The bots",
+    how=(
+        "Four seats of each bot, `shanghai` rules, one thread: games per second and decisions "
+        "per second; then a tournament of smart, greedy, a greedy that never buys and a random "
+        "bot, every deal in all 24 seatings, as `shanghai-sim tournament` reports it."),
+    sizes={
+        "full": dict(games={"random": 50, "greedy": 500, "smart": 500}, reps=5, tournament_deals=200),
+        "quick": dict(games={"random": 20, "greedy": 100, "smart": 100}, reps=3, tournament_deals=20),
+        "tiny": dict(games={"random": 1, "greedy": 2, "smart": 2}, reps=2, tournament_deals=2),
+    },
+)

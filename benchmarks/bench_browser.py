@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from _common import spread, table  # noqa: E402
+from _common import Benchmark, spread, table  # noqa: E402
 
 GAME = dict(rules="shanghai", players=4, seed=42, bots="rollout:rollouts=8,smart,smart,smart")
 
@@ -115,6 +115,67 @@ def measure(game: dict | None = None, loads: int = 15, reps: int = 3, steps: int
                     f"a step under 50 ms ({'met' if max(per[n]['median'] for n in per) < 50 else 'missed'}: "
                     f"the slowest median {max(per[n]['median'] for n in per):.1f} ms)."]
     return res
+
+def chart(res: dict, path: Path) -> Path:
+    """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
+    from charts import C_OURS, C_COLD, C_PEER, median_err, finish, np, plt
+
+    f = res["figures"]
+    fig, axes = plt.subplots(1, 2, figsize=(10.0, 3.8), gridspec_kw={"width_ratios": [1, 2]})
+    if not f:           # no chromium on the machine of this run
+        for ax in axes:
+            ax.axis("off")
+        axes[0].text(0, 0.5, "not measured: " + str(res["tables"][0]["rows"][0][0]), fontsize=9)
+        return finish(fig, res, path)
+    ax = axes[0]
+    med, err = median_err([f["load_ms"], f["wall_ms"]])
+    ax.bar([0, 1], med, yerr=err, color=[C_OURS, C_COLD], capsize=4)
+    ax.axhline(1000, color=C_PEER, ls="--", lw=1, label="target 1 s")
+    ax.set_xticks([0, 1])
+    ax.set_xticklabels(["load event", "driver.get\n(wall)"], fontsize=8)
+    ax.set_ylabel("ms")
+    ax.set_ylim(0, 1100)
+    ax.set_title(f"Opening the page\n({f['events']:,} events, {f['page_kib']:.0f} KiB)", fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    ax = axes[1]
+    names = ["event", "turn", "hand"]
+    med = [f["steps_ms"][n]["median"] for n in names]
+    p95 = [f["p95_ms"][n] for n in names]
+    x = np.arange(len(names))
+    ax.bar(x - 0.2, med, 0.4, color=C_OURS, label="median")
+    ax.bar(x + 0.2, p95, 0.4, color=C_COLD, label="95th percentile")
+    ax.axhline(50, color=C_PEER, ls="--", lw=1, label="target 50 ms")
+    ax.set_xticks(x)
+    ax.set_xticklabels([f"by {n}\n({f['steps_ms'][n]['n']:,} steps)" for n in names], fontsize=8)
+    ax.set_ylabel("ms, key to layout")
+    ax.set_ylim(0, max(60, 1.2 * max(p95)))
+    ax.set_title("One step forward", fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    return finish(fig, res, path, whiskers="min-max of the loads")
+
+
+BENCHMARK = Benchmark(
+    name="browser", order=120, measure=measure, chart=chart,
+    title="The replay page in a browser",
+    how=(
+        "`shanghai-sim replay --seed 42 --bots rollout:rollouts=8,smart,smart,smart --html` "
+        "(a 4-player game of `shanghai`, every event with the search bot's reasoning) opened "
+        "in headless Chromium (Debian's `chromium` with `chromium-driver`, driven by selenium as "
+        "the browser tests drive it). *Load*: navigation start to the end of the load event "
+        "(Navigation Timing), the first load of a run not counted: reading the page, its "
+        "events' JSON, the table rebuilt at every event, the first one drawn; next to it the "
+        "wall time of `driver.get`. *Step*: one keypress forward (by event, turn, hand) timed in "
+        "the page from the key to the end of the layout it causes, every step of the game "
+        "once per rep. Issue 34's targets: load under 1 s, a step under 50 ms (medians). "
+        "`python benchmarks/bench_browser.py` runs it alone."),
+    sizes={
+        "full": dict(loads=15, reps=3),
+        "quick": dict(loads=5, reps=1),
+        "tiny": dict(game=dict(bots="greedy", seed=1), loads=1, reps=1, steps=30),
+    },
+)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ from shanghai_sim.rules import preset
 import numba as nb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import rates, ratio, spread, table  # noqa: E402
+from _common import Benchmark, rates, ratio, spread, table  # noqa: E402
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
@@ -329,6 +329,80 @@ def measure(presets=("shanghai", "contract", "progressive"), greedy_games=200, r
         ],
         "notes": [] if osp else ["OpenSpiel is not installed (`pip install -e '.[bench]'`): no peer rows."],
     }
+
+def chart(res: dict, path: Path) -> Path:
+    """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
+    from charts import C_OURS, C_COLD, C_PEER, C_PEER2, C_FLOOR, bars, median_err, finish, np, plt
+
+    f = res["figures"]
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), gridspec_kw={"width_ratios": [1.2, 1]})
+    ax = axes[0]
+    ps = f["presets"]
+    x = np.arange(len(ps))
+    w = 0.27
+    bars(ax, x, [p["greedy"] for p in ps], w, C_OURS, "greedy bots", -w)
+    bars(ax, x, [p["random"] for p in ps], w, C_COLD, "random bots", 0)
+    bars(ax, x, [p["floor"] for p in ps], w, C_FLOOR, "floor: shuffle + deal every hand", w)
+    ax.set_yscale("log")
+    ax.set_xticks(x)
+    ax.set_xticklabels([p["rules"] for p in ps])
+    ax.set_ylabel("games per second, one thread (log)")
+    ax.set_title(f"Games/s per preset, {res['settings']['players']} players:\n"
+                 "greedy and random bots vs the floor of dealing", fontsize=10)
+    ax.set_ylim(ax.get_ylim()[0], ax.get_ylim()[1] * 30)        # room for the legend
+    ax.legend(fontsize=7, ncol=3, loc="upper center")
+    ax.grid(axis="y", alpha=0.3)
+    ax = axes[1]
+    labels, spreads, colors = ["shanghai-sim\n4 random bots"], [f["random_actions"]], [C_OURS]
+    if f.get("openspiel_cpp") and f.get("openspiel_start") == "clone":
+        labels.append("OpenSpiel gin rummy\nC++ loop, cloned start")
+        spreads.append(f["openspiel_cpp"]["actions"])
+        colors.append(C_PEER)
+    if f.get("openspiel_cpp_new_state"):
+        labels.append("(beside it: C++ loop,\nnew state per game)")
+        spreads.append(f["openspiel_cpp_new_state"]["actions"])
+        colors.append("0.8")
+    if f.get("openspiel_python"):
+        labels.append("OpenSpiel gin rummy\nPython API")
+        spreads.append(f["openspiel_python"]["actions"])
+        colors.append(C_PEER2)
+    med, err = median_err(spreads)
+    ax.bar(np.arange(len(labels)), med, 0.6, yerr=err, color=colors, capsize=3)
+    ax.set_yscale("log")
+    ax.set_xticks(np.arange(len(labels)))
+    ax.set_xticklabels([f"{lab}\n{m:,.0f} actions/s" for lab, m in zip(labels, med)], fontsize=8)
+    ax.set_ylabel("actions per second, one thread (log)")
+    ax.set_title("Random players: actions/s,\nours vs OpenSpiel gin rummy (same run)", fontsize=10)
+    ax.grid(axis="y", alpha=0.3)
+    return finish(fig, res, path)
+
+
+BENCHMARK = Benchmark(
+    name="engine", order=30, measure=measure, chart=chart,
+    title="The engine",
+    how=(
+        "Games per second of `play_games_nb` (the batch kernel, one thread) with greedy and with "
+        "random bots, per preset; the machine's floor next to them: shuffling and dealing every "
+        "hand of a game in numba and nothing else. Random-player actions per second against "
+        "OpenSpiel's gin rummy (two players, a different game with a single pack: the nearest "
+        "public card-game engine) at its best, driven two ways, each game from a clone of one "
+        "initial state: its Python API (`legal_actions`, `apply_action` per step) and its C++ "
+        "loop (`pyspiel.evaluate_bots` with `make_uniform_random_bot` players; it does not report "
+        "a game's length, so its actions/s are its games/s times the mean decisions per game of "
+        "the Python-API games). The C++ loop from `game.new_initial_state()` per game, which "
+        "costs more than the game itself, is shown beside it only: the ratios and the headline "
+        "use the cloned start."),
+    sizes={
+        "full": dict(greedy_games=500, random_games=50, scale={"progressive": 0.02},
+                     action_games=50, os_python_games=100, os_cpp_games=500,
+                     floor_games=20_000, reps=5),
+        "quick": dict(greedy_games=100, random_games=20, scale={"progressive": 0.05},
+                      action_games=20, os_python_games=30, os_cpp_games=200,
+                      floor_games=2_000, reps=3),
+        "tiny": dict(presets=("shanghai",), greedy_games=2, random_games=1, action_games=1,
+                     os_python_games=1, os_cpp_games=2, floor_games=10, reps=2),
+    },
+)
 
 
 def main() -> None:

@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import spread, table  # noqa: E402
+from _common import Benchmark, spread, table  # noqa: E402
 from bench_engine import games_rate  # noqa: E402
 from bench_melds import shoe_of  # noqa: E402
 
@@ -117,3 +117,59 @@ def measure(sizes=tuple(range(10, 23, 2)), jokers=(0, 1, 2, 3, 4), contracts=CON
                    + [x["ms"] for x in by_players if x["rules"] == p] for p in presets]),
         ],
     }
+
+def chart(res: dict, path: Path) -> Path:
+    """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
+    from charts import median_err, finish, plt
+
+    f = res["figures"]
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4.6))
+    for key, ax, xl, title in (("by_size", axes[0], "cards in hand", "against hand size"),
+                               ("by_jokers", axes[1], "jokers held (12 cards)", "against jokers held")):
+        xk = "cards" if key == "by_size" else "jokers"
+        for c in dict.fromkeys(r["hand"] for r in f[key]):
+            rs = [r for r in f[key] if r["hand"] == c]
+            med, err = median_err([r["us"] for r in rs])
+            ax.errorbar([r[xk] for r in rs], med, yerr=err, marker="o", ms=3, capsize=2,
+                        label=f"{c}: {rs[0]['contract']}")
+        ax.set_xlabel(xl)
+        ax.set_xticks(sorted({r[xk] for r in f[key]}))
+        ax.set_ylabel("µs per hand, warm memo")
+        ax.set_title(f"Deficiency time {title}\n(`shanghai` contracts)", fontsize=10)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    ax = axes[2]
+    for p in dict.fromkeys(r["rules"] for r in f["by_players"]):
+        rs = [r for r in f["by_players"] if r["rules"] == p]
+        med, err = median_err([r["ms"] for r in rs])
+        ax.errorbar([r["players"] for r in rs], med, yerr=err, marker="o", ms=3, capsize=2,
+                    label=f"{p} ({rs[0]['games']} games/pass)")
+    ax.set_yscale("log")
+    ax.set_xlabel("players")
+    ax.set_ylabel("ms per game, greedy bots (log)")
+    ax.set_title("Game time against players and preset\n(one thread)", fontsize=10)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7)
+    return finish(fig, res, path)
+
+
+BENCHMARK = Benchmark(
+    name="growth", order=20, measure=measure, chart=chart,
+    title="How cost grows",
+    how=(
+        "Deficiency time per hand (warm memo) for hands of 10-22 cards drawn from the "
+        "`shanghai` shoe, and for 12-card hands holding exactly 0-4 jokers; game time with four "
+        "greedy bots at 2-8 players for each preset (`progressive` with a smaller sample: it "
+        "is about 100x slower). Two-player games are the long ones: at two players nobody "
+        "can buy a discard (docs/rules.md §5.9), so under `shanghai` hands 8-10 mostly end "
+        "by the stock rule (§5.5) with nobody out (greedy version 1 passed cards through the "
+        "pile until the turn cap instead)."),
+    sizes={
+        "full": dict(hands=5_000, warm=10_000, reps=5, games=50,
+                     scale={"progressive": 0.04}),
+        "quick": dict(hands=4_000, warm=4_000, reps=3, games=10,
+                      scale={"progressive": 0.1}),
+        "tiny": dict(sizes=(10, 12), jokers=(0, 1), contracts=(1, 7), hands=10, warm=10, reps=2,
+                     players=(2, 4), presets=("shanghai",), games=1),
+    },
+)

@@ -38,7 +38,7 @@ from shanghai_sim.kernels.layout import RUN  # noqa: E402
 from shanghai_sim.limits import parse_args  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import rates, ratio, table  # noqa: E402
+from _common import Benchmark, rates, ratio, table  # noqa: E402
 
 
 ANY = NO_SHOE_LIMIT       # the kernel's shoe check off
@@ -247,6 +247,75 @@ def measure(presets=("shanghai", "contract", "progressive"), hands=5_000, warm=2
                     "mahjong not installed (pip install -e '.[bench]')", shanten]]),
         ],
     }
+
+def chart(res: dict, path: Path) -> Path:
+    """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
+    from charts import C_OURS, C_COLD, C_LAY, C_PEER, C_PEER2, bars, finish, np, plt
+
+    rows = res["figures"]["rows"]
+    presets = list(dict.fromkeys(r["rules"] for r in rows))
+    shanten = res["figures"].get("shanten")
+    fig, axes = plt.subplots(len(presets), 1, figsize=(11, 3.3 * len(presets) + 0.6), squeeze=False)
+    for ax, p in zip(axes[:, 0], presets):
+        rs = [r for r in rows if r["rules"] == p]
+        x = np.arange(len(rs))
+        w = 0.2
+        bars(ax, x, [r["deficiency"] for r in rs], w, C_OURS, "deficiency, warm memo", -1.5 * w)
+        bars(ax, x, [r["cold"] for r in rs], w, C_COLD, "deficiency, cold memo", -0.5 * w)
+        bars(ax, x, [r["laydown"] for r in rs], w, C_LAY, "lay-down of a hand that meets the contract", 0.5 * w)
+        bars(ax, x, [r["reference"] for r in rs], w, C_PEER, "Python reference (tests/reference.py)",
+              1.5 * w)
+        if shanten and shanten.get("median"):
+            ax.axhspan(shanten["min"], shanten["max"], color=C_PEER2, alpha=0.4)
+            ax.axhline(shanten["median"], color=C_PEER2, lw=1.5,
+                       label="peer, another game: mahjong shanten number (pure Python)")
+        ax.set_yscale("log")
+        ax.set_xticks(x)
+        ax.set_xticklabels([f"{r['hand']}: {r['contract']} ({r['cards']})" for r in rs],
+                           fontsize=7, rotation=20, ha="right")
+        ax.set_xlabel("hand: contract (cards in hand)", fontsize=8)
+        ax.set_ylabel("hands per second (log)")
+        ax.set_title(f"`{p}`: hand analysis per contract, ours vs the Python reference and "
+                     f"the shanten peer", fontsize=10)
+        ax.grid(axis="y", which="major", alpha=0.3)
+    top = axes[0, 0]
+    lo, hi = top.get_ylim()
+    for ax in axes[:, 0]:
+        ax.set_ylim(ax.get_ylim()[0], ax.get_ylim()[1] * 30)     # room for the legend
+    top.legend(fontsize=7, ncol=3, loc="upper center", framealpha=0.9)
+    return finish(fig, res, path)
+
+
+BENCHMARK = Benchmark(
+    name="melds", order=10, measure=measure, chart=chart,
+    title="Hand analysis",
+    how=(
+        "For each contract of each preset: random hands from the 4-player shoe (12 cards; 14 "
+        "for hands 8-10, where buys are usual). *Cold*: `deficiency_batch_nb` with an empty memo "
+        "each pass. Then a warm-up as a user's loop runs it: the public "
+        "`shanghai_sim.hand.deficiency_batch` called again and again, each call n fresh hands (n: "
+        "the pass size in the settings; it keeps its memo, per thread and per rules, across calls), "
+        "until the warm-up's hands are done; then, alternately on fresh hands with that same memo, "
+        "*deficiency, warm memo*: the kernel `deficiency_batch_nb` alone, and *deficiency_batch, "
+        "calls*: the public call (its input and shoe checks and set-up included), with the ratio "
+        "of the two (the issue #17 target: 0.8 or more); *lay-downs*: `laydown_sat_nb` hand by hand "
+        "on hands that meet the contract (its melds built from the shoe, random cards to the "
+        "same size, kept if their deficiency is 0): the least-deadwood lay-down the engine "
+        "computes when a player goes down. Peers in the same run: the plain Python reference meld finder "
+        "(`tests/reference.py`, the same answers, written from the rulebook), and, as the "
+        "nearest public analogue of `deficiency`, the `mahjong` package's shanten number "
+        "(riichi mahjong, another game: 13 tiles of 34 kinds, pure Python): it answers the same "
+        "question, cards missing to a complete hand, for a smaller hand and no jokers. "
+        "The full run measures every preset alike (the quick run samples `progressive` lighter)."),
+    sizes={
+        "full": dict(hands=20_000, warm=100_000, reps=5, ref_hands=10, ref_reps=3,
+                     shanten_hands=10_000),   # every preset in calls of 20,000 hands (issue #17)
+        "quick": dict(hands=5_000, warm=20_000, reps=3, ref_hands=3, ref_reps=3,
+                      shanten_hands=2_000, scale={"progressive": 0.1}),
+        "tiny": dict(presets=("shanghai",), hands=20, warm=20, reps=2, ref_hands=1, ref_reps=1,
+                     shanten_hands=20),
+    },
+)
 
 
 def main() -> None:

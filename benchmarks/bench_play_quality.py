@@ -43,7 +43,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _common import machine, table  # noqa: E402
+from _common import Benchmark, machine, table  # noqa: E402
 from shanghai_sim.limits import parse_args  # noqa: E402
 
 LINEUP_BOTS = ("greedy", "smart")
@@ -387,6 +387,69 @@ def _print(res: dict) -> None:
     print()
     for n in res.get("notes", []):
         print(f"- {n}")
+
+
+def chart(res: dict, path: Path) -> Path:
+    """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
+    from charts import C_OURS, C_LAY, C_PEER, C_FLOOR, finish, np, plt
+
+    tallies = res["figures"]["tallies"]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), gridspec_kw={"width_ratios": [3, 2]})
+    ax = axes[0]
+    styles = ["-", "--", ":", "-."]
+    colors = [C_PEER, C_OURS, C_LAY, C_FLOOR]
+    bars = []
+    for i, (rules, d) in enumerate(tallies.items()):
+        for j, (bot, t) in enumerate(d.items()):
+            share = [100.0 * (a + b) / n if n else np.nan
+                     for a, b, n in zip(t["stock"], t["turn_cap"], t["hands_n"])]
+            ax.plot(np.arange(1, len(share) + 1), share, styles[i % 4], marker="o", ms=3,
+                    color=colors[j % 4], label=f"{bot}, {rules}")
+            rate = t["layable_rate"]
+            bars.append((f"{bot}\n{rules}", np.nan if rate is None else 100.0 * rate, colors[j % 4]))
+    ax.axhline(5, color="#555555", lw=0.8, ls=":")
+    ax.set_xlabel("contract (hand)")
+    ax.set_ylabel("% of hands with nobody out")
+    ax.set_ylim(bottom=0)
+    ax.set_xticks(np.arange(1, 11))
+    ax.legend(fontsize=7)
+    ax.set_title("Hands ending with nobody out, per contract\n(4 seats of one bot; dotted: the 5% target)",
+                 fontsize=10)
+    ax.grid(alpha=0.3)
+    ax = axes[1]
+    x = np.arange(len(bars))
+    ax.bar(x, [b[1] for b in bars], 0.6, color=[b[2] for b in bars])
+    for i, b in enumerate(bars):
+        if b[1] == b[1]:
+            ax.text(i, b[1], f"{b[1]:.1f}%", ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(x)
+    ax.set_xticklabels([b[0] for b in bars], fontsize=8)
+    ax.set_ylabel("% of discards to a down next player")
+    ax.set_title("Discards the next player (down)\ncould lay off", fontsize=10)
+    ax.grid(axis="y", alpha=0.3)
+    return finish(fig, res, path)
+
+
+BENCHMARK = Benchmark(
+    name="play_quality", order=90, measure=measure, chart=chart,
+    title="Play that looks like play",
+    how=(
+        "Issue #13's targets for how the bots play, counted over sample games (four seats of "
+        "each bot, the same seeds for every bot) played step by step through `Game`, each action "
+        "looked at before it is applied: per contract the hands that ended with nobody out "
+        "(stock rule) or at the turn cap; jokers discarded while the hand held a natural card; "
+        "discards that the next player, down at that moment, could lay off on the table as it "
+        "stood (a rate per discard made to a down next player, and each bot's rate over "
+        "greedy's); buys by the buyer's deficiency before the buy. Then turn-cap hands in batch "
+        "runs (`runner.run`, the hands table's `ended`) of 3-8 players per bot. "
+        "`python benchmarks/bench_play_quality.py` runs the first part alone (`--turn-cap` the "
+        "second, `--turn-cap-games 100000` the target's size)."),
+    sizes={
+        "full": dict(games=1_000, turn_cap_games=16_667),   # 100,002 games per bot and preset
+        "quick": dict(games=100, turn_cap_games=100),
+        "tiny": dict(presets=("shanghai",), games=2, turn_cap_games=2, turn_cap_players=(3,)),
+    },
+)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,9 +16,10 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+from pathlib import Path
 import time
 
-from _common import spread, table
+from _common import Benchmark, spread, table
 
 TARGET = 10_000
 
@@ -91,6 +92,49 @@ def measure(policies=("greedy", "smart"), k: int = 16, decisions: int = 200, rep
                   "candidates, the samples (unseen cards dealt consistently with the seat's view) "
                   "and the playouts, each to the end of the hand."],
     }
+
+def chart(res: dict, path: Path) -> Path:
+    """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
+    from charts import C_OURS, C_LAY, median_err, finish, np, plt
+
+    figs = res["figures"]["policies"]
+    target = res["settings"].get("target")
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    med, err = median_err([f["rate"] for f in figs])
+    x = np.arange(len(figs))
+    ax.bar(x, med, 0.55, yerr=err, color=C_OURS, capsize=4)
+    for i, f in enumerate(figs):
+        ax.text(i + 0.3, med[i], f"{med[i]:,.0f}", ha="left", va="bottom", fontsize=8)
+    if target:
+        ax.axhline(target, color=C_LAY, ls=":", lw=1, label=f"target, greedy ({target:,}/s)")
+        ax.legend(fontsize=8, loc="upper right")
+    ax.set_xticks(x)
+    ax.set_xticklabels([f["policy"] for f in figs])
+    ax.set_xlabel("playout policy (every seat in the playouts)")
+    ax.set_ylabel("playouts per second, one thread")
+    ax.set_ylim(0, max(max(med + err[1]), target or 0) * 1.2)
+    st = res["settings"]
+    ax.set_title(f"How fast does the rollout bot play hands out?\n(shanghai, K = {st['k']}, "
+                 f"{figs[0]['decisions']} searched decisions, {st['reps']} reps)", fontsize=10)
+    ax.grid(axis="y", alpha=0.3)
+    return finish(fig, res, path, whiskers=f"min-max of the {st['reps']} reps")
+
+
+BENCHMARK = Benchmark(
+    name="playouts", order=100, measure=measure, chart=chart,
+    title="The rollout bot's playouts",
+    how=(
+        "Seat 0's first searched decisions in games of four smart bots (`shanghai`), each searched "
+        "with K samples and each playout policy (`rollout:rollouts=K:policy=P`); a decision's time "
+        "is all of the bot's work on it, and a playout is one candidate played to the end of the "
+        "hand on one sample. The policies take turns within each rep, so a shared machine's drift "
+        "falls on all of them. `python benchmarks/bench_playouts.py` runs it alone."),
+    sizes={
+        "full": dict(decisions=200, reps=7),
+        "quick": dict(decisions=100, reps=3),
+        "tiny": dict(k=2, decisions=2, reps=2),
+    },
+)
 
 
 def main(argv: list[str] | None = None) -> int:

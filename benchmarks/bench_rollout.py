@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import table  # noqa: E402
+from _common import Benchmark, table  # noqa: E402
 
 
 def _tournament(spec: str, rules: str, deals: int, seed: int, threads: int | None) -> dict:
@@ -107,3 +107,62 @@ def measure(deals: int = 200, presets=("shanghai", "contract"), budgets=(4, 8, 1
                   "games/min: the whole tournament's games (4 seatings x deals) per minute of wall "
                   "time on this machine, all threads the runner used."],
     }
+
+def chart(res: dict, path: Path) -> Path:
+    """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
+    from charts import C_OURS, C_LAY, C_FLOOR, finish, np, plt
+
+    f = res["figures"]
+    curve = f["curve"]
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    if curve:
+        ks = [c["k"] for c in curve]
+        ws = [c["bots"]["rollout"]["win_share"] for c in curve]
+        med = np.array([w["mean"] for w in ws])
+        err = np.vstack([med - [w["lo"] for w in ws], [w["hi"] for w in ws] - med])
+        x = np.arange(len(ks))
+        ax.errorbar(x, med, yerr=err, fmt="o-", color=C_OURS, capsize=4, label="rollout (95% CI)")
+        for i, c in enumerate(curve):       # under each lower whisker, clear of the line and the next point
+            ax.text(x[i], med[i] - err[0][i] - 0.015, f"{med[i]:.3f}\n{c['games_per_min']:.1f} games/min",
+                    fontsize=7, va="top", ha="center")
+        ax.set_xlim(-0.5, len(ks) - 0.5)
+        ax.set_xticks(x)
+        ax.set_xticklabels([f"K = {k}\nn = {c['deals']}" for k, c in zip(ks, curve)])
+        ax.axhline(0.25, color=C_FLOOR, ls="--", lw=1, label="par (0.25)")
+        ax.axhline(0.33, color=C_LAY, ls=":", lw=1, label="target (0.33)")
+        ax.set_ylim(0, max(0.6, max(w["hi"] for w in ws) + 0.08))
+        ax.set_ylabel("win share per seat held")
+        ax.set_xlabel("rollouts per candidate (samples)")
+        ns = sorted({c["deals"] for c in curve})
+        nd = f"{ns[0]:,}" if len(ns) == 1 else f"{ns[0]:,}-{ns[-1]:,} (n under each K)"
+        ax.set_title(f"Does more search win more? one rollout vs three smart\n(shanghai, "
+                     f"n = {nd} deals x 4 seatings per K)", fontsize=10)
+        ax.legend(fontsize=8, loc="upper left")
+        ax.grid(axis="y", alpha=0.3)
+    return finish(fig, res, path, whiskers=f"95% CI over deals · seed {res['settings']['seed']}, "
+                   "every deal with the rollout bot in each of the 4 seats")
+
+
+BENCHMARK = Benchmark(
+    name="rollout", order=110, measure=measure, chart=chart,
+    title="The rollout bot",
+    how=(
+        "Strength: `shanghai-sim tournament` of one rollout bot "
+        "against three smart bots, every deal with the rollout bot in each seat, win share per seat "
+        "held with 95% CIs over deals (par 0.25); the budget curve repeats it at several K on "
+        "the same deals (its point at the default K is the `shanghai` strength row). Figures of "
+        "a shared 2-core machine: the quick run shared it with a test suite. The engine has been "
+        "made faster since this run without changing a game (the K = 8 point replayed to the last "
+        "digit at 210 games/min against 146; docs/DEVELOPING.md speed notes): games/min are "
+        "this run's."),
+    sizes={
+        "full": dict(deals=100, budgets=(4, 8, 16, 32, 64),
+                     curve_deals={4: 160, 8: 160, 16: 100, 32: 50}),
+        # small search budgets: the quick run stays within 5 minutes on 2 cores (the budget
+        # curve to the default rollouts=64 is the full run's)
+        "quick": dict(deals=12, budgets=(2, 4, 8), default="rollout:rollouts=8",
+                      presets=("shanghai",)),
+        "tiny": dict(deals=2, presets=("shanghai",), budgets=(2,),
+                     default="rollout:rollouts=2:candidates=2"),
+    },
+)

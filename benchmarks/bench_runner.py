@@ -39,7 +39,7 @@ from shanghai_sim.limits import parse_args
 from shanghai_sim.kernels import records as R
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import ratio, spread, table  # noqa: E402
+from _common import Benchmark, ratio, spread, table  # noqa: E402
 
 
 def _noop_play(params, points, joker_cap, meld_kind, meld_size, n_melds, deal, buys,
@@ -201,6 +201,77 @@ def measure(games: int | None = None, target_s: float = 6.0, reps: int = 3,
                   "a stub that fills constant records: the runner's own memory and writing "
                   "cost at job sizes the real engine cannot finish within the run's time."],
     }
+
+def chart(res: dict, path: Path) -> Path:
+    """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
+    from charts import C_OURS, C_LAY, C_FLOOR, median_err, finish, np, plt
+
+    f = res["figures"]
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4.6))
+    ax = axes[0]
+    th = [s["threads"] for s in f["scaling"]]
+    for key, label, c in (("engine", "engine alone", C_OURS), ("parquet", "run + Parquet", C_LAY)):
+        med, err = median_err([s[key] for s in f["scaling"]])
+        ax.errorbar(th, med, yerr=err, marker="o", capsize=3, label=label, color=c)
+    ax.set_xticks(th)
+    ax.set_xlabel("threads")
+    ax.set_ylabel("games per second")
+    ax.set_ylim(bottom=0)
+    ax.set_title(f"Thread scaling, {res['settings']['games']:,} games\n"
+                 "(shanghai, 4 greedy bots)", fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    ax = axes[1]
+    one = f["scaling"][0]
+    med, err = median_err([one["engine"], one["parquet"]])
+    sec = 1e3 / med
+    # ms per game from games/s: whiskers flip (min games/s = max ms)
+    lo = 1e3 / (med + err[1])
+    hi = 1e3 / (med - err[0])
+    ax.bar([0, 1], sec, 0.6, yerr=np.vstack([sec - lo, hi - sec]), color=[C_OURS, C_LAY], capsize=3)
+    ax.set_xticks([0, 1])
+    ax.set_xticklabels(["engine alone", "run + Parquet\n(tables, zstd, manifest)"], fontsize=8)
+    ax.set_ylabel("ms per game, one thread")
+    ov = f["overhead_pct"]["median"]
+    ax.set_title(f"Parquet overhead: {ov:+.0f}% of engine time\n(one thread)", fontsize=10)
+    ax.grid(axis="y", alpha=0.3)
+    ax = axes[2]
+    for eng, mk, c in (("real", "o", C_OURS), ("no-op", "s", C_FLOOR)):
+        rs = [r for r in f["rss"] if r["engine"] == eng]
+        if rs:
+            ax.plot([r["games"] for r in rs], [r["peak_rss_mib"] for r in rs], marker=mk, color=c,
+                    label=("real engine (`shanghai-sim run`)" if eng == "real"
+                           else "no-op engine (runner only)"))
+    ax.set_xscale("log")
+    ax.set_ylim(0, 1.3 * max(r["peak_rss_mib"] for r in f["rss"]))
+    ax.set_xlabel("games in the job (log)")
+    ax.set_ylabel("peak RSS, MiB (one run each)")
+    ax.set_title("Peak memory against job size\n(fresh process, whole job)", fontsize=10)
+    ax.legend(fontsize=8, loc="lower right")
+    ax.grid(alpha=0.3, which="both")
+    return finish(fig, res, path)
+
+
+BENCHMARK = Benchmark(
+    name="runner", order=40, measure=measure, chart=chart,
+    title="The batch runner",
+    how=(
+        "The default job (`shanghai`, 4 greedy bots): the kernel alone and `runner.run` (seeds, "
+        "kernel, Arrow tables, zstd Parquet, manifest) on 1..N threads; the writing overhead on "
+        "one thread; the runner's own cost with the kernel replaced by a no-op; and the peak "
+        "RSS of whole jobs in a fresh process: `real` is `shanghai-sim run --quiet` up to the "
+        "size this run's time allows, `no-op` is the runner with the no-op kernel up to 1M "
+        "games. On a shared machine a second thread competes with other people's work, so "
+        "the scaling shown is a lower bound."),
+    sizes={
+        "full": dict(target_s=10.0, reps=3, stub_games=100_000,
+                     rss_real=(1_000, 10_000, 50_000), rss_stub=(10_000, 100_000, 1_000_000)),
+        "quick": dict(target_s=2.0, reps=3, stub_games=20_000,
+                      rss_real=(2_000,), rss_stub=(10_000, 100_000, 1_000_000)),
+        "tiny": dict(games=4, reps=2, max_threads=2, stub_games=200, rss_real=(2,),
+                     rss_stub=(200,)),
+    },
+)
 
 
 def main() -> None:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import spread, table  # noqa: E402
+from _common import Benchmark, spread, table  # noqa: E402
 
 _CLI = [sys.executable, "-m", "shanghai_sim.cli.main"]
 
@@ -171,3 +171,52 @@ def _notes(colds: list[dict]) -> list[str]:
     top = ", ".join(f"`{k}` x{n}" for k, n in list(twice.items())[:8])
     return [f"Kernels the cold `run` compiled more than once (one signature per distinct argument "
             f"types, numba's cache index; kernels/__init__.py): {top}."]
+
+def chart(res: dict, path: Path) -> Path:
+    """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
+    from charts import C_OURS, C_PEER, C_FLOOR, median_err, finish, np, plt
+
+    f = res["figures"]
+    n = 2 if f.get("cold") else 1
+    fig, axes = plt.subplots(1, n, figsize=(max(9.0, 6.5 * n), 4.4), squeeze=False)
+    ax = axes[0, 0]
+    med, err = median_err([w["seconds"] for w in f["warm"]])
+    y = np.arange(len(med))
+    ax.barh(y, med, xerr=err, color=[C_FLOOR, C_FLOOR, C_OURS, C_OURS][:len(med)], capsize=3)
+    ax.set_yticks(y)
+    ax.set_yticklabels([w["command"].replace(" 5C 6C", "\n5C 6C") for w in f["warm"]], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("seconds, wall time of a fresh process")
+    ax.set_title("Warm start: the first commands, cache filled,\nvs starting Python", fontsize=10)
+    ax.grid(axis="x", alpha=0.3)
+    if n == 2:
+        ax = axes[0, 1]
+        med, err = median_err([c["seconds"] for c in f["cold"]])
+        y = np.arange(len(med))
+        ax.barh(y, med, xerr=err, color=C_PEER, capsize=3)
+        ax.set_yticks(y)
+        ax.set_yticklabels([c["step"].replace(" (", "\n(").replace("whole command: ", "whole command:\n")
+                            for c in f["cold"]], fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xlabel("seconds to compile, empty cache")
+        ax.set_title(f"Cold compile of each command's kernels\n(fresh SHANGHAI_SIM_CACHE_DIR, "
+                     f"{f['cold'][0]['seconds']['n']} run each)",
+                     fontsize=10)
+        ax.grid(axis="x", alpha=0.3)
+    return finish(fig, res, path)
+
+
+BENCHMARK = Benchmark(
+    name="startup", order=60, measure=measure, chart=chart,
+    title="First use",
+    how=(
+        "Cold: each step of `shanghai-sim warmup` (the kernels of `meld`, of `run`, of "
+        "`replay`/`play`) in a fresh process with an empty `SHANGHAI_SIM_CACHE_DIR`: the time a "
+        "new user waits once per version. Warm: the wall time of the first commands in a fresh "
+        "process with the cache filled, next to starting Python and `shanghai-sim --help`."),
+    sizes={
+        "full": dict(reps=5, cold=True, cold_reps=1),
+        "quick": dict(reps=3, cold=False),
+        "tiny": dict(reps=1, cold=False),
+    },
+)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import table  # noqa: E402
+from _common import Benchmark, table  # noqa: E402
 
 LINEUP = ("smart", "greedy", "greedy", "greedy")
 
@@ -76,3 +76,46 @@ def measure(deals: int = 10_000, presets=("shanghai", "contract"), seed: int = 1
                   "Win share per seat: a bot's share of the game's win (1/k for k tied winners) "
                   "averaged over the seats it held in every seating of a deal."],
     }
+
+def chart(res: dict, path: Path) -> Path:
+    """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
+    from charts import C_OURS, C_LAY, C_PEER, C_FLOOR, finish, np, plt
+
+    runs = res["figures"]["runs"]
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    x = np.arange(len(runs))
+    for off, bot, color in ((-0.18, "smart", C_OURS), (0.18, "greedy", C_PEER)):
+        ws = [r["bots"][bot]["win_share"] for r in runs]
+        med = np.array([w["mean"] for w in ws])
+        err = np.vstack([med - [w["lo"] for w in ws], [w["hi"] for w in ws] - med])
+        ax.bar(x + off, med, 0.34, yerr=err, color=color, capsize=3, label=bot)
+        for i, m in enumerate(med):
+            ax.text(x[i] + off, m + 0.01, f"{m:.3f}", ha="center", va="bottom", fontsize=8)
+    ax.axhline(0.25, color=C_FLOOR, ls="--", lw=1, label="par (0.25)")
+    ax.axhline(0.40, color=C_LAY, ls=":", lw=1, label="target for smart (0.40)")
+    ax.set_xticks(x)
+    ax.set_xticklabels([f"{r['rules']}\n(n = {r['deals']:,} deals x 4 seatings)" for r in runs], fontsize=8)
+    ax.set_ylabel("win share per seat held (95% CI)")
+    ax.set_ylim(0, max(0.6, max(r["bots"]["smart"]["win_share"]["hi"] for r in runs) + 0.08))
+    ax.set_title("How often does one smart bot win against three greedy bots?", fontsize=10)
+    ax.legend(fontsize=8, loc="upper right")
+    ax.grid(axis="y", alpha=0.3)
+    return finish(fig, res, path, whiskers=f"95% CI over deals · seed {res['settings']['seed']}, "
+                   f"every deal with smart in each of the 4 seats")
+
+
+BENCHMARK = Benchmark(
+    name="strength", order=80, measure=measure, chart=chart,
+    title="Bot strength",
+    how=(
+        "Issue #13's strength target: one `smart` against three `greedy`, 4 players, every deal "
+        "played with `smart` in each of the four seats (`shanghai-sim tournament`), on seed 1; "
+        "smart's weights were tuned on other seeds (`analyses/tune_smart.py`, seed 7000000). Win "
+        "share per seat held (par 0.25), points, the share of hands gone out, the paired point "
+        "difference per deal, with 95% CIs over deals."),
+    sizes={
+        "full": dict(deals=10_000),
+        "quick": dict(deals=1_000),
+        "tiny": dict(deals=2, presets=("shanghai",)),
+    },
+)

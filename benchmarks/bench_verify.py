@@ -40,6 +40,9 @@ from shanghai_sim.limits import parse_args
 from shanghai_sim.integrity import iter_parts, verify
 from shanghai_sim.kernels import records as R
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import Benchmark, ratio, spread, table  # noqa: E402
+
 
 def _random_play(params, points, joker_cap, meld_kind, meld_size, n_melds, deal, buys,
                  bot_kind, bot_params, seeds, hand_out):
@@ -94,8 +97,6 @@ def measure(games: int = 200_000, detail: str = "hands", threads: int = 2, reps:
     ``games`` stand-in games, then reading and hashing alone, ``verify --quick``, ``verify``
     and a reader with and without its SHA-256 check, each ``reps`` times (MB/s over the part
     files' bytes, from the page cache)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from _common import ratio, spread, table
     say = progress or (lambda s: None)
     tmp = Path(tempfile.mkdtemp(prefix="bench-verify-"))
     out = tmp / "ds"
@@ -151,6 +152,48 @@ def measure(games: int = 200_000, detail: str = "hands", threads: int = 2, reps:
                           ["the same read without the SHA-256 (`full=False`)", rquick,
                            mb / rquick["median"], ratio(hashed, rquick)]])],
     }
+
+def chart(res: dict, path: Path) -> Path:
+    """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
+    from charts import C_OURS, C_FLOOR, median_err, finish, np, plt
+
+    f = res["figures"]
+    labels = ["read + SHA-256 alone\n(the floor of the default)", "shanghai-sim verify\n--quick",
+              "shanghai-sim verify\n(every byte, the default)"]
+    med, err = median_err([f["hash"], f["quick"], f["full"]])
+    fig, ax = plt.subplots(figsize=(9, 3.6))
+    y = np.arange(3)
+    ax.barh(y, med, xerr=err, color=[C_FLOOR, C_OURS, C_OURS], capsize=3)
+    for i, m in enumerate(med):
+        ax.text(m + err[1][i], i, f"  {m:,.0f} MB/s", va="center", fontsize=8)
+    ax.set_xlim(0, 1.25 * max(med + err[1]))
+    ax.set_yticks(y)
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("MB per second over the part files (page cache)")
+    ax.set_title(f"Checking a dataset of {res['settings']['games']:,} games ({f['mb']:,.0f} MB, "
+                 f"{f['parts']:,} parts): verify vs reading and hashing alone", fontsize=10)
+    ax.grid(axis="x", alpha=0.3)
+    return finish(fig, res, path)
+
+
+BENCHMARK = Benchmark(
+    name="verify", order=50, measure=measure, chart=chart,
+    title="Checking a dataset",
+    how=(
+        "A dataset written by the real runner (Parquet, page checksums, manifest records) with "
+        "the game kernel replaced by a stand-in that fills random, plausible records (what "
+        "`verify` costs depends on the bytes, not on how the games were played): reading and "
+        "hashing every part alone (the floor of the default check), then `verify --quick` (sizes, "
+        "footers, rows, job metadata), `verify` (the default: every byte against its SHA-256) and "
+        "a reader of every part with and without that check. The files were just written, so "
+        "they come from the page cache: CPU speeds, an upper bound on what a disk delivers."),
+    sizes={
+        "full": dict(games=1_000_000, reps=3),
+        "quick": dict(games=100_000, reps=3),
+        "tiny": dict(games=300, reps=2),
+    },
+)
 
 
 def main() -> None:

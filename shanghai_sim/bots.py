@@ -267,6 +267,14 @@ class BotSpec:
     def array(self) -> np.ndarray:
         return np.array(self.params, dtype=np.float64)
 
+    def param_values(self) -> dict[str, float | tuple[float, ...]]:
+        """{name: value} of every parameter of the spec's bot, read through its registry entry
+        (a per-hand one, ``buyN``: its values for hands 1..MAX_HAND_PARAMS): what a caller
+        outside the kernels reads a spec's settings by, never a slot number."""
+        info = BOTS[self.name.split(":", 1)[0]]
+        return {p.name: (tuple(self.params[p.slot:p.slot + MAX_HAND_PARAMS]) if p.per_hand else self.params[p.slot])
+                for p in info.params}
+
 
 def _valid_bots() -> str:
     return ", ".join(BOTS)

@@ -4,7 +4,8 @@ and exit status 2; the committed README points at files that exist."""
 
 from __future__ import annotations
 
-import importlib.util
+import argparse
+import json
 import re
 import subprocess
 import sys
@@ -19,15 +20,6 @@ ROOT = Path(__file__).resolve().parents[1]
 ANALYSES = ROOT / "analyses"
 
 
-def _script(name: str):
-    if str(ANALYSES) not in sys.path:
-        sys.path.insert(0, str(ANALYSES))
-    spec = importlib.util.spec_from_file_location(f"analyses_{name}", ANALYSES / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def _pngs_ok(out: Path, least: int = 1) -> None:
     pngs = sorted(out.glob("*.png"))
     assert len(pngs) >= least
@@ -38,9 +30,9 @@ def _pngs_ok(out: Path, least: int = 1) -> None:
         assert f"({p.name})" in text, f"report.md does not show {p.name}"
 
 
-def test_buying_tiny(tmp_path):
+def test_buying_tiny(tmp_path, analysis):
     out = tmp_path / "buying"
-    rc = _script("buying").main(["--games", "8", "--game-deals", "3", "--hands", "8", "--levels", "greedy",
+    rc = analysis("buying").main(["--games", "8", "--game-deals", "3", "--hands", "8", "--levels", "greedy",
                                  "--presets", "contract", "--out", str(out), "--quiet"])
     assert rc == 0
     text = (out / "report.md").read_text()
@@ -55,11 +47,11 @@ def test_buying_tiny(tmp_path):
     _pngs_ok(out, 2)
 
 
-def test_buying_capped_levels_and_the_budget_check(tmp_path):
+def test_buying_capped_levels_and_the_budget_check(tmp_path, analysis):
     """SPEC@N caps a level's deals and skips its whole games; a rollout level and the same one
     with rollouts doubled get the 'does doubling change the answer' section."""
     out = tmp_path / "buying"
-    rc = _script("buying").main(["--games", "6", "--game-deals", "2", "--hands", "1", "--presets", "shanghai",
+    rc = analysis("buying").main(["--games", "6", "--game-deals", "2", "--hands", "1", "--presets", "shanghai",
                                  "--levels", "greedy,rollout:rollouts=2@3,rollout:rollouts=4@2", "--out", str(out),
                                  "--quiet"])
     assert rc == 0
@@ -73,15 +65,15 @@ def test_buying_capped_levels_and_the_budget_check(tmp_path):
     _pngs_ok(out, 4)
 
 
-def test_budget_pairs_are_a_doubled_rollouts_only():
-    b = _script("buying")
+def test_budget_pairs_are_a_doubled_rollouts_only(analysis):
+    b = analysis("buying")
     assert b.budget_pairs(["smart", "rollout:rollouts=8", "rollout:rollouts=16", "rollout:rollouts=32:policy=greedy"]) \
         == [("rollout:rollouts=8", "rollout:rollouts=16")]
 
 
-def test_buy_budget_tiny(tmp_path):
+def test_buy_budget_tiny(tmp_path, analysis):
     out = tmp_path / "bb"
-    rc = _script("buy_budget").main(["--games", "8", "--hands", "9", "--levels", "greedy", "--presets", "shanghai",
+    rc = analysis("buy_budget").main(["--games", "8", "--hands", "9", "--levels", "greedy", "--presets", "shanghai",
                                      "--out", str(out), "--quiet"])
     assert rc == 0
     df = pd.read_csv(out / "buy_budget.csv")
@@ -93,9 +85,9 @@ def test_buy_budget_tiny(tmp_path):
     _pngs_ok(out, 1)
 
 
-def test_going_down_tiny(tmp_path):
+def test_going_down_tiny(tmp_path, analysis):
     out = tmp_path / "gd"
-    rc = _script("going_down").main(["--games", "4", "--levels", "greedy", "--presets", "contract",
+    rc = analysis("going_down").main(["--games", "4", "--levels", "greedy", "--presets", "contract",
                                      "--out", str(out), "--quiet"])
     assert rc == 0
     arms = pd.read_csv(out / "arms.csv")
@@ -106,9 +98,9 @@ def test_going_down_tiny(tmp_path):
     _pngs_ok(out, 1)
 
 
-def test_seats_tiny(tmp_path):
+def test_seats_tiny(tmp_path, analysis):
     out = tmp_path / "seats"
-    rc = _script("seats").main(["--games", "12", "--levels", "greedy", "--presets", "contract", "--players", "3",
+    rc = analysis("seats").main(["--games", "12", "--levels", "greedy", "--presets", "contract", "--players", "3",
                                 "--out", str(out), "--quiet"])
     assert rc == 0
     df = pd.read_csv(out / "seats.csv")
@@ -118,15 +110,51 @@ def test_seats_tiny(tmp_path):
     _pngs_ok(out, 1)
 
 
-def test_rules_tiny(tmp_path):
+def test_rules_tiny(tmp_path, analysis):
     out = tmp_path / "rules"
-    rc = _script("rules").main(["--games", "3", "--levels", "greedy", "--presets", "contract", "--out", str(out),
+    rc = analysis("rules").main(["--games", "3", "--levels", "greedy", "--presets", "contract", "--out", str(out),
                                 "--quiet"])
     assert rc == 0
     df = pd.read_csv(out / "by_contract.csv")
     assert "as the preset" in set(df.variant) and "buy_penalty=1" not in set(df.variant)   # contract has 1
     assert df.stock.between(0, 1).all() and (df.turns > 0).all()
     _pngs_ok(out, 2)
+
+
+def test_tune_smart_tiny_and_its_rerun_reuses_the_tournaments(tmp_path, analysis):
+    out = tmp_path / "tune"
+    args = ["--games", "2", "--only", "dump", "--presets", "contract", "--out", str(out), "--quiet"]
+    t = analysis("tune_smart")
+    assert t.main(args) == 0
+    rec = json.loads((out / "tune_smart.json").read_text())
+    assert rec["tuning_seed"] == 7000000 and rec["deals_per_candidate"] == 2 and rec["rules"] == ["contract"]
+    assert len(rec["evaluations"]) == len(t.GRID["dump"])     # the default, then every other value of dump
+    ev = pd.read_csv(out / "evaluations.csv")
+    assert list(ev.spec) == [e["spec"] for e in rec["evaluations"]] and ev.objective.between(0, 1).all()
+    assert set(ev.weight.dropna()) == {"dump"} and rec["best_spec"] in set(ev.spec)
+    _pngs_ok(out, 1)
+    parts = sorted(p.stat().st_mtime_ns for p in (out / "data").rglob("*.parquet"))
+    assert t.main(args) == 0                                 # resumed: nothing played again, the same record
+    assert json.loads((out / "tune_smart.json").read_text())["evaluations"] == rec["evaluations"]
+    assert sorted(p.stat().st_mtime_ns for p in (out / "data").rglob("*.parquet")) == parts
+
+
+def test_sweep_plays_each_cell_once_in_order_and_gathers_its_rows(tmp_path, analysis, capsys):
+    C = analysis("buying").C
+    a = argparse.Namespace(out=str(tmp_path / "o"), quiet=False, levels="greedy,smart", presets="shanghai,contract")
+    st = C.Study(a)
+    cells = C.cells(st.levels, st.presets, lambda lv, p: (1, 2) if p == "shanghai" else (3,))
+    assert [tuple(c) for c in cells] == [("greedy", "shanghai", 1), ("greedy", "shanghai", 2), ("greedy", "contract", 3),
+                                         ("smart", "shanghai", 1), ("smart", "shanghai", 2), ("smart", "contract", 3)]
+    played = []
+    t = st.sweep(cells, lambda c: played.append(c) or len(played),
+                 lambda c, r: {"runs": [{"k": r}]} if c.item != 3 else {"other": [{"k": r}, {"k": -r}]},
+                 step=lambda c: f"step {c.item}", line=lambda c, r, s: f"{c.level} {c.preset} {c.item}: {r}")
+    assert played == cells and [r["k"] for r in t["runs"]] == [1, 2, 4, 5]
+    assert [r["k"] for r in t["other"]] == [3, -3, 6, -6] and t["none"] == []
+    assert [n for n, _ in st.clock.steps] == [f"step {c.item}" for c in cells]
+    assert capsys.readouterr().err.splitlines()[:2] == ["greedy shanghai 1: 1", "greedy shanghai 2: 2"]
+    assert (tmp_path / "o" / "data").is_dir() and st.hands is None and st.caps == {"greedy": None, "smart": None}
 
 
 @pytest.mark.parametrize("args, words", [
@@ -154,18 +182,14 @@ def test_readme_points_at_committed_results():
             assert (ANALYSES / link).exists(), link
 
 
-def test_holm_column_leaves_missing_p_out_of_the_family():
-    common = _script("buying").C          # the analyses' shared helpers (analyses/analyses_common.py)
+def test_holm_column_leaves_missing_p_out_of_the_family(analysis):
+    common = analysis("buying").C          # the analyses' shared helpers (analyses/analyses_common.py)
     got = common.holm_column([0.01, float("nan"), 0.04, 1e-60])
     assert got[1] != got[1]                                   # NaN stays NaN
     assert got[3] == pytest.approx(3e-60) and got[0] == pytest.approx(0.02) and got[2] == pytest.approx(0.04)
 
 
-def test_runs_after_the_benchmarks_helpers_are_imported():
-    """benchmarks/ puts its own _common on sys.path; the analyses' helpers must not collide with it."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import _common  # noqa: F401  (benchmarks' helpers, as tests/test_benchmarks.py imports them)
-        assert hasattr(_script("buying").C, "parser")
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+def test_runs_after_the_benchmarks_helpers_are_imported(analysis, bench):
+    """benchmarks/ has its own _common on sys.path; the analyses' helpers must not collide with it."""
+    assert hasattr(bench("_common"), "spread")            # benchmarks' helpers, as tests/test_benchmarks.py uses them
+    assert hasattr(analysis("buying").C, "parser")

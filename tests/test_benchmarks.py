@@ -4,24 +4,26 @@ and BENCHMARKS.md's tables are the JSON results, cell for cell. Not the timings.
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("matplotlib")
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
-sys.path.insert(0, str(BENCH))
-
-import run_all  # noqa: E402
-from _common import fmt  # noqa: E402
-
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
+def run_all(bench):
+    return bench("run_all")
+
+
+@pytest.fixture(scope="module")
+def fmt(bench):
+    return bench("_common").fmt
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory, run_all):
     d = tmp_path_factory.mktemp("bench")
     rc = run_all.main(["--tiny", "--results", str(d / "results"), "--charts", str(d / "charts"),
                        "--markdown", str(d / "BENCHMARKS.md")])
@@ -45,7 +47,7 @@ def _md_tables(text: str) -> list[list[list[str]]]:
     return tables
 
 
-def test_every_benchmark_writes_a_result_with_the_machine(tiny):
+def test_every_benchmark_writes_a_result_with_the_machine(tiny, run_all):
     for name in run_all.ORDER:
         res = json.loads((tiny / "results" / f"{name}.json").read_text())
         assert res["name"] == name and res["run"] == "tiny"
@@ -55,14 +57,14 @@ def test_every_benchmark_writes_a_result_with_the_machine(tiny):
         assert res["tables"] and all(t["rows"] for t in res["tables"])
 
 
-def test_charts_are_png(tiny):
+def test_charts_are_png(tiny, run_all):
     pngs = sorted((tiny / "charts").glob("*.png"))
     assert {p.stem for p in pngs} >= set(run_all.ORDER)
     for p in pngs:
         assert p.read_bytes()[:8] == PNG, p
 
 
-def test_benchmarks_md_tables_equal_the_json(tiny):
+def test_benchmarks_md_tables_equal_the_json(tiny, run_all, fmt):
     results = run_all.load_results(tiny / "results")
     expected = [[t["columns"]] + [[fmt(v) for v in row] for row in t["rows"]]
                 for name in run_all.ORDER for t in results[name]["tables"]]
@@ -72,7 +74,7 @@ def test_benchmarks_md_tables_equal_the_json(tiny):
         assert f"(charts/{name}.png)" in text
 
 
-def test_peers_are_measured_when_installed(tiny):
+def test_peers_are_measured_when_installed(tiny, run_all):
     results = run_all.load_results(tiny / "results")
     rows = results["melds"]["figures"]["rows"]
     assert all(r["reference"]["n"] > 0 for r in rows)      # tests/reference.py is always there
@@ -88,7 +90,64 @@ def test_peers_are_measured_when_installed(tiny):
         assert results["engine"]["figures"]["openspiel_cpp"] is None
 
 
-def test_fmt_writes_a_spread_as_median_and_range():
+def test_fmt_writes_a_spread_as_median_and_range(fmt):
     s = {"median": 2.5e6, "min": 1.0e6, "max": 3.25e6, "n": 3, "samples": []}
     assert fmt(s) == "2.50M (1.00M-3.25M)"
     assert fmt(None) == "n/a" and fmt(1234) == "1,234" and fmt(0.5) == "0.50"
+
+
+def test_every_benchmark_module_declares_its_record(run_all, bench):
+    """One record per bench_*.py: its measure, its sizes for every run size, its chart and text."""
+    from pathlib import Path
+    common = bench("_common")
+    mods = sorted(p.stem for p in Path(run_all.HERE).glob("bench_*.py"))
+    assert sorted(f"bench_{n}" for n in run_all.ORDER) == mods
+    for b in common.benchmarks():
+        assert set(b.sizes) == {"full", "quick", "tiny"} and b.title and len(b.how) > 80
+        assert b.measure is bench(f"bench_{b.name}").measure and callable(b.chart)
+
+
+TOY = '''
+from pathlib import Path
+from _common import Benchmark, spread, table
+
+
+def measure(n=1, progress=None):
+    s = spread([float(n), n + 1.0])
+    return {"name": "toy", "title": "A toy", "settings": {"n": n}, "figures": {"s": s},
+            "tables": [table("Toy", ["n", "spread"], [[n, s]])], "notes": []}
+
+
+def chart(res, path):
+    from charts import finish, plt
+    fig, ax = plt.subplots(figsize=(4, 2))
+    ax.bar([0], [res["figures"]["s"]["median"]])
+    return finish(fig, res, path)
+
+
+BENCHMARK = Benchmark(name="toy", order=5, measure=measure, chart=chart, title="The toy section",
+                      how="What the toy measures.", sizes={"full": dict(n=3), "quick": dict(n=2), "tiny": dict(n=1)})
+'''
+
+
+def test_a_new_benchmark_is_its_one_module(tmp_path, run_all):
+    """Adding bench_toy.py to a copy of benchmarks/ is enough: run_all runs it at its sizes, charts draws
+    its chart and BENCHMARKS.md gets its section, first by its order."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+    here = Path(run_all.HERE)
+    shutil.copytree(here, tmp_path / "benchmarks", ignore=shutil.ignore_patterns("results", "charts", "__pycache__"))
+    (tmp_path / "tests").symlink_to(here.parent / "tests")
+    (tmp_path / "benchmarks" / "bench_toy.py").write_text(TOY)
+    d = tmp_path / "out"
+    p = subprocess.run([sys.executable, str(tmp_path / "benchmarks" / "run_all.py"), "--only", "toy", "--quick",
+                        "--results", str(d / "results"), "--charts", str(d / "charts"),
+                        "--markdown", str(d / "BENCHMARKS.md")], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    res = json.loads((d / "results" / "toy.json").read_text())
+    assert res["settings"] == {"n": 2} and res["run"] == "quick"
+    assert (d / "charts" / "toy.png").read_bytes()[:8] == PNG
+    md = (d / "BENCHMARKS.md").read_text()
+    assert "## The toy section\n\nA toy.\n\nWhat the toy measures." in md and "(charts/toy.png)" in md

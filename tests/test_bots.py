@@ -47,6 +47,17 @@ def test_parse_bots_seats():
     assert issubclass(BotError, ValueError)
 
 
+def test_param_values_read_a_spec_through_the_registry():
+    """What analyses read a spec's settings by (analyses/buying.py's budget pairs), never a slot."""
+    v = parse_bot("greedy:buy=always:buy3=never").param_values()
+    assert list(v) == [p.name for p in BOTS["greedy"].params]          # buy and buyN apart
+    assert v["buy"] == parse_bot("greedy:buy=always").params[BP_BUY] and v["buy"] != BOTS["greedy"].defaults()[BP_BUY]
+    assert v["buyN"][2] == parse_bot("greedy:buy3=never").params[BP_HAND0 + 2] and v["buyN"][3] == v["buyN"][0]
+    r = parse_bot("rollout:rollouts=8:policy=greedy").param_values()
+    assert r["rollouts"] == 8 and r["policy"] == 1 and r["candidates"] == 3
+    assert "rollouts" not in parse_bot("smart").param_values()
+
+
 def test_bots_command_lists_bots_and_params():
     from shanghai_sim.cli.main import main
     r = CliRunner().invoke(main, ["bots"])

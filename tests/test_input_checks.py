@@ -324,7 +324,7 @@ def _one_line_2(p, *named: str) -> str:
 
 
 @pytest.mark.parametrize("path, seed, threads", [
-    ("analyses/buying.py", True, True), ("analyses/seats.py", True, True), ("analyses/tune_smart.py", True, False),
+    ("analyses/buying.py", True, True), ("analyses/seats.py", True, True), ("analyses/tune_smart.py", True, True),
     ("benchmarks/bench_verify.py", False, True), ("benchmarks/bench_melds.py", True, False),
     ("benchmarks/bench_play_quality.py", True, True)])
 def test_scripts_check_seed_and_threads_as_the_commands_do(script, path, seed, threads):
@@ -397,10 +397,10 @@ def test_analyses_bad_presets_and_out(tmp_path, script):
 
 
 @pytest.mark.parametrize("args, named", [
-    (("--deals", "x"), "--deals"), (("--deals", 0), "deals"), (("--deals", 1), "--deals"),
+    (("--games", "x"), "--games"), (("--games", 0), "games"), (("--games", 1), "--games"),
     (("--rounds", -1), "--rounds"), (("--margin", "nan"), "--margin"), (("--margin", "-1"), "--margin"),
-    (("--only", "nosuch"), "--only"), (("--rules", ""), "--rules"), (("--rules", "nosuch"), "nosuch"),
-    (("--seed", -1), "seed"), (("--out", "/proc/shanghai-sim-test/t.json"), "cannot write"),
+    (("--only", "nosuch"), "--only"), (("--presets", ""), "--presets"), (("--presets", "nosuch"), "nosuch"),
+    (("--seed", -1), "seed"), (("--out", "/proc/shanghai-sim-test/t"), "cannot write"),
     (("--bogus",), "--bogus"),
 ])
 def test_tune_smart_bad_arguments(script, args, named):

@@ -4,21 +4,20 @@ agree with their event logs. Correctness only: no timings."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from shanghai_sim.cards import card_id
+from shanghai_sim.game import Game, GoDown, game_events
+from shanghai_sim.kernels import layout as L
+from shanghai_sim.kernels import codes as K
+from shanghai_sim.kernels.records import HF_BUYS, HF_DOWN_TURN, NHF
 
-import bench_play_quality as B  # noqa: E402
 
-from shanghai_sim.cards import card_id  # noqa: E402
-from shanghai_sim.game import Game, GoDown, game_events  # noqa: E402
-from shanghai_sim.kernels import layout as L  # noqa: E402
-from shanghai_sim.kernels import codes as K  # noqa: E402
-from shanghai_sim.kernels.records import HF_BUYS, HF_DOWN_TURN, NHF  # noqa: E402
+@pytest.fixture(scope="module")
+def B(bench):
+    """benchmarks/bench_play_quality.py, whose counters these tests check."""
+    return bench("bench_play_quality")
 
 FILL = "2C 3D 4H 5S 6C 7D 9H TS JC QD KH"
 
@@ -36,7 +35,7 @@ def scripted(hands, down=(), rules="shanghai"):
     return g, a
 
 
-def test_a_joker_discarded_with_a_natural_in_hand_is_counted():
+def test_a_joker_discarded_with_a_natural_in_hand_is_counted(B):
     g, _ = scripted({0: "JK 5C 9D"})
     t = B.Tally(hands=10)
     B.observe(g, discard("JK"), t)
@@ -46,14 +45,14 @@ def test_a_joker_discarded_with_a_natural_in_hand_is_counted():
     assert t.joker_natural_per_1000() == 500.0
 
 
-def test_a_joker_discarded_from_jokers_only_is_not_held_against_it():
+def test_a_joker_discarded_from_jokers_only_is_not_held_against_it(B):
     g, _ = scripted({0: "JK JK"})
     t = B.Tally(hands=10)
     B.observe(g, discard("JK"), t)
     assert (t.discards, t.joker_discards, t.joker_with_natural) == (1, 1, 0)
 
 
-def test_a_layable_discard_to_a_down_next_player_is_counted():
+def test_a_layable_discard_to_a_down_next_player_is_counted(B):
     # seat a goes down with two sets (8s and 9s); the next player is down
     g, a = scripted({0: "8C 8D 8H 9C 9D 9H 8S 7C KS QS"}, down=(1,))
     g.apply(GoDown(["8C 8D 8H", "9C 9D 9H"]))
@@ -70,7 +69,7 @@ def test_a_layable_discard_to_a_down_next_player_is_counted():
     assert g.table()[0]["cards"] == ["8C", "8D", "8H"]
 
 
-def test_discards_to_a_next_player_not_down_are_not_counted():
+def test_discards_to_a_next_player_not_down_are_not_counted(B):
     g, a = scripted({0: "8C 8D 8H 9C 9D 9H 8S 7C KS QS"}, down=(2,))   # the player after next
     g.apply(GoDown(["8C 8D 8H", "9C 9D 9H"]))
     t = B.Tally(hands=10)
@@ -78,7 +77,7 @@ def test_discards_to_a_next_player_not_down_are_not_counted():
     assert (t.discards, t.to_down, t.layable_to_down) == (1, 0, 0)
 
 
-def test_a_discard_that_goes_out_has_no_next_player():
+def test_a_discard_that_goes_out_has_no_next_player(B):
     g, a = scripted({0: "8C 8D 8H 9C 9D 9H 8S"}, down=(1,), rules="contract")
     g.apply(GoDown(["8C 8D 8H", "9C 9D 9H"]))
     assert g.hand_cards(a) == ["8S"]
@@ -87,7 +86,7 @@ def test_a_discard_that_goes_out_has_no_next_player():
     assert (t.discards, t.to_down, t.layable_to_down) == (1, 0, 0)
 
 
-def test_a_layable_discard_with_nothing_else_to_throw_is_not_avoidable():
+def test_a_layable_discard_with_nothing_else_to_throw_is_not_avoidable(B):
     g, a = scripted({0: "8C 8D 8H 9C 9D 9H 8S 9S"}, down=(1,))
     g.apply(GoDown(["8C 8D 8H", "9C 9D 9H"]))
     t = B.Tally(hands=10)
@@ -95,7 +94,7 @@ def test_a_layable_discard_with_nothing_else_to_throw_is_not_avoidable():
     assert (t.to_down, t.layable_to_down, t.layable_avoidable) == (1, 1, 0)
 
 
-def test_buys_are_bucketed_by_the_buyers_deficiency_and_players_short_of_buys_counted():
+def test_buys_are_bucketed_by_the_buyers_deficiency_and_players_short_of_buys_counted(B):
     g = Game(rules="shanghai", players=4, seed=1, bots="greedy")
     hands = g.rules.hands
     rec = np.zeros((hands, 4, NHF), dtype=np.int32)
@@ -120,7 +119,7 @@ def test_buys_are_bucketed_by_the_buyers_deficiency_and_players_short_of_buys_co
 
 
 @pytest.mark.parametrize("rules,bot,seed", [("shanghai", "greedy", 3), ("contract", "smart", 4)])
-def test_whole_games_agree_with_their_event_logs(rules, bot, seed):
+def test_whole_games_agree_with_their_event_logs(rules, bot, seed, B):
     events, rec = game_events(rules, 4, seed=seed, bots=bot)
     g = Game(rules, 4, seed=seed, bots=bot)
     t = B.Tally(hands=g.rules.hands)
@@ -138,7 +137,7 @@ def test_whole_games_agree_with_their_event_logs(rules, bot, seed):
     assert 0 <= t.layable_to_down <= t.to_down < t.discards
 
 
-def test_measure_makes_tables_and_the_ratio():
+def test_measure_makes_tables_and_the_ratio(B):
     res = B.measure(presets=("shanghai",), games=1)
     assert res["name"] == "play_quality" and len(res["tables"]) == 3
     assert set(res["figures"]["layable_ratio"]["shanghai"]) == {"smart"}
