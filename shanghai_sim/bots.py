@@ -20,12 +20,14 @@ import numpy as np
 
 from .rules import MAX_BUYS
 
-from .kernels.bots import (BOT_GREEDY, BOT_RANDOM, BOT_ROLLOUT, BOT_SMART, BP_BUY, BP_BUY_DMAX,
-                           BP_BUY_SHORT, BP_BUY_STOCK, BP_CANDS, BP_DUMP, BP_FEED, BP_FEED_DOWN,
-                           BP_HAND0, BP_LATE, BP_MARGIN, BP_MAXBUYS, BP_MAXBUYS0, BP_OUTS, BP_PARTNER, BP_POINTS, BP_POLICY, BP_PRUNE,
-                           BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD, BP_S_DOWN, BP_S_TAKE, BP_UTILITY,
-                           BP_WAIT_BLIND, BP_Z, BP_FIT, BP_DECL, BP_KMAX, BUY_ALWAYS, BUY_AUTO, BUY_NEVER, BUY_USEFUL,
-                           MAX_HAND_PARAMS, NBP)
+from .kernels.bots import (BOT_GREEDY, BOT_RANDOM, BOT_ROLLOUT, BOT_SMART, BUY_ALWAYS, BUY_AUTO,
+                           BUY_NEVER, BUY_USEFUL)
+from .kernels.botparams import (BP_BUY, BP_BUY_DMAX, BP_BUY_SHORT, BP_BUY_STOCK, BP_CANDS, BP_DECL,
+                                BP_DUMP, BP_FEED, BP_FEED_DOWN, BP_FIT, BP_HAND0, BP_KMAX, BP_LATE,
+                                BP_MARGIN, BP_MAXBUYS, BP_MAXBUYS0, BP_OUTS, BP_PARTNER, BP_POINTS,
+                                BP_POLICY, BP_PRUNE, BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD,
+                                BP_S_DOWN, BP_S_TAKE, BP_UTILITY, BP_WAIT_BLIND, BP_Z,
+                                MAX_HAND_PARAMS, NBP)
 
 
 class BotError(ValueError):

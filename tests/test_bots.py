@@ -4,7 +4,8 @@ from click.testing import CliRunner
 
 from shanghai_sim.bots import BOTS, BotError, parse_bot, parse_bots
 from shanghai_sim.kernels import layout as L
-from shanghai_sim.kernels.bots import BOT_GREEDY, BOT_RANDOM, BP_BUY, BP_HAND0, BP_MAXBUYS, NBP
+from shanghai_sim.kernels.bots import BOT_GREEDY, BOT_RANDOM
+from shanghai_sim.kernels.botparams import BP_BUY, BP_HAND0, BP_MAXBUYS, NBP
 
 
 def test_parse_canonical_names():
@@ -173,3 +174,20 @@ def test_a_new_bot_is_one_registry_entry(monkeypatch):
     assert "stop=integer 1..10" in B.bots_help()
     k, _ = parse_bots("cautious:stop=2,random", 2)
     assert k.tolist() == [BOT_GREEDY, BOT_RANDOM]
+
+
+def test_every_registry_parameter_sits_in_a_declared_slot_and_every_slot_is_read():
+    """kernels.botparams declares the parameter row once; the registry parses into it: a
+    parameter's slot is the start of a declared slot, a per-hand one takes the slot's whole
+    width (MAX_HAND_PARAMS), a single one width 1, and no slot is left unread."""
+    from shanghai_sim.kernels import botparams as P
+    start = {off: name for name, off in P.OFFSETS.items() if name != "NBP"}
+    read = set()
+    for info in BOTS.values():
+        for prm in info.params:
+            assert prm.slot in start, (info.name, prm.key, prm.slot)
+            name = start[prm.slot]
+            assert P.WIDTH[name] == (P.MAX_HAND_PARAMS if prm.per_hand else 1), (info.name, prm.key)
+            read.add(name)
+    assert read == set(P.WIDTH), set(P.WIDTH) - read
+    assert sum(P.WIDTH.values()) == P.NBP and P.NBP <= L.RF_W

@@ -318,8 +318,9 @@ def test_the_playout_parameters_hold_the_whole_bot_vector():
     their own. With rows narrower than the vector (RF_W 64 < NBP 83, rollout version 1) the
     playouts read the sums as smart's weights."""
     from shanghai_sim.bots import parse_bot
-    from shanghai_sim.kernels.bots import (BP_BUY, BP_HAND0, BP_MAXBUYS, BP_WAIT_BLIND, BUY_AUTO,
-                                           MAX_HAND_PARAMS, NBP)
+    from shanghai_sim.kernels.bots import BUY_AUTO
+    from shanghai_sim.kernels.botparams import (BP_BUY, BP_HAND0, BP_MAXBUYS, BP_WAIT_BLIND,
+                                                MAX_HAND_PARAMS, NBP)
     assert L.RF_W >= NBP
     spec = parse_bot("rollout:rollouts=4:candidates=3")
     bp = spec.array()

@@ -32,6 +32,9 @@ from .handmemo import def_in_nb, hand_def_nb
 from .play import layoff_list_nb, legal_list_nb
 from .table import card_layable_nb, do_swap_nb, fit_mask_nb, layable_nb, undo_swap_nb
 from .turn import discard_now_nb, layoff_allowed_now_nb, swap_legal_nb
+from .botparams import (BP_BUY, BP_BUY_DMAX, BP_BUY_SHORT, BP_BUY_STOCK, BP_DUMP, BP_FEED,
+                        BP_FEED_DOWN, BP_HAND0, BP_LATE, BP_MAXBUYS, BP_MAXBUYS0, BP_OUTS,
+                        BP_PARTNER, BP_POINTS, BP_WAIT_BLIND, MAX_HAND_PARAMS)
 from .rng import randint_nb
 
 BOT_RANDOM = 0
@@ -39,41 +42,7 @@ BOT_GREEDY = 1
 BOT_SMART = 2
 BOT_ROLLOUT = 3        # kernels.rollout (dispatched by kernels.dispatch, which imports this module)
 
-# The experiment knobs, read by every thinking bot
-BP_BUY = 0
-BP_MAXBUYS = 1
-BP_WAIT_BLIND = 2
-BP_HAND0 = 3
-MAX_HAND_PARAMS = 29
-BP_MAXBUYS0 = BP_HAND0 + MAX_HAND_PARAMS   # most buys in hand h: BP_MAXBUYS0 + h, -1 = BP_MAXBUYS
-# smart's weights (shanghai_sim.bots documents each; the defaults come from the tuning
-# recorded in docs/bots.md)
-BP_OUTS = BP_MAXBUYS0 + MAX_HAND_PARAMS   # per live out a discard gives up
-BP_PARTNER = BP_OUTS + 1               # per card in hand a discard would have partnered
-BP_POINTS = BP_OUTS + 2                # per penalty point a discard sheds
-BP_LATE = BP_OUTS + 3                  # extra weight of points per opponent down
-BP_FEED = BP_OUTS + 4                  # a discard next to cards the next player took
-BP_BUY_DMAX = BP_OUTS + 5              # buys a card that lowers a deficiency up to this
-BP_BUY_SHORT = BP_OUTS + 6             # short of cards: buys a partnered card up to this deficiency
-BP_DUMP = BP_OUTS + 7                  # sheds points first at this deficiency when a down opponent is near out
-BP_FEED_DOWN = BP_OUTS + 8             # a discard a next player who is down could lay off
-BP_BUY_STOCK = BP_OUTS + 9             # below this many stock cards, buys only near the contract
-# rollout's budget and switches (kernels.rollout; shanghai_sim.bots documents each)
-BP_ROLLOUTS = BP_OUTS + 10              # samples per decision (each candidate plays every sample)
-BP_CANDS = BP_OUTS + 11                 # discard candidates searched (smart's best first)
-BP_S_TAKE = BP_OUTS + 12               # 1: search take-or-pass on the upcard
-BP_S_BUY = BP_OUTS + 13                # 1: search buy-or-pass
-BP_S_DISCARD = BP_OUTS + 14            # 1: search the discard
-BP_S_DOWN = BP_OUTS + 15               # 1: search go down now or wait a turn
-BP_POLICY = BP_OUTS + 16               # playout policy: 0 smart, 1 greedy
-BP_UTILITY = BP_OUTS + 17              # 0 own hand points, 1 own total less the best other total
-BP_MARGIN = BP_OUTS + 18               # points a candidate must beat smart's choice by
-BP_PRUNE = BP_OUTS + 19                # 1: search take/buy only for a card that could matter
-BP_Z = BP_OUTS + 20                    # standard errors a candidate must beat smart's choice by
-BP_FIT = BP_OUTS + 21                  # sampled other hands: best of 1 + min(turns, fit) draws
-BP_DECL = BP_OUTS + 22                 # sampled other hands: cards declined in the last decl turns are not of use
-BP_KMAX = BP_OUTS + 23                 # a close call that favours a departure doubles its samples up to this
-NBP = BP_OUTS + 24
+# The parameter row's slots (BP_*, NBP) are declared in kernels.botparams.
 
 BUY_NEVER = 0
 BUY_USEFUL = 1

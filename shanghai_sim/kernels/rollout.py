@@ -34,11 +34,11 @@ dispatches through ``kernels.dispatch``.
 import numba as nb
 import numpy as np
 
-from .bots import (BP_BUY, BP_CANDS, BP_DECL, BP_FIT, BP_KMAX, BP_Z, BP_HAND0, BP_MARGIN, BP_MAXBUYS, BP_POLICY, BP_PRUNE,
-                   BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD, BP_S_DOWN, BP_S_TAKE, BP_UTILITY,
-                   BP_WAIT_BLIND, BUY_AUTO, MAX_HAND_PARAMS, NBP, _buy_policy, _contract_kinds,
-                   _def_plus, _mates, _smart_discard, cards_short_nb, greedy_action_nb,
-                   smart_action_nb, unseen_counts_nb)
+from .bots import (BUY_AUTO, _buy_policy, _contract_kinds, _def_plus, _mates, _smart_discard,
+                   cards_short_nb, greedy_action_nb, smart_action_nb, unseen_counts_nb)
+from .botparams import (BP_BUY, BP_CANDS, BP_DECL, BP_FIT, BP_HAND0, BP_KMAX, BP_MARGIN,
+                        BP_MAXBUYS, BP_POLICY, BP_PRUNE, BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD,
+                        BP_S_DOWN, BP_S_TAKE, BP_UTILITY, BP_WAIT_BLIND, BP_Z, MAX_HAND_PARAMS, NBP)
 from .layout import (DEF_UNKNOWN, G_BUF, G_GD, G_GDJ, G_HANDS, G_HMEMO, G_LD, G_LOG, G_MKEYS, G_MN,
                      G_MSCR, G_MVALS, G_PILE, G_PS, G_REC, G_RNG, G_S, G_SCR, G_STOCK, G_TABLE,
                      G_TCARDS, G_TJOKERS, G_WT, JOKER, NCARDS, NPS, NRF, NRI, NS, NTM, PS_BUYS,
@@ -59,8 +59,7 @@ from .rng import next_u64_nb, randint_nb, seed_state_nb, shuffle_nb
 
 # A playout's parameter rows (W[W_RF][RF_SELF], [RF_OTHER]) hold a whole bot vector. numba does
 # not check bounds: with RF_W = 64 < NBP = 83 they overlapped the next rows, so the playouts
-# ran on wrong weights (version 1 of the bot).
-assert NBP <= RF_W, "layout.RF_W must hold a whole bot parameter vector (bots.NBP)"
+# ran on wrong weights (version 1 of the bot); kernels.botparams now checks NBP <= RF_W.
 
 DEC_TAKE, DEC_BUY, DEC_DISCARD, DEC_DOWN = 0, 1, 2, 3
 MAXC = 8              # candidates of one decision at most
