@@ -191,3 +191,20 @@ def test_every_registry_parameter_sits_in_a_declared_slot_and_every_slot_is_read
             read.add(name)
     assert read == set(P.WIDTH), set(P.WIDTH) - read
     assert sum(P.WIDTH.values()) == P.NBP and P.NBP <= L.RF_W
+
+
+def test_only_the_state_and_the_hand_memo_write_a_seats_cached_deficiency():
+    """A probe (a move tried on the real hand and taken back) restores the cache through
+    state.def_saved_nb/def_restore_nb; no bot or rule check writes PS_DEF/PS_DEFOK itself
+    (rollout's playouts clear it on their scratch copy of the state)."""
+    import re
+    from pathlib import Path
+    kernels = Path(__file__).resolve().parent.parent / "shanghai_sim" / "kernels"
+    allowed = {"state.py", "handmemo.py", "rollout.py"}
+    pat = re.compile(r"\bPS_DEF(OK)?\]\s*=[^=]")
+    for path in kernels.glob("*.py"):
+        if path.name in allowed:
+            continue
+        hits = [ln for ln in path.read_text().splitlines() if pat.search(ln)]
+        assert not hits, (path.name, hits)
+    assert "PS2[q, PS_DEFOK]" in (kernels / "rollout.py").read_text()

@@ -17,8 +17,7 @@ import numba as nb
 import numpy as np
 
 from .layout import (GO_NO_DISCARD, G_BUF, G_GD, G_HANDS, G_PILE, G_PS, G_RNG, G_S, G_SCR, G_TABLE,
-                     G_TCARDS, JOKER, M_CARDS, M_N, NCARDS, NRANKS, PS_BUYS, PS_DEF, PS_DEFOK,
-                     PS_DOWN, PS_KNOWN0, PS_N, PS_TOOK, P_DECKS, P_GO_OUT, P_INITIAL_EXACT,
+                     G_TCARDS, JOKER, M_CARDS, M_N, NCARDS, NRANKS, PS_BUYS, PS_DOWN, PS_KNOWN0, PS_N, PS_TOOK, P_DECKS, P_GO_OUT, P_INITIAL_EXACT,
                      P_JOKERS, P_JOKER_SWAP, P_SET_JOKER_CARD, RNG_BOT0, RUN, R_JOKER_CAP,
                      R_MELD_KIND, R_MELD_SIZE, R_N_MELDS, R_PARAMS, R_POINTS, SCR_CAND, SCR_TMP,
                      SCR_UNSEEN, SWAP_ANYONE, S_ACTOR, S_HAND, S_MUST_DOWN, S_NP, S_NT, S_PHASE,
@@ -32,6 +31,7 @@ from .handmemo import def_in_nb, hand_def_nb
 from .play import layoff_list_nb, legal_list_nb
 from .table import card_layable_nb, do_swap_nb, fit_mask_nb, layable_nb, undo_swap_nb
 from .turn import discard_now_nb, layoff_allowed_now_nb, swap_legal_nb
+from .state import def_restore_nb, def_saved_nb
 from .botparams import (BP_BUY, BP_BUY_DMAX, BP_BUY_SHORT, BP_BUY_STOCK, BP_DUMP, BP_FEED,
                         BP_FEED_DOWN, BP_HAND0, BP_LATE, BP_MAXBUYS, BP_MAXBUYS0, BP_OUTS,
                         BP_PARTNER, BP_POINTS, BP_WAIT_BLIND, MAX_HAND_PARAMS)
@@ -297,7 +297,6 @@ def _greedy_swap(R, G, p, down):
     H = G[G_HANDS]
     TM = G[G_TABLE]
     S = G[G_S]
-    PS = G[G_PS]
     for m in range(S[S_NT]):
         if TM[m, TM_NJ] == 0:
             continue
@@ -321,13 +320,11 @@ def _greedy_swap(R, G, p, down):
                     continue
                 if not down:
                     return action_nb(A_SWAP, c, m, k)
-                d0 = PS[p, PS_DEF]
-                k0 = PS[p, PS_DEFOK]
+                saved = def_saved_nb(G, p)
                 ident = do_swap_nb(G, p, c, m, k)
                 ok = layoff_allowed_now_nb(R, G, p) and card_layable_nb(R, G, np.int64(JOKER))
                 undo_swap_nb(G, p, c, m, k, ident)
-                PS[p, PS_DEF] = d0
-                PS[p, PS_DEFOK] = k0
+                def_restore_nb(G, p, saved)
                 if ok:
                     return action_nb(A_SWAP, c, m, k)
     return -1

@@ -11,9 +11,9 @@ import numpy as np
 
 from .layout import (CACHE_BITS, DEF_KNOWN, DEF_LESS_ONE, DEF_UNKNOWN, FP, G_HANDS, G_LOG, G_PS,
                      G_S, HM_BITS, LAY_W, MAXLEGAL, MAXP, MAXT, MAX_MELDS, MEMO_T, NCARDS, NPOS,
-                     NPS, NRNG, NS, NSCR, NTM, PS_DEFOK, PS_KNOWN0, PS_N, PW, P_DECKS, P_JOKERS,
-                     P_NHANDS, P_PLAYERS, SCRATCH, SCR_W, S_LOG_N, S_LOG_ON, S_NP, S_SHOE, TW,
-                     WT_SIZES, WT_W)
+                     NPS, NRNG, NS, NSCR, NTM, PS_DEF, PS_DEFOK, PS_KNOWN0, PS_N, PW, P_DECKS,
+                     P_JOKERS, P_NHANDS, P_PLAYERS, SCRATCH, SCR_W, S_LOG_N, S_LOG_ON, S_NP,
+                     S_SHOE, TW, WT_SIZES, WT_W)
 from .records import NHF
 
 # ---------------------------------------------------------------- state
@@ -81,6 +81,22 @@ def rem_card(G, p, c):
     G[G_HANDS][p, c] -= 1
     G[G_PS][p, PS_N] -= 1
     G[G_PS][p, PS_DEFOK] = DEF_UNKNOWN
+
+
+@nb.njit(cache=True, inline="always")
+def def_saved_nb(G, p):
+    """Seat p's cached deficiency (PS_DEF, PS_DEFOK), before a probe: a move tried on the
+    real hand and taken back (table.do_swap_nb/undo_swap_nb, do_layoff_nb/undo_layoff_nb)
+    moves cards through add_card/rem_card, which clear the cache; def_restore_nb puts it
+    back once the hand is as it was."""
+    return G[G_PS][p, PS_DEF], G[G_PS][p, PS_DEFOK]
+
+
+@nb.njit(cache=True, inline="always")
+def def_restore_nb(G, p, saved):
+    """The end of a probe: the hand is back as it was at def_saved_nb, and so is its cache."""
+    G[G_PS][p, PS_DEF] = saved[0]
+    G[G_PS][p, PS_DEFOK] = saved[1]
 
 
 @nb.njit(cache=True, inline="always")

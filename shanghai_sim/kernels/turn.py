@@ -4,7 +4,7 @@
 import numba as nb
 import numpy as np
 
-from .layout import (G_HANDS, G_PS, G_S, JOKER, NCARDS, PS_DEF, PS_DEFOK, PS_DOWN, PS_N, P_GO_OUT,
+from .layout import (G_HANDS, G_PS, G_S, JOKER, NCARDS, PS_DOWN, PS_N, P_GO_OUT,
                      P_INITIAL_EXACT, P_JOKER_SWAP, R_PARAMS, SWAP_DOWN_ONLY, S_CUR, S_DOWN_NOW,
                      S_MUST_DOWN, S_NT, S_PHASE)
 from .codes import E_CARD, E_FINISH, E_NOT_NOW, E_NO_FIT, E_NO_MELD, E_OK, E_SWAP_DEF, PH_PLAY
@@ -12,6 +12,7 @@ from .handmemo import hand_def_nb
 from .table import (card_layable_nb, do_layoff_nb, do_swap_nb, layoff_struct_nb, swap_struct_nb,
                     undo_layoff_nb, undo_swap_nb)
 from .godown import finishable_nb, go_down_possible_nb, must_lay_off_last_nb
+from .state import def_restore_nb, def_saved_nb
 
 # ---------------------------------------------------------------- turn rules
 
@@ -61,14 +62,11 @@ def layoff_check_nb(R, G, p, c, m, opt):
     go = R[R_PARAMS][P_GO_OUT]
     if not must_lay_off_last_nb(r, go):
         return E_OK if finishable_nb(r, go) else E_FINISH
-    PS = G[G_PS]
-    d0 = PS[p, PS_DEF]
-    k0 = PS[p, PS_DEFOK]
+    saved = def_saved_nb(G, p)
     do_layoff_nb(R, G, p, c, m, opt)
     ok = can_finish_nb(R, G, p)
     undo_layoff_nb(R, G, p, c, m, opt)
-    PS[p, PS_DEF] = d0
-    PS[p, PS_DEFOK] = k0
+    def_restore_nb(G, p, saved)
     return E_OK if ok else E_FINISH
 
 
@@ -103,8 +101,7 @@ def swap_check_nb(R, G, p, c, m, slot):
         # going down after the swap needs deficiency 0, and trading a natural for a
         # joker lowers the deficiency by at most one
         return E_SWAP_DEF
-    d0 = PS[p, PS_DEF]
-    k0 = PS[p, PS_DEFOK]
+    saved = def_saved_nb(G, p)
     ident = do_swap_nb(G, p, c, m, slot)
     if PS[p, PS_DOWN] != 0:
         ok = can_finish_nb(R, G, p)
@@ -112,8 +109,7 @@ def swap_check_nb(R, G, p, c, m, slot):
         # joker_swap = anyone, not yet down: only as part of going down this turn.
         ok = go_down_possible_nb(R, G, p)
     undo_swap_nb(G, p, c, m, slot, ident)
-    PS[p, PS_DEF] = d0
-    PS[p, PS_DEFOK] = k0
+    def_restore_nb(G, p, saved)
     if ok:
         return E_OK
     return E_FINISH if PS[p, PS_DOWN] != 0 else E_SWAP_DEF
