@@ -4,7 +4,8 @@ A bot is a kernel (``kernels.bots``, dispatched on its integer kind) plus one en
 ``BOTS`` here: its name, kind, help, and its parameters (key, type, range, default, help,
 and the slot of the float64 parameter vector its kernel reads). Spec parsing, canonical
 spec strings, ``shanghai-sim bots`` and every error message are read from the registry,
-so a new bot touches its kernel and its entry only (docs/DEVELOPING.md, "A new bot").
+so a new bot adds nothing here but its entry; its kernel, kind, slots and dispatch
+branches live in the kernels (docs/DEVELOPING.md, "A new bot", lists every place).
 
 A spec is a bot name, then ``:key=value`` parameters, each key at most once. Several
 seats are given as a comma-separated list (or a Python list), one spec per seat, or one
