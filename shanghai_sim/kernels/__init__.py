@@ -3,18 +3,20 @@
 Conventions (stated once): hands are int64 count arrays of length 53 in the
 layout of ``shanghai_sim.cards``; rules come in as the arrays of
 ``shanghai_sim.rules.RulesArrays``; randomness comes in as a 64-bit seed per
-game (``rng``). Every jitted function ends in ``_nb`` and is compiled with
-``cache=True``.
+game (``rng``). Every jitted function is compiled with ``cache=True``; a public
+kernel's name ends in ``_nb`` (a few small inlined helpers, such as ``codes.a_type`` and
+``state.add_card``, do not; docs/DEVELOPING.md lists them).
 
 Reference counting: a kernel that allocates nothing and returns no array is
 compiled with ``_nrt=False`` (numba's switch for its runtime's reference
 counts). Otherwise every call of a function that takes the rules and state
-tuples atomically increments and decrements the count of each of their 28
-arrays, which cost more than the work of most of these helpers (measured:
-engine 57 -> 90 greedy games/s). Kernels that allocate say ``_nrt=True``
-explicitly: a callee without the flag inherits its caller's, and numba keeps
-one compiled version per signature whichever caller came first. So every
-kernel states it, and a kernel compiled with ``_nrt=False`` must never return
+tuples atomically increments and decrements the count of each of their arrays
+(8 in R, 22 in G), which cost more than the work of most of these helpers (measured
+at f2f6dc4: engine 57 -> 127 greedy games/s, docs/DEVELOPING.md). Kernels that allocate
+say ``_nrt=True`` explicitly: a callee without the flag inherits its caller's, and numba
+keeps one compiled version per signature whichever caller came first. So every kernel
+that is not inlined states it (an ``inline="always"`` helper becomes part of its caller
+and needs none), and a kernel compiled with ``_nrt=False`` must never return
 an array or call one that does (its count would be lost, or dropped twice).
 
 Compile time: numba compiles a non-inlined callee once per distinct tuple of argument

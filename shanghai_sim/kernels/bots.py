@@ -369,51 +369,7 @@ def _useful_buy(R, G, p):
 
 @nb.njit(cache=True, _nrt=False, inline="always")
 def greedy_action_nb(R, G, p, bp):
-    S = G[G_S]
-    PS = G[G_PS]
-    ph = S[S_PHASE]
-    down = PS[p, PS_DOWN] != 0
-    if ph == PH_FIRST:
-        if _take_pays(R, G, p, S[S_UP]):
-            return action_nb(A_TAKE, 0, 0, 0)
-        return action_nb(A_PASS, 0, 0, 0)
-    if ph == PH_BUY:
-        pol = _buy_policy(bp, S[S_HAND])
-        if pol == BUY_NEVER or down:
-            return action_nb(A_PASS, 0, 0, 0)
-        if _buys_used_up(bp, S[S_HAND], PS[p, PS_BUYS]):
-            return action_nb(A_PASS, 0, 0, 0)
-        if pol == BUY_ALWAYS or _useful_buy(R, G, p):
-            return action_nb(A_BUY, 0, 0, 0)
-        return action_nb(A_PASS, 0, 0, 0)
-    if ph == PH_DRAW:
-        # Take the upcard only if it can really be laid off this turn: under no_discard a
-        # lone card that does not fit must stay in hand, so laying off the upcard then is barred.
-        if card_layable_nb(R, G, S[S_UP]) and _lone_card_ok(R, G, p):
-            return action_nb(A_TAKE, 0, 0, 0)
-        return action_nb(A_DRAW, 0, 0, 0)
-    if ph != PH_PLAY:
-        return -1
-    # one call site each of the inlined _greedy_swap and of the discard (compiled once)
-    swap = False
-    if not down:
-        if S[S_MUST_DOWN] != 0:
-            return action_nb(A_GO_DOWN, 0, 0, 0)
-        if go_down_available_nb(R, G, p):
-            if bp[BP_WAIT_BLIND] == 0 or _blind_possible(R, G, p):
-                return action_nb(A_GO_DOWN, 0, 0, 0)
-        elif R[R_PARAMS][P_JOKER_SWAP] == SWAP_ANYONE and S[S_NT] > 0 and bp[BP_WAIT_BLIND] == 0:
-            swap = True
-    elif layoff_allowed_now_nb(R, G, p):
-        a = _greedy_layoff(R, G, p)
-        if a >= 0:
-            return a
-        swap = True
-    if swap:
-        a = _greedy_swap(R, G, p, down)
-        if a >= 0:
-            return a
-    return _greedy_discard(R, G, p)
+    return _turn_nb(R, G, p, bp, None)
 
 
 # ---------------------------------------------------------------- smart
@@ -675,7 +631,11 @@ def _smart_buy(R, G, p, bp):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def smart_action_nb(R, G, p, bp):
+def _turn_nb(R, G, p, bp, SMART):
+    """The thinking bots' one phase skeleton: greedy's decisions, with smart's hooks where
+    the two differ (its buy, ``_smart_buy``, and its discard, ``_smart_discard``). SMART is
+    None for greedy and True for smart: numba prunes the other branch before typing it (a
+    test on an argument of type None), so each bot compiles only its own hooks."""
     S = G[G_S]
     PS = G[G_PS]
     ph = S[S_PHASE]
@@ -692,12 +652,16 @@ def smart_action_nb(R, G, p, bp):
             return action_nb(A_PASS, 0, 0, 0)
         if pol == BUY_ALWAYS:
             return action_nb(A_BUY, 0, 0, 0)
-        if pol == BUY_USEFUL:
+        if SMART is None:
+            ok = _useful_buy(R, G, p)        # greedy: buy_policy never, useful or always
+        elif pol == BUY_USEFUL:
             ok = _useful_buy(R, G, p)
         else:
             ok = _smart_buy(R, G, p, bp)
         return action_nb(A_BUY if ok else A_PASS, 0, 0, 0)
     if ph == PH_DRAW:
+        # Take the upcard only if it can really be laid off this turn: under no_discard a
+        # lone card that does not fit must stay in hand, so laying off the upcard then is barred.
         if card_layable_nb(R, G, S[S_UP]) and _lone_card_ok(R, G, p):
             return action_nb(A_TAKE, 0, 0, 0)
         return action_nb(A_DRAW, 0, 0, 0)
@@ -722,7 +686,14 @@ def smart_action_nb(R, G, p, bp):
         a = _greedy_swap(R, G, p, down)
         if a >= 0:
             return a
+    if SMART is None:
+        return _greedy_discard(R, G, p)
     return _smart_discard(R, G, p, bp)
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def smart_action_nb(R, G, p, bp):
+    return _turn_nb(R, G, p, bp, True)
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")

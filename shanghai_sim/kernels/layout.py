@@ -11,7 +11,7 @@ values) from here, never the other way round: the kernels import nothing from ou
 
 Allocation: ``STATE_SPEC`` and ``CACHE_SPEC`` describe each array once (index, name,
 dtype, shape, fill value). ``new_state``/``new_cache`` build from them; the jitted
-``play.new_state_nb`` and ``melds.deficiency_nb`` cannot loop over a Python spec, so they
+``state.new_state_nb`` and ``melds.deficiency_nb`` cannot loop over a Python spec, so they
 are written out in spec order and ``tests/test_layout.py`` checks them against it.
 """
 
@@ -108,7 +108,7 @@ NPS = PS_DECL0 + NCARDS
 TM_OWNER, TM_KIND, TM_KEY, TM_LO, TM_HI, TM_N, TM_NJ = range(7)
 NTM = 7
 
-# Rows of the engine's scratch G[G_SCR] (int64[8, 64]); each is free again when its kernel returns
+# Rows of the engine's scratch G[G_SCR] (int64[NSCR, SCR_W]); each is free again when its kernel returns
 SCR_PROP_SETS = 0     # check_proposal_nb: proposed set sizes, sorted
 SCR_PROP_RUNS = 1     #   proposed run sizes, sorted
 SCR_WANT_SETS = 2     #   the contract's set sizes, sorted
@@ -122,7 +122,7 @@ NSCR, SCR_W = 9, 64
 
 # ---------------------------------------------------------------- meld memo (melds.new_cache)
 CACHE_BITS = 16
-# The engine's hand memo G[G_HMEMO] (play.def_of_nb): a direct-mapped table of whole hands'
+# The engine's hand memo G[G_HMEMO] (handmemo.def_of_nb): a direct-mapped table of whole hands'
 # deficiencies, one row per slot: the hand packed in three words (3 bits per natural, the
 # jokers and the hand index in the third), then 1 + the deficiency (0: empty).
 HM_BITS = 13
@@ -182,7 +182,7 @@ STATE_SPEC = (
     ("GD", np.int64, (MAX_MELDS, PW), 0),         # a going-down proposal (M_* columns)
     ("GDJ", np.int64, (MAX_MELDS, TW), -1),       # declared suit of each proposed set joker (-1: engine)
     ("RNG", np.uint64, (NRNG, 4), 0),             # rng streams (RNG_* rows)
-    ("LOG", np.int64, ("log",), 0),               # event log (play.EV_*), if S_LOG_ON
+    ("LOG", np.int64, ("log",), 0),               # event log (codes.EVENTS), if S_LOG_ON
     ("REC", np.int32, ("hands", MAXP, "nhf"), 0),  # per hand x seat records (kernels.records)
     ("SCR", np.int64, (NSCR, SCR_W), 0),          # engine scratch (SCR_* rows)
     ("LD", np.int64, (MAX_MELDS, LAY_W), 0),      # laydown_nb output (M_* columns)
@@ -207,7 +207,7 @@ RF_SELF = 0           # the searching seat's parameter vector in a playout
 RF_OTHER = 1          # the other seats' (the same, experiment knobs cleared)
 RF_SUM = 2            # per candidate: the sum of its outcomes over the samples, then the mean
 RF_DSQ = 3            # per candidate: the sum of squares of its outcome less the first's
-NRF, RF_W = 4, 128    # RF_SELF/RF_OTHER hold a whole bot vector: RF_W >= bots.NBP (rollout asserts it)
+NRF, RF_W = 4, 128    # RF_SELF/RF_OTHER hold a whole bot vector: RF_W >= botparams.NBP (botparams asserts it)
 
 assert tuple(s[0] for s in STATE_SPEC) == _G_NAMES
 assert all(globals()["G_" + n] == i for i, n in enumerate(_G_NAMES))
@@ -255,7 +255,7 @@ def state_dims(params, log_size=0):
 
 
 def new_state(R, log_size=0):
-    """Allocate a state tuple for these rules (Python side; ``play.new_state_nb`` in numba)."""
+    """Allocate a state tuple for these rules (Python side; ``state.new_state_nb`` in numba)."""
     params = R[R_PARAMS]
     G = allocate(STATE_SPEC, **state_dims(params, log_size))
     G[G_S][S_SHOE] = 52 * int(params[P_DECKS]) + int(params[P_JOKERS])
