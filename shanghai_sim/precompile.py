@@ -76,9 +76,10 @@ STEPS: tuple[tuple[str, Callable[[], None]], ...] = (
     ("search bot engine (line-ups with rollout)", _search_engine),
     ("replay and step API (replay, play, Game)", _replay_and_steps),
 )
-# Cold compile seconds of each step on 2 cores (BENCHMARKS "First use"): the order in which the
-# parallel warm-up hands the engines to its processes, longest first.
-_COST = (47, 56, 44, 165, 20)
+# Cold compile seconds of each step, one core each (`warmup --jobs 1` with an empty cache,
+# 2026-12-02 at f355958): the order in which the parallel warm-up hands the engines to its
+# processes, longest first (only the order matters).
+_COST = (72, 70, 61, 153, 28)
 MAX_JOBS = 4
 
 
