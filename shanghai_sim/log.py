@@ -79,48 +79,49 @@ def decode(log: np.ndarray, players: int, contracts: "list[str] | None" = None) 
             break
         e: dict[str, Any]
         word = K.EVENT_WORD.get(t)      # the event's name in the log (kernels.codes.EVENTS)
+        f = K.event_fields(t, a) if word is not None else {}     # its payload by field name
         if t == K.EV_HAND:
-            hand = a[0] + 1
+            hand = f["hand"] + 1
             table = {}
-            e = {"event": word, "hand": hand, "dealer": a[1], "first": a[2]}
+            e = {"event": word, "hand": hand, "dealer": f["dealer"], "first": f["first"]}
             if contracts is not None:
-                e["contract"] = contracts[a[0]]
+                e["contract"] = contracts[f["hand"]]
         elif t == K.EV_DEAL:
-            e = {"event": word, "hand": hand, "seat": a[0], "cards": [card_str(c) for c in a[2:]]}
+            e = {"event": word, "hand": hand, "seat": f["seat"], "cards": [card_str(c) for c in f["cards"]]}
         elif t == K.EV_UPCARD:
-            e = {"event": word, "hand": hand, "card": card_str(a[0])}
+            e = {"event": word, "hand": hand, "card": card_str(f["card"])}
         elif t == K.EV_DRAW:
-            e = {"event": word, "hand": hand, "seat": a[0],
-                 "source": "upcard" if a[1] == 1 else "stock", "card": card_str(a[2])}
+            e = {"event": word, "hand": hand, "seat": f["seat"],
+                 "source": "upcard" if f["source"] == 1 else "stock", "card": card_str(f["card"])}
         elif t == K.EV_PASS:
-            e = {"event": word, "hand": hand, "seat": a[0], "card": card_str(a[1]),
-                 "what": "first_refusal" if a[2] == 0 else "buy"}
+            e = {"event": word, "hand": hand, "seat": f["seat"], "card": card_str(f["card"]),
+                 "what": "first_refusal" if f["what"] == 0 else "buy"}
         elif t == K.EV_BUY:
-            e = {"event": word, "hand": hand, "seat": a[0], "card": card_str(a[1]),
-                 "penalty_due": a[2], "penalty": []}
+            e = {"event": word, "hand": hand, "seat": f["seat"], "card": card_str(f["card"]),
+                 "penalty_due": f["due"], "penalty": []}
         elif t == K.EV_PENALTY:
             # attach to the buy it belongs to (reshuffles may come between)
             for prev in reversed(out):
                 if prev["event"] == "buy":
-                    prev["penalty"].append(card_str(a[1]))
+                    prev["penalty"].append(card_str(f["card"]))
                     break
             continue
         elif t == K.EV_GO_DOWN:
-            seat, nm = a[0], a[1]
-            k = 2
+            seat, nm, rec = f["seat"], f["melds"], f["meld"]
+            k = 0
             melds = []
-            for _ in range(nm):
-                idx, kind, key, lo, nn = a[k:k + 5]
-                cards = a[k + 5:k + 5 + nn]
-                ident = a[k + 5 + nn:k + 5 + 2 * nn]
-                k += 5 + 2 * nn
+            for _ in range(nm):      # per meld: its record (codes.MELD_RECORD), cards, identities
+                idx, kind, key, lo, nn = rec[k:k + K.MR_SIZE]
+                cards = rec[k + K.MR_SIZE:k + K.MR_SIZE + nn]
+                ident = rec[k + K.MR_SIZE + nn:k + K.MR_SIZE + 2 * nn]
+                k += K.MR_SIZE + 2 * nn
                 md = meld_dict(idx, seat, kind, key, cards, ident)
                 table[idx] = {"kind": kind, "key": key, "owner": seat,
                               "cards": list(cards), "ident": list(ident)}
                 melds.append(md)
             e = {"event": word, "hand": hand, "seat": seat, "melds": melds}
         elif t == K.EV_LAYOFF:
-            seat, c, m, ident = a
+            seat, c, m, ident = f["seat"], f["card"], f["meld"], f["ident"]
             tm = table.get(m)
             e = {"event": word, "hand": hand, "seat": seat, "card": card_str(c), "meld": m}
             if tm is not None:
@@ -143,7 +144,7 @@ def decode(log: np.ndarray, players: int, contracts: "list[str] | None" = None) 
                         e["joker_as"] = _stands_for_set(tm["key"], ident)
                 e["meld_now"] = meld_dict(m, tm["owner"], tm["kind"], tm["key"], tm["cards"], tm["ident"])
         elif t == K.EV_SWAP:
-            seat, c, m, slot, ident = a
+            seat, c, m, slot, ident = f["seat"], f["card"], f["meld"], f["slot"], f["ident"]
             tm = table.get(m)
             e = {"event": word, "hand": hand, "seat": seat, "card": card_str(c), "meld": m,
                  "slot": slot}
@@ -158,27 +159,27 @@ def decode(log: np.ndarray, players: int, contracts: "list[str] | None" = None) 
                 tm["cards"][j] = c
                 e["meld_now"] = meld_dict(m, tm["owner"], tm["kind"], tm["key"], tm["cards"], tm["ident"])
         elif t == K.EV_DISCARD:
-            e = {"event": word, "hand": hand, "seat": a[0], "card": card_str(a[1])}
+            e = {"event": word, "hand": hand, "seat": f["seat"], "card": card_str(f["card"])}
         elif t == K.EV_RESHUFFLE:
-            e = {"event": word, "hand": hand, "pass": a[0], "cards": a[1],
-                 "upcard_kept": card_str(a[2]) if a[2] >= 0 else None}
+            e = {"event": word, "hand": hand, "pass": f["pass"], "cards": f["cards"],
+                 "upcard_kept": card_str(f["kept"]) if f["kept"] >= 0 else None}
         elif t == K.EV_OUT:
-            e = {"event": word, "hand": hand, "seat": a[0],
-                 "how": "discard" if a[1] == 1 else "melds", "blind": bool(a[2]),
-                 "jokers_played": a[3]}
+            e = {"event": word, "hand": hand, "seat": f["seat"],
+                 "how": "discard" if f["how"] == 1 else "melds", "blind": bool(f["blind"]),
+                 "jokers_played": f["jokers"]}
         elif t == K.EV_HAND_END:
-            p = players
-            e = {"event": word, "hand": hand, "winner": a[0] if a[0] >= 0 else None,
-                 "reason": ("out", "stock", "turn_cap")[a[1]],
-                 "scores": a[2:2 + p], "totals": a[2 + p:2 + 2 * p]}
+            p, sc = players, f["scores"]         # the scores, then the totals
+            e = {"event": word, "hand": hand, "winner": f["winner"] if f["winner"] >= 0 else None,
+                 "reason": ("out", "stock", "turn_cap")[f["reason"]],
+                 "scores": sc[:p], "totals": sc[p:2 * p]}
         elif t == K.EV_SEARCH:
-            seat, dec, k, best, nc = a[:5]
-            e = {"event": word, "hand": hand, "seat": seat, "decision": _DECISIONS[dec],
-                 "rollouts": k, "chosen": best,
-                 "candidates": [{"action": _action_word(a[5 + 2 * j]), "mean": a[6 + 2 * j] / 100}
-                                for j in range(nc)]}
+            cand = f["candidates"]               # per candidate: its action, 100 x its mean
+            e = {"event": word, "hand": hand, "seat": f["seat"], "decision": _DECISIONS[f["decision"]],
+                 "rollouts": f["rollouts"], "chosen": f["chosen"],
+                 "candidates": [{"action": _action_word(cand[2 * j]), "mean": cand[2 * j + 1] / 100}
+                                for j in range(f["n"])]}
         elif t == K.EV_GAME_END:
-            totals = a[:players]
+            totals = f["totals"][:players]
             best = min(totals)
             e = {"event": word, "totals": totals,
                  "winners": [q for q in range(players) if totals[q] == best],
