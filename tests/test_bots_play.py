@@ -136,10 +136,15 @@ def _hidden_shuffled(g, seat, rng):
     assert k == len(pool)
 
 
-# Every bot of the registry, at a small budget where it has one (a new bot joins by itself):
-# rollout's own seat-view test (tests/test_rollout.py) checks its search means as well.
-SEAT_VIEW = {name: ("rollout:rollouts=2:candidates=2" if name == "rollout" else name) for name in BOTS}
-SEAT_VIEW_DECISIONS = {"rollout": 60}
+# Every bot of the registry (a new bot joins by itself); a search bot (one with a rollouts
+# budget) at a small budget, over fewer decisions. rollout's own seat-view test
+# (tests/test_rollout.py) checks its search means as well.
+def _searches(name: str) -> bool:
+    return any(p.key == "rollouts" for p in BOTS[name].params)
+
+
+SEAT_VIEW = {name: name + (":rollouts=2:candidates=2" if _searches(name) else "") for name in BOTS}
+SEAT_VIEW_DECISIONS = {name: 60 for name in BOTS if _searches(name)}
 
 
 @pytest.mark.parametrize("rules", ["shanghai", "contract"])
