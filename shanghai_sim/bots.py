@@ -15,7 +15,7 @@ seat filler that the game, the runner and the CLI use.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -23,9 +23,9 @@ from .rules import MAX_BUYS
 
 from .kernels.bots import (BOT_GREEDY, BOT_RANDOM, BOT_ROLLOUT, BOT_SMART, BUY_ALWAYS, BUY_AUTO,
                            BUY_NEVER, BUY_USEFUL)
-from .kernels.botparams import (BP_BUY, BP_BUY_DMAX, BP_BUY_SHORT, BP_BUY_STOCK, BP_CANDS, BP_DECL,
-                                BP_DUMP, BP_FEED, BP_FEED_DOWN, BP_FIT, BP_HAND0, BP_KMAX, BP_LATE,
-                                BP_MARGIN, BP_MAXBUYS, BP_MAXBUYS0, BP_OUTS, BP_PARTNER, BP_POINTS,
+from .kernels.botparams import (BP_BUY, BP_BUY_DMAX, BP_BUY_EV, BP_BUY_SHORT, BP_BUY_STOCK, BP_CANDS, BP_CUT, BP_DECL,
+                                BP_DUMP, BP_FEED, BP_FEED_BUY, BP_FEED_DOWN, BP_FIT, BP_HAND0, BP_HORIZON, BP_KMAX, BP_LATE,
+                                BP_MARGIN, BP_MAXBUYS, BP_MAXBUYS0, BP_OUTS, BP_PACE, BP_PARTNER, BP_POINTS,
                                 BP_POLICY, BP_PRUNE, BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD,
                                 BP_S_DOWN, BP_S_TAKE, BP_UTILITY, BP_WAIT_BLIND, BP_Z,
                                 MAX_HAND_PARAMS, NBP)
@@ -113,23 +113,55 @@ class BotParam:
 
 
 @dataclass(frozen=True)
+class BotVersion:
+    """One version of a bot: what it changed, and the settings that make the newest
+    version's defaults play as this one (``settings``: (key, value) pairs, as a spec writes
+    them). A version that can no longer be played says why in ``retired``."""
+    v: int
+    change: str
+    settings: tuple[tuple[str, str], ...] = ()
+    retired: str = ""
+
+
+@dataclass(frozen=True)
 class BotInfo:
     name: str
     kind: int                       # the kernel's BOT_* dispatch value
     help: str
     params: tuple[BotParam, ...] = ()
-    # Raise it whenever the bot's play changes: datasets record it, and `run --resume`
-    # refuses to add games played by another version of a bot to theirs.
-    version: int = 1
+    # Every version, oldest first. A change of the bot's play is a new version (the spec
+    # key ``v`` plays an old one: ``smart:v=1``); canonical specs carry it, datasets
+    # record it, and `run --resume` refuses to mix games of two versions of a bot.
+    versions: tuple[BotVersion, ...] = (BotVersion(1, "the first version"),)
+
+    @property
+    def version(self) -> int:
+        """The newest version: what the bot's name alone plays."""
+        return self.versions[-1].v
 
     def defaults(self) -> np.ndarray:
-        """The parameter vector of the bot with no key given."""
+        """The parameter vector of the newest version with no key given."""
         bp = np.zeros(NBP, dtype=np.float64)
         for p in self.params:
             if p.per_hand:
                 bp[p.slot:p.slot + MAX_HAND_PARAMS] = p.default
             else:
                 bp[p.slot] = p.default
+        return bp
+
+    def version_defaults(self, v: int, spec: str = "") -> np.ndarray:
+        """The parameter vector of version v with no other key given; BotError if the bot
+        has no such version or it is retired."""
+        found = [x for x in self.versions if x.v == v]
+        if not found:
+            raise BotError(f"bot {self.name!r} has no version {v} in {spec or self.name!r} "
+                           f"(versions: {', '.join(str(x.v) for x in self.versions if not x.retired)})")
+        if found[0].retired:
+            raise BotError(f"version {v} of bot {self.name!r} can no longer be played: {found[0].retired}")
+        bp = self.defaults()
+        for key, value in found[0].settings:
+            p, slot = _find_param(self, key, spec or self.name, None)
+            bp[slot] = p.parse(key, value, spec or self.name)
         return bp
 
 
@@ -180,6 +212,33 @@ _SMART_WEIGHTS = (
              "with fewer cards than this in the stock, it buys only at deficiency 2 "
              "or less (buys drain the stock; 0: no such rule)", lo=0, hi=999),
 )
+
+# smart version 2's (kernels.outlook): off, each plays as version 1 (docs/bots.md, "Version 2")
+_SMART_V2 = (
+    BotParam("cut", "float", BP_CUT, 0.01,
+             "below this chance of going down this hand (live outs, cards and buys it can still "
+             "get, turns left) it cuts its losses: sheds its highest points, takes a low upcard, "
+             "buys only if that lifts the chance to it (0: never)", lo=0, hi=1),
+    BotParam("buy_ev", "bool", BP_BUY_EV, 0,
+             "a buy must lower the hand's expected points: a better chance of going down against "
+             "the upcard's and the penalty cards' points"),
+    BotParam("feed_buy", "float", BP_FEED_BUY, 2.0,
+             "cost of discarding a mate of a card that a player who may buy it took", lo=0, hi=1000),
+    BotParam("horizon", "float", BP_HORIZON, 12.0,
+             "turns a seat expects in a hand while nobody is down", lo=1, hi=99),
+    BotParam("pace", "float", BP_PACE, 1.5,
+             "turns a down opponent takes per card it holds to go out", lo=0.1, hi=20),
+)
+_V1_SETTINGS = (("cut", "0"), ("buy_ev", "false"), ("feed_buy", "0"))
+
+
+def _off(params, settings):
+    """params with the defaults of ``settings`` (key, value): a bot that carries another
+    bot's parameters at that bot's older version (rollout's smart weights)."""
+    d = dict(settings)
+    return tuple(replace(p, default=p.parse(p.key, d[p.key], p.key)) if p.key in d else p
+                 for p in params)
+
 
 # rollout's budget and switches (kernels.rollout); defaults from benchmarks/bench_rollout.py
 _ROLLOUT_PARAMS = (
@@ -232,33 +291,59 @@ BOTS: dict[str, BotInfo] = {b.name: b for b in (
             "goes down at once, lays off all it can, swaps jokers when that helps",
             _knobs(_BUY, BUY_USEFUL, "buy policy: never, useful (the upcard lowers the "
                    "deficiency, or the contract is met but short of cards), or always"),
-            version=2),
+            (BotVersion(1, "the first greedy", retired="its take and buy rules disagreed and it threw "
+                        "jokers (fixed in version 2)"),
+             BotVersion(2, "takes and buys by one rule, never throws a joker or the card just taken "
+                        "while another can go, buys when the contract is met but short of cards"))),
     BotInfo("smart", BOT_SMART,
             "a strong heuristic player (docs/bots.md): greedy's deficiency first, then live "
             "outs (cards it has not seen), partners, penalty points as opponents go down, "
             "and not feeding the next player; buys by card count as well as by card; "
             "decides from its seat's view only",
             _knobs(_BUY_SMART, BUY_AUTO, "buy policy: its own judgement (auto), or greedy's "
-                   "never, useful, always") + _SMART_WEIGHTS),
+                   "never, useful, always") + _SMART_WEIGHTS + _SMART_V2,
+            (BotVersion(1, "the first smart: deficiency, partners, points, not feeding the next "
+                        "player; buys by card count", _V1_SETTINGS),
+             BotVersion(2, "knows when it cannot go down (the cards and buys it can still get, "
+                        "live outs, turns left) and then sheds its points; does not feed a "
+                        "player who may buy the discard"))),
     BotInfo("rollout", BOT_ROLLOUT,
             "determinized Monte Carlo search over smart (docs/rollout.md): at the upcard, buy, "
             "discard and going-down decisions it samples the cards it has not seen (consistent "
             "with its seat's view), plays the hand out with smart in every seat once per "
             "candidate on the same samples, and takes the best mean; elsewhere it plays as smart",
             _knobs(_BUY_SMART, BUY_AUTO, "buy policy: searched (auto), or greedy's never, "
-                   "useful, always (no search then)") + _ROLLOUT_PARAMS + _SMART_WEIGHTS,
-            version=2),
+                   "useful, always (no search then)") + _ROLLOUT_PARAMS + _SMART_WEIGHTS
+            + _off(_SMART_V2, _V1_SETTINGS),
+            (BotVersion(1, "the first search", retired="its playouts' parameter rows overlapped, so "
+                        "they played on wrong weights (fixed in version 2)"),
+             BotVersion(2, "the playouts' parameter rows fixed; 8 samples a decision",
+                        (("rollouts", "8"),)),
+             BotVersion(3, "64 samples a decision (docs/rollout.md, the default budget)"))),
 )}
 
 
-def bot_versions(specs) -> dict[str, int]:
-    """{bot name: registry version} of the bots in ``specs`` (canonical or not)."""
-    out: dict[str, int] = {}
+def spec_version(spec: str) -> tuple[str, int] | None:
+    """(bot name, version played) of a spec, canonical or not; None if it names no bot."""
+    parts = [t.strip().lower() for t in str(spec).split(":")]
+    if parts[0] not in BOTS:
+        return None
+    for part in parts[1:]:
+        key, _, value = part.partition("=")
+        if key.strip() == "v" and value.strip().isdigit():
+            return parts[0], int(value.strip())
+    return parts[0], BOTS[parts[0]].version
+
+
+def bot_versions(specs) -> dict[str, int | list[int]]:
+    """{bot name: version played} of the bots in ``specs`` (canonical or not); a bot
+    played in several versions: the sorted list of them."""
+    out: dict[str, set[int]] = {}
     for s in specs:
-        name = str(s).split(":", 1)[0].strip().lower()
-        if name in BOTS:
-            out[name] = BOTS[name].version
-    return dict(sorted(out.items()))
+        nv = spec_version(s)
+        if nv is not None:
+            out.setdefault(nv[0], set()).add(nv[1])
+    return {k: (min(v) if len(v) == 1 else sorted(v)) for k, v in sorted(out.items())}
 
 
 @dataclass(frozen=True)
@@ -318,34 +403,49 @@ def parse_bot(spec: str, hands: int | None = None) -> BotSpec:
     if name not in BOTS:
         raise BotError(f"unknown bot {parts[0]!r} (valid bots: {_valid_bots()})")
     info = BOTS[name]
-    bp = info.defaults()
-    given: dict[str, str] = {}
+    pairs: list[tuple[str, str]] = []
     for part in parts[1:]:
         if "=" not in part:
             raise BotError(f"bad parameter {part!r} in bot spec {spec!r} (expected key=value; "
                            f"{name} takes: {_valid_params(info)})")
         key, value = (t.strip().lower() for t in part.split("=", 1))
-        if not info.params:
-            raise BotError(f"bot {name!r} takes no parameters (got {key!r})")
-        if key in given:
+        if key in dict(pairs):
             raise BotError(f"parameter {key!r} given twice in bot spec {spec!r} "
-                           f"({key}={given[key]} and {key}={value})")
+                           f"({key}={dict(pairs)[key]} and {key}={value})")
+        pairs.append((key, value))
+    # the version first: the other keys change its settings, wherever v is written
+    v = info.version
+    if "v" in dict(pairs):
+        text = dict(pairs)["v"]
+        if not (text.isascii() and text.isdigit() and len(text) <= 6):
+            raise BotError(f"bad value {text!r} for v in {spec!r} (valid: a version of {name}: "
+                           f"{', '.join(str(x.v) for x in info.versions if not x.retired)})")
+        v = int(text)
+    bp = info.version_defaults(v, spec)
+    for key, value in pairs:
+        if key == "v":
+            continue
+        if not info.params:
+            raise BotError(f"bot {name!r} takes no parameters but v (got {key!r})")
         p, slot = _find_param(info, key, spec, hands)
         bp[slot] = p.parse(key, value, spec)
-        given[key] = value
-    return BotSpec(canonical(info, bp), info.kind, tuple(float(x) for x in bp))
+    return BotSpec(canonical(info, bp, v), info.kind, tuple(float(x) for x in bp))
 
 
-def canonical(info: BotInfo, bp: np.ndarray) -> str:
-    """The canonical spec of a parameter vector: the name, then every parameter that
-    differs from its default, in registry order."""
-    out = [info.name]
+def canonical(info: BotInfo, bp: np.ndarray, v: int | None = None) -> str:
+    """The canonical spec of a parameter vector played as version v (default: the
+    newest): the name, ``v=N`` unless v is the newest (datasets record which version
+    that was: ``bot_versions``), then every parameter that differs from that version's
+    defaults, in registry order."""
+    v = info.version if v is None else v
+    base = info.version_defaults(v)
+    out = [info.name] if v == info.version else [info.name, f"v={v}"]
     for p in info.params:
         if p.per_hand:
             for h in range(MAX_HAND_PARAMS):
-                if bp[p.slot + h] != p.default:
+                if bp[p.slot + h] != base[p.slot + h]:
                     out.append(f"{p.key}{h + 1}={p.text(bp[p.slot + h])}")
-        elif bp[p.slot] != p.default:
+        elif bp[p.slot] != base[p.slot]:
             out.append(f"{p.key}={p.text(bp[p.slot])}")
     return ":".join(out)
 
@@ -398,13 +498,19 @@ def bots_help() -> str:
         wrapped = textwrap.wrap(f"{info.help} (version {info.version})", 96 - 10)
         lines.append(f"{info.name:<8}  {wrapped[0]}")
         lines += [f"{'':<8}  {w}" for w in wrapped[1:]]
+        if len(info.versions) > 1:
+            for x in info.versions:
+                what = f"v={x.v}: {x.change}" + (f" (retired: {x.retired})" if x.retired else "")
+                text = textwrap.wrap(what, 96 - 14)
+                lines.append(f"{'':<10}{text[0]}")
+                lines += [f"{'':<14}{t}" for t in text[1:]]
         for p in info.params:
             default = p.default_text if p.default_text is not None else p.text(p.default)
             text = textwrap.wrap(f"{p.help} (default: {default})", max(40, 96 - kw - 4))
             lines.append(f"  {p.name + '=' + p.values:<{kw}}  {text[0]}")
             lines += [f"  {'':<{kw}}  {t}" for t in text[1:]]
         lines.append("")
-    lines.append("spec: NAME[:key=value[:key=value...]], each key at most once")
+    lines.append("spec: NAME[:key=value[:key=value...]], each key at most once; v=N plays version N")
     lines.append("seats: one spec for every seat, or one per seat separated by commas,")
     lines.append("       e.g. --bots greedy:buy=never,random,greedy,greedy")
     return "\n".join(lines)

@@ -420,8 +420,10 @@ def test_resume_refuses_games_of_another_bot_version(tmp_path, monkeypatch):
     assert m["bots"]["versions"] == {"greedy": B.BOTS["greedy"].version}
     (out / "games" / "part-00003.parquet").unlink()
     v = B.BOTS["greedy"].version
-    monkeypatch.setitem(B.BOTS, "greedy", dataclasses.replace(B.BOTS["greedy"], version=99))
+    monkeypatch.setitem(B.BOTS, "greedy", dataclasses.replace(
+        B.BOTS["greedy"], versions=B.BOTS["greedy"].versions + (B.BotVersion(99, "a test's version"),)))
     r = run_cli("run", "--games", "40", "--shard-size", "10", "--out", out, "--resume")
     assert r.exit_code == 2 and f"greedy v{v} there, v99 here" in r.output
     assert len(r.output.strip().splitlines()) == 1
     assert not (out / "games" / "part-00003.parquet").exists()      # nothing played or replaced
+

@@ -49,6 +49,12 @@ SLOTS = (
     ("BP_FIT", 1, "sampled other hands: best of 1 + min(turns, fit) draws"),
     ("BP_DECL", 1, "sampled other hands: cards declined in the last decl turns are not of use"),
     ("BP_KMAX", 1, "a close call that favours a departure doubles its samples up to this"),
+    # smart version 2 (kernels.outlook: the chance of going down; 0 = version 1's play)
+    ("BP_CUT", 1, "below this chance of going down: shed points, take low upcards, stop buying"),
+    ("BP_BUY_EV", 1, "1: a buy must lower the expected points of the hand (kernels.outlook)"),
+    ("BP_FEED_BUY", 1, "a discard next to cards a player who may buy it took"),
+    ("BP_HORIZON", 1, "turns a seat expects in a hand while nobody is down"),
+    ("BP_PACE", 1, "turns a down opponent takes per card it holds to go out"),
 )
 
 

@@ -16,12 +16,12 @@ Randomness comes only from the seat's own stream G[G_RNG][RNG_BOT0 + seat].
 import numba as nb
 import numpy as np
 
-from .layout import (GO_NO_DISCARD, G_BUF, G_GD, G_HANDS, G_PILE, G_PS, G_RNG, G_S, G_SCR, G_TABLE,
-                     G_TCARDS, JOKER, M_CARDS, M_N, NCARDS, NRANKS, PS_BUYS, PS_DOWN, PS_KNOWN0, PS_N, PS_TOOK, P_DECKS, P_GO_OUT, P_INITIAL_EXACT,
+from .layout import (G_BUF, G_GD, G_HANDS, G_PS, G_RNG, G_S, G_SCR, G_TABLE,
+                     G_TCARDS, JOKER, M_CARDS, M_N, NCARDS, NRANKS, PS_BUYS, PS_DOWN, PS_KNOWN0, PS_N, PS_TOOK, PS_TURNS, P_MAX_STOCK_PASSES, P_BUY_PENALTY, P_DECKS, P_DOWN_MAY_BUY, P_GO_OUT, P_INITIAL_EXACT,
                      P_JOKERS, P_JOKER_SWAP, P_SET_JOKER_CARD, RNG_BOT0, RUN, R_JOKER_CAP,
-                     R_MELD_KIND, R_MELD_SIZE, R_N_MELDS, R_PARAMS, R_POINTS, SCR_CAND, SCR_TMP,
+                     R_BUYS, R_N_MELDS, R_PARAMS, R_POINTS, SCR_CAND, SCR_TMP,
                      SCR_UNSEEN, SWAP_ANYONE, S_ACTOR, S_HAND, S_MUST_DOWN, S_NP, S_NT, S_PHASE,
-                     S_PILE_N, S_STOCK_N, S_UP, TM_HI, TM_KEY, TM_KIND, TM_LO, TM_N, TM_NJ)
+                     S_PASSES, S_STOCK_N, S_UP, TM_HI, TM_KEY, TM_KIND, TM_LO, TM_N, TM_NJ)
 from .melds import popcount
 from .codes import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_PASS, A_SWAP, A_TAKE, PH_BUY, PH_DRAW,
                     PH_FIRST, PH_PLAY, action_nb)
@@ -32,10 +32,19 @@ from .play import layoff_list_nb, legal_list_nb
 from .table import card_layable_nb, do_swap_nb, fit_mask_nb, layable_nb, undo_swap_nb
 from .turn import discard_now_nb, layoff_allowed_now_nb, swap_legal_nb
 from .state import def_restore_nb, def_saved_nb
-from .botparams import (BP_BUY, BP_BUY_DMAX, BP_BUY_SHORT, BP_BUY_STOCK, BP_DUMP, BP_FEED,
-                        BP_FEED_DOWN, BP_HAND0, BP_LATE, BP_MAXBUYS, BP_MAXBUYS0, BP_OUTS,
-                        BP_PARTNER, BP_POINTS, BP_WAIT_BLIND, MAX_HAND_PARAMS)
+from .botparams import (BP_BUY_DMAX, BP_BUY_EV, BP_BUY_SHORT, BP_BUY_STOCK, BP_CUT,
+                        BP_DUMP, BP_FEED, BP_FEED_BUY, BP_FEED_DOWN, BP_HORIZON, BP_LATE, BP_OUTS,
+                        BP_PARTNER, BP_POINTS, BP_WAIT_BLIND)
 from .rng import randint_nb
+from .outlook import (RANKMATES, SUITMATES, buys_left_nb, buys_used_up_nb, buy_policy_nb,  # noqa: F401
+                      can_hold_contract_nb, cards_short_nb, contract_kinds_nb, down_chance_nb,
+                      live_outs_nb, mates_nb, may_come_nb, outs_needed_nb, turns_left_nb, unseen_counts_nb)
+
+# the names the rollout bot and older code use (kernels.outlook holds them now)
+_buys_used_up = buys_used_up_nb
+_buy_policy = buy_policy_nb
+_contract_kinds = contract_kinds_nb
+_mates = mates_nb
 
 BOT_RANDOM = 0
 BOT_GREEDY = 1
@@ -178,9 +187,10 @@ def _took(G, p):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _down_discard(R, G, p, feed_mask, feed_w):
+def _down_discard(R, G, p, feed_mask, feed_w, buy_mask, buy_w):
     """Down: shed the most points among the cards that do not fit the table (keep those
-    that do for a later turn), less feed_w for a card in feed_mask; a joker only when no
+    that do for a later turn), less feed_w for a card in feed_mask (the next player's) and
+    buy_w for one in buy_mask only (a player who may buy it); a joker only when no
     natural is left (it would help the next player)."""
     H = G[G_HANDS]
     pts = R[R_POINTS]
@@ -197,6 +207,8 @@ def _down_discard(R, G, p, feed_mask, feed_w):
             v = pts[c] + (0 if fits else 1000)
             if (feed_mask >> c) & 1:
                 v -= feed_w
+            elif buy_w != 0 and (buy_mask >> c) & 1:
+                v -= buy_w
             if v > bv:
                 best = c
                 bv = v
@@ -210,7 +222,7 @@ def _greedy_discard(R, G, p):
     if not discard_now_nb(R, G, p):
         return action_nb(A_DISCARD, -1, 0, 0)
     if G[G_PS][p, PS_DOWN] != 0:
-        return _down_discard(R, G, p, np.int64(0), np.float64(0.0))
+        return _down_discard(R, G, p, np.int64(0), np.float64(0.0), np.int64(0), np.float64(0.0))
     # Not down: keep the deficiency lowest; ties: more useful outs, then the higher points
     # go, then the lower card id; a joker or the card just taken only as a last resort.
     pts = R[R_POINTS]
@@ -267,18 +279,6 @@ def _take_pays(R, G, p, up):
                 break
     Hp[up] -= 1
     return ok
-
-
-@nb.njit(cache=True, _nrt=False, inline="always")
-def cards_short_nb(R, G, p):
-    """How many cards seat p lacks to go down and still end the turn (docs/rules.md §3):
-    the contract's cards plus, under no_discard, one to keep; after the turn's draw."""
-    h = G[G_S][S_HAND]
-    need = 0
-    for i in range(R[R_N_MELDS][h]):
-        need += R[R_MELD_SIZE][h, i]
-    want = need + 1 if R[R_PARAMS][P_GO_OUT] == GO_NO_DISCARD else need
-    return want - G[G_PS][p, PS_N]
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -342,22 +342,6 @@ def _lone_card_ok(R, G, p):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _buys_used_up(bp, h, used):
-    """The bot's own buy limit for hand h (the knobs maxbuys, maxbuysN) is reached."""
-    lim = bp[BP_MAXBUYS]
-    if h < MAX_HAND_PARAMS and bp[BP_MAXBUYS0 + h] >= 0:
-        lim = bp[BP_MAXBUYS0 + h]
-    return lim >= 0 and used >= lim
-
-
-@nb.njit(cache=True, _nrt=False, inline="always")
-def _buy_policy(bp, h):
-    if h < MAX_HAND_PARAMS and bp[BP_HAND0 + h] >= 0:
-        return int(bp[BP_HAND0 + h])
-    return int(bp[BP_BUY])
-
-
-@nb.njit(cache=True, _nrt=False, inline="always")
 def _useful_buy(R, G, p):
     """buy=useful: the upcard lowers the deficiency, or the hand meets the contract but
     holds too few cards to go down (docs/rules.md §3: from hand 8 only buys get there)."""
@@ -373,67 +357,6 @@ def greedy_action_nb(R, G, p, bp):
 
 
 # ---------------------------------------------------------------- smart
-
-def _kind_masks():
-    """RANKMATES[c]: the natural cards of c's rank (c included: sets take duplicates);
-    SUITMATES[c]: the cards of c's suit within two run positions of it (ace low and
-    high), c excluded."""
-    rk = np.zeros(52, np.uint64)
-    sm = np.zeros(52, np.uint64)
-    for c in range(JOKER):
-        r, s = c % 13, c // 13
-        for t in range(4):
-            rk[c] |= np.uint64(1 << (t * NRANKS + r))
-        m = 0
-        for q in (r, 13 if r == 0 else r):
-            for d in (-2, -1, 1, 2):
-                pp = q + d
-                if 0 <= pp <= 13 and pp % 13 != r:
-                    m |= 1 << (s * 13 + pp % 13)
-        sm[c] = np.uint64(m)
-    return rk, sm
-
-
-RANKMATES, SUITMATES = _kind_masks()
-
-
-@nb.njit(cache=True, _nrt=False)
-def unseen_counts_nb(R, G, p):
-    """SCR_UNSEEN[c] := the copies of card c (jokers included) seat p has not seen: the
-    shoe less p's hand, the pile, the table, and the cards other seats are known to hold
-    (PS_KNOWN0). Reads nothing another seat hides. The smart bot's live outs and the
-    rollout bot's samples (kernels.rollout.unseen_pool_nb) both start here. (It returns
-    nothing: a kernel compiled without reference counts may not return an array.)"""
-    U = G[G_SCR][SCR_UNSEEN]
-    params = R[R_PARAMS]
-    S = G[G_S]
-    PS = G[G_PS]
-    Hp = G[G_HANDS][p]
-    dk = params[P_DECKS]
-    for c in range(JOKER):
-        U[c] = dk - Hp[c]
-    U[JOKER] = params[P_JOKERS] - Hp[JOKER]
-    PILE = G[G_PILE]
-    for i in range(S[S_PILE_N]):
-        U[PILE[i]] -= 1
-    TM = G[G_TABLE]
-    TC = G[G_TCARDS]
-    for m in range(S[S_NT]):
-        if TM[m, TM_KIND] == RUN:
-            lo = TM[m, TM_LO]
-            hi = TM[m, TM_HI]
-        else:
-            lo = 0
-            hi = TM[m, TM_N] - 1
-        for k in range(lo, hi + 1):
-            c = TC[m, k]
-            if c >= 0:
-                U[c] -= 1
-    for q in range(S[S_NP]):
-        if q != p:
-            for c in range(NCARDS):
-                U[c] -= PS[q, PS_KNOWN0 + c]
-
 
 @nb.njit(cache=True, _nrt=False)
 def _unseen_masks(R, G, p):
@@ -465,29 +388,6 @@ def _live(m, l0, l1, l2, l3):
     return popcount(m & l0) + popcount(m & l1) + popcount(m & l2) + popcount(m & l3)
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
-def _contract_kinds(R, G):
-    h = G[G_S][S_HAND]
-    has_set = False
-    has_run = False
-    for i in range(R[R_N_MELDS][h]):
-        if R[R_MELD_KIND][h, i] == RUN:
-            has_run = True
-        else:
-            has_set = True
-    return has_set, has_run
-
-
-@nb.njit(cache=True, _nrt=False, inline="always")
-def _mates(c, has_set, has_run):
-    m = np.int64(0)
-    if has_set:
-        m |= np.int64(RANKMATES[c])
-    if has_run:
-        m |= np.int64(SUITMATES[c])
-    return m
-
-
 @nb.njit(cache=True, _nrt=False)
 def _feed_mask(G, p, has_set, has_run):
     """The naturals the next player collects: mates of the cards it is known to hold."""
@@ -498,6 +398,79 @@ def _feed_mask(G, p, has_set, has_run):
         if PS[q, PS_KNOWN0 + c] > 0:
             m |= _mates(c, has_set, has_run)
     return m
+
+
+@nb.njit(cache=True, _nrt=False)
+def _buyer_mask(R, G, p, has_set, has_run):
+    """The naturals that a player who may buy seat p's discard collects (not the next
+    player, who takes before any buy: _feed_mask): mates of the cards each such player is
+    known to hold (taken, bought). A player may buy while it has buys left and is not
+    down (unless the rules let it: docs/rules.md §3 down_may_buy)."""
+    S = G[G_S]
+    PS = G[G_PS]
+    np_ = S[S_NP]
+    nxt = (p + 1) % np_
+    lim = R[R_BUYS][S[S_HAND]]
+    may_down = R[R_PARAMS][P_DOWN_MAY_BUY] != 0
+    m = np.int64(0)
+    for q in range(np_):
+        if q == p or q == nxt or PS[q, PS_BUYS] >= lim or (PS[q, PS_DOWN] != 0 and not may_down):
+            continue
+        for c in range(JOKER):
+            if PS[q, PS_KNOWN0 + c] > 0:
+                m |= _mates(c, has_set, has_run)
+    return m
+
+
+@nb.njit(cache=True, _nrt=False)
+def smart_chance_nb(R, G, p, bp, sure):
+    """smart v2's chance that seat p goes down this hand (kernels.outlook): 0 when it
+    cannot hold the contract's cards with the buys it has left, 1 at deficiency 0.
+
+    It is asked at every discard, so it works only as far as the answer can matter:
+    early in a hand (nobody down, less than half of BP_HORIZON played, a stock pass left)
+    it is 1 unless the cards rule the contract out; the chance as if every candidate card
+    were an out (an upper bound) is returned when it is below ``sure`` already; otherwise
+    the count of live outs (one meld-finder question per candidate) stops once it is known
+    to reach the outs ``sure`` needs or to fall short of them, so the chance returned is
+    exact only in which side of ``sure`` it lies on."""
+    if not can_hold_contract_nb(R, G, p, bp):
+        return 0.0
+    S = G[G_S]
+    if (_near_out(G, p) == 99 and G[G_PS][p, PS_TURNS] * 2 < bp[BP_HORIZON]
+            and S[S_PASSES] < R[R_PARAMS][P_MAX_STOCK_PASSES]):
+        return 1.0
+    d = hand_def_nb(R, G, p)
+    if d == 0:
+        return 1.0
+    has_set, has_run = _contract_kinds(R, G)
+    cand, copies, n = may_come_nb(R, G, p, has_set, has_run)
+    bl = buys_left_nb(R, G, p, bp)
+    t = turns_left_nb(R, G, p, bp)
+    hi = down_chance_nb(R, G, p, bp, d, copies, n, 0.0, bl, t)
+    if hi < sure:
+        return hi
+    need = outs_needed_nb(R, G, p, bp, d, copies, n, 0.0, bl, t, sure)
+    live = live_outs_nb(R, G, p, d, cand, copies, need)
+    return down_chance_nb(R, G, p, bp, d, live, n, 0.0, bl, t)
+
+
+@nb.njit(cache=True, _nrt=False)
+def _hopeless(R, G, p, bp):
+    """smart v2 cuts its losses: its chance of going down is below BP_CUT (0: never)."""
+    return bp[BP_CUT] > 0 and smart_chance_nb(R, G, p, bp, bp[BP_CUT]) < bp[BP_CUT]
+
+
+@nb.njit(cache=True, _nrt=False)
+def _mean_points(R):
+    """The mean penalty points of a card of the shoe (what a stock card costs on average)."""
+    pts = R[R_POINTS]
+    params = R[R_PARAMS]
+    tot = 0.0
+    for c in range(JOKER):
+        tot += pts[c] * params[P_DECKS]
+    tot += pts[JOKER] * params[P_JOKERS]
+    return tot / (JOKER * params[P_DECKS] + params[P_JOKERS])
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -528,8 +501,11 @@ def _smart_discard(R, G, p, bp):
         return action_nb(A_DISCARD, -1, 0, 0)
     has_set, has_run = _contract_kinds(R, G)
     feed = _feed_mask(G, p, has_set, has_run)
+    buyers = np.int64(0)
+    if bp[BP_FEED_BUY] != 0:
+        buyers = _buyer_mask(R, G, p, has_set, has_run) & ~feed
     if G[G_PS][p, PS_DOWN] != 0:
-        return _down_discard(R, G, p, feed, bp[BP_FEED])
+        return _down_discard(R, G, p, feed, bp[BP_FEED], buyers, bp[BP_FEED_BUY])
     # A next player who is down takes a discard it can lay off (docs/rules.md §5.4)
     nxt = (p + 1) % G[G_S][S_NP]
     feed_down = np.int64(0)
@@ -544,6 +520,9 @@ def _smart_discard(R, G, p, bp):
                 feed_down |= np.int64(1) << c
     # Far from going down while a down opponent is about to go out: shed points first.
     dump = bp[BP_DUMP] > 0 and _near_out(G, p) <= 2 and hand_def_nb(R, G, p) >= bp[BP_DUMP]
+    # v2: a hand unlikely to go down at all (kernels.outlook) sheds its points first too.
+    if not dump and _hopeless(R, G, p, bp):
+        dump = True
     # Not down: keep the deficiency lowest; among the discards that do, the one with the
     # best score: its points (weighed more as opponents go down), less the live outs the
     # hand gives up without it, less its partners in hand, less feeding the next player.
@@ -586,6 +565,8 @@ def _smart_discard(R, G, p, bp):
                 score -= bp[BP_FEED]
             if (feed_down >> c) & 1:
                 score -= bp[BP_FEED_DOWN]
+            if (buyers >> c) & 1:
+                score -= bp[BP_FEED_BUY]
         cls = 0 if c == JOKER or c == took else 1
         if dump and cls == 1:
             score = 1000.0 * pts[c] + score
@@ -603,7 +584,8 @@ def _smart_buy(R, G, p, bp):
     """Buy by card count as well as by card: a card that lowers the deficiency while it
     is at most BP_BUY_DMAX (any, when short of cards); short of cards and the deficiency
     at most BP_BUY_SHORT, a card with a partner in hand; the contract met but too few
-    cards to go down, any card."""
+    cards to go down, any card. Version 2 (BP_BUY_EV, BP_CUT) then asks whether the buy
+    pays (_buy_pays)."""
     d0 = hand_def_nb(R, G, p)
     short = cards_short_nb(R, G, p)
     if d0 == 0:
@@ -618,16 +600,50 @@ def _smart_buy(R, G, p, bp):
         if d0 > 2:
             return False
     up = G[G_S][S_UP]
-    if _def_plus(R, G, p, up, d0) < d0:
-        return short > 0 or d0 <= dmax
-    if short > 0 and d0 <= dshort and up < JOKER:
+    d1 = _def_plus(R, G, p, up, d0)
+    ok = False
+    if d1 < d0:
+        ok = short > 0 or d0 <= dmax
+    elif short > 0 and d0 <= dshort and up < JOKER:
         has_set, has_run = _contract_kinds(R, G)
         Hp = G[G_HANDS][p]
         m = _mates(up, has_set, has_run)
         for c in range(JOKER):
             if Hp[c] > 0 and (m >> c) & 1:
-                return True
-    return False
+                ok = True
+                break
+    if ok and (bp[BP_BUY_EV] != 0 or bp[BP_CUT] > 0):
+        return _buy_pays(R, G, p, bp, d0, d1)
+    return ok
+
+
+@nb.njit(cache=True, _nrt=False)
+def _buy_pays(R, G, p, bp, d0, d1):
+    """smart v2: is buying the upcard worth it? With BP_BUY_EV, when it lowers the
+    expected points of the hand: not going down (kernels.outlook's chance) costs the
+    points held, and a buy adds the upcard's and its penalty cards' points for a better
+    chance (the upcard's deficiency d1, the penalty cards as draws, one buy less). With
+    BP_CUT alone, when the chance with the buy reaches BP_CUT."""
+    if not can_hold_contract_nb(R, G, p, bp):
+        return False
+    has_set, has_run = _contract_kinds(R, G)
+    cand, copies, n = may_come_nb(R, G, p, has_set, has_run)
+    live = live_outs_nb(R, G, p, d0, cand, copies, -1)
+    bl = buys_left_nb(R, G, p, bp)
+    t = turns_left_nb(R, G, p, bp)
+    pen = R[R_PARAMS][P_BUY_PENALTY]
+    up = G[G_S][S_UP]
+    live1 = live - 1 if d1 < d0 else live
+    p1 = down_chance_nb(R, G, p, bp, d1, live1, n - 1, pen + 0.0, max(bl - 1, 0), t)
+    if bp[BP_BUY_EV] == 0:
+        return p1 >= bp[BP_CUT]
+    p0 = down_chance_nb(R, G, p, bp, d0, live, n, 0.0, bl, t)
+    pts = R[R_POINTS]
+    Hp = G[G_HANDS][p]
+    held = 0.0
+    for c in range(NCARDS):
+        held += Hp[c] * pts[c]
+    return (1.0 - p1) * (held + pts[up] + pen * _mean_points(R)) < (1.0 - p0) * held
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -643,6 +659,15 @@ def _turn_nb(R, G, p, bp, SMART):
     if ph == PH_FIRST:
         if _take_pays(R, G, p, S[S_UP]):
             return action_nb(A_TAKE, 0, 0, 0)
+        if SMART is not None:
+            # v2 cutting its losses: a natural upcard worth fewer points than a stock
+            # card on average replaces a higher card (and nobody buys it)
+            # (only when the cards alone say so: the full outlook at every upcard costs
+            # too much for what it gains)
+            up = S[S_UP]
+            if (bp[BP_CUT] > 0 and up < JOKER and R[R_POINTS][up] < _mean_points(R)
+                    and not can_hold_contract_nb(R, G, p, bp)):
+                return action_nb(A_TAKE, 0, 0, 0)
         return action_nb(A_PASS, 0, 0, 0)
     if ph == PH_BUY:
         pol = _buy_policy(bp, S[S_HAND])

@@ -297,6 +297,14 @@ def quarantine(store: Store, strays: list[tuple[str, str]]) -> list[tuple[str, s
 LOCK = ".shanghai-sim.lock"
 
 
+
+def _is_version(v) -> bool:
+    """A manifest's record of a bot's version: an int, or the sorted ints of the versions
+    a line-up plays (bots.bot_versions)."""
+    ok = lambda x: isinstance(x, int) and not isinstance(x, bool)     # noqa: E731
+    return ok(v) or (isinstance(v, list) and len(v) > 1 and all(ok(x) for x in v))
+
+
 def _prepare(plan: Plan, resume: bool, overwrite: bool, full: bool = True,
              checks: bool = True) -> Prepared:
     """Check the output location; says what is there and what to do.
@@ -375,7 +383,7 @@ def _prepare(plan: Plan, resume: bool, overwrite: bool, full: bool = True,
     from ..bots import bot_versions
     had, now = old.get("bots", {}).get("versions", {}), bot_versions(plan.lineup)
     if had != now and (not isinstance(had, dict) or set(had) != set(now)
-                       or any(isinstance(v, bool) or not isinstance(v, int) for v in had.values())):
+                       or not all(_is_version(v) for v in had.values())):
         raise JobError(f"output {where!r}: its {MANIFEST} records the bots' versions as {str(had)[:120]}, "
                        f"not one version for each of the job's bots ({', '.join(now)}): the manifest was "
                        f"edited or damaged; restore it, or delete it and `shanghai-sim run --resume --out "

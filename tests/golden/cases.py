@@ -22,7 +22,10 @@ CASES = [
                                  "--rule", "set_joker_identity=card", "--rule", "down_may_buy=true",
                                  "--bots", "greedy"]),
     ("shanghai_s15_p4_smart_greedy", ["--seed", "15", "--rules", "shanghai",
-                                      "--bots", "smart,greedy,smart:buy8=never:maxbuys9=1,greedy"]),
+                                      "--bots", "smart:v=1,greedy,smart:v=1:buy8=never:maxbuys9=1,greedy"]),
+    # smart version 2 (docs/bots.md "Version 2"), with a player who never buys in hand 8
+    ("shanghai_s16_p4_smart2", ["--seed", "16", "--rules", "shanghai",
+                                "--bots", "smart,smart:buy8=never,greedy,smart:v=1"]),
     # contract
     ("contract_s21_p3_greedy_random", ["--seed", "21", "--rules", "contract",
                                        "--bots", "greedy,random,greedy"]),
@@ -32,7 +35,7 @@ CASES = [
                                  "--rule", "joker_limit=table", "--rule", "initial_meld=exact",
                                  "--rule", "joker_swap=down_only", "--rule", "buy_priority=turn_order",
                                  "--bots", "greedy,greedy:buy=always,random,greedy"]),
-    ("contract_s24_p4_smart", ["--seed", "24", "--rules", "contract", "--bots", "smart"]),
+    ("contract_s24_p4_smart", ["--seed", "24", "--rules", "contract", "--bots", "smart:v=1"]),
     # progressive
     ("progressive_s31_p2_greedy", ["--seed", "31", "--rules", "progressive", "--players", "2",
                                    "--bots", "greedy"]),
