@@ -217,8 +217,9 @@ _SMART_WEIGHTS = (
 _SMART_V2 = (
     BotParam("cut", "float", BP_CUT, 0.01,
              "below this chance of going down this hand (live outs, cards and buys it can still "
-             "get, turns left) it cuts its losses: sheds its highest points, takes a low upcard, "
-             "buys only if that lifts the chance to it (0: never)", lo=0, hi=1),
+             "get, turns left) it cuts its losses: sheds its highest points, buys only if that "
+             "lifts the chance to it; when the cards rule the contract out it also takes a low "
+             "upcard (0: never)", lo=0, hi=1),
     BotParam("buy_ev", "bool", BP_BUY_EV, 0,
              "a buy must lower the hand's expected points: a better chance of going down against "
              "the upcard's and the penalty cards' points"),

@@ -56,11 +56,12 @@ def test_poisson_tail():
 
 def test_a_dead_out_is_not_chased():
     # run4: J Q K of diamonds wants TD or AD (ace high) or a joker, and every copy of
-    # each is in sight (known in other hands). Version 1 keeps the three (its deficiency
+    # each is in sight (known in other hands); a player is down, so the hand is racing
+    # (while nobody is down and a stock pass is left, version 2 does not count outs). Version 1 keeps the three (its deficiency
     # is 1); version 2 knows no out can come and sheds ten-pointers first.
     r = one_hand("run4")
     hands = {0: "JD QD KD 3C 5H 8S", 1: "TD TD AD AD 4C", 2: "JK JK JK JK 6H"}
-    g, a = position(r, hands, known={1: "TD TD AD AD", 2: "JK JK JK JK"})
+    g, a = position(r, hands, known={1: "TD TD AD AD", 2: "JK JK JK JK"}, down=(3,))
     assert smart_chance_nb(g.R, g.G, a, parse_bot("smart").array(), 0.01) == 0.0
     assert choice(g, "smart:v=1") in ("3C", "5H", "8S")
     assert choice(g, "smart") in ("JD", "QD", "KD")
@@ -70,7 +71,7 @@ def test_a_live_out_is_still_chased():
     # the same hand, but one TD may still come: version 2 keeps the run
     r = one_hand("run4")
     hands = {0: "JD QD KD 3C 5H 8S", 1: "TD AD AD 4C", 2: "JK JK JK JK 6H"}
-    g, a = position(r, hands, known={1: "TD AD AD", 2: "JK JK JK JK"})
+    g, a = position(r, hands, known={1: "TD AD AD", 2: "JK JK JK JK"}, down=(3,))
     assert smart_chance_nb(g.R, g.G, a, parse_bot("smart").array(), 0.01) >= 0.01
     assert choice(g, "smart") in ("3C", "5H", "8S")
 

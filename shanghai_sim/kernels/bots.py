@@ -17,7 +17,7 @@ import numba as nb
 import numpy as np
 
 from .layout import (G_BUF, G_GD, G_HANDS, G_PS, G_RNG, G_S, G_SCR, G_TABLE,
-                     G_TCARDS, JOKER, M_CARDS, M_N, NCARDS, NRANKS, PS_BUYS, PS_DOWN, PS_KNOWN0, PS_N, PS_TOOK, PS_TURNS, P_MAX_STOCK_PASSES, P_BUY_PENALTY, P_DECKS, P_DOWN_MAY_BUY, P_GO_OUT, P_INITIAL_EXACT,
+                     G_TCARDS, JOKER, M_CARDS, M_N, NCARDS, NRANKS, PS_BUYS, PS_DOWN, PS_KNOWN0, PS_N, PS_TOOK, P_MAX_STOCK_PASSES, P_BUY_PENALTY, P_DECKS, P_DOWN_MAY_BUY, P_GO_OUT, P_INITIAL_EXACT,
                      P_JOKERS, P_JOKER_SWAP, P_SET_JOKER_CARD, RNG_BOT0, RUN, R_JOKER_CAP,
                      R_BUYS, R_N_MELDS, R_PARAMS, R_POINTS, SCR_CAND, SCR_TMP,
                      SCR_UNSEEN, SWAP_ANYONE, S_ACTOR, S_HAND, S_MUST_DOWN, S_NP, S_NT, S_PHASE,
@@ -33,7 +33,7 @@ from .table import card_layable_nb, do_swap_nb, fit_mask_nb, layable_nb, undo_sw
 from .turn import discard_now_nb, layoff_allowed_now_nb, swap_legal_nb
 from .state import def_restore_nb, def_saved_nb
 from .botparams import (BP_BUY_DMAX, BP_BUY_EV, BP_BUY_SHORT, BP_BUY_STOCK, BP_CUT,
-                        BP_DUMP, BP_FEED, BP_FEED_BUY, BP_FEED_DOWN, BP_HORIZON, BP_LATE, BP_OUTS,
+                        BP_DUMP, BP_FEED, BP_FEED_BUY, BP_FEED_DOWN, BP_LATE, BP_OUTS,
                         BP_PARTNER, BP_POINTS, BP_WAIT_BLIND)
 from .rng import randint_nb
 from .outlook import (RANKMATES, SUITMATES, buys_left_nb, buys_used_up_nb, buy_policy_nb,  # noqa: F401
@@ -428,8 +428,8 @@ def smart_chance_nb(R, G, p, bp, sure):
     cannot hold the contract's cards with the buys it has left, 1 at deficiency 0.
 
     It is asked at every discard, so it works only as far as the answer can matter:
-    early in a hand (nobody down, less than half of BP_HORIZON played, a stock pass left)
-    it is 1 unless the cards rule the contract out; the chance as if every candidate card
+    while nobody is down and a stock pass is left it is 1 unless the cards rule the
+    contract out; the chance as if every candidate card
     were an out (an upper bound) is returned when it is below ``sure`` already; otherwise
     the count of live outs (one meld-finder question per candidate) stops once it is known
     to reach the outs ``sure`` needs or to fall short of them, so the chance returned is
@@ -437,8 +437,7 @@ def smart_chance_nb(R, G, p, bp, sure):
     if not can_hold_contract_nb(R, G, p, bp):
         return 0.0
     S = G[G_S]
-    if (_near_out(G, p) == 99 and G[G_PS][p, PS_TURNS] * 2 < bp[BP_HORIZON]
-            and S[S_PASSES] < R[R_PARAMS][P_MAX_STOCK_PASSES]):
+    if _near_out(G, p) == 99 and S[S_PASSES] < R[R_PARAMS][P_MAX_STOCK_PASSES]:
         return 1.0
     d = hand_def_nb(R, G, p)
     if d == 0:
@@ -626,17 +625,25 @@ def _buy_pays(R, G, p, bp, d0, d1):
     BP_CUT alone, when the chance with the buy reaches BP_CUT."""
     if not can_hold_contract_nb(R, G, p, bp):
         return False
+    ev = bp[BP_BUY_EV] != 0
+    S = G[G_S]
+    if not ev and _near_out(G, p) == 99 and S[S_PASSES] < R[R_PARAMS][P_MAX_STOCK_PASSES]:
+        return True            # as smart_chance_nb: nobody down and a pass left, time enough
     has_set, has_run = _contract_kinds(R, G)
     cand, copies, n = may_come_nb(R, G, p, has_set, has_run)
-    live = live_outs_nb(R, G, p, d0, cand, copies, -1)
     bl = buys_left_nb(R, G, p, bp)
     t = turns_left_nb(R, G, p, bp)
     pen = R[R_PARAMS][P_BUY_PENALTY]
     up = G[G_S][S_UP]
+    if not ev:
+        # only whether the chance with the buy reaches BP_CUT: count outs until that is known
+        need = outs_needed_nb(R, G, p, bp, d1, copies, n - 1, pen + 0.0, max(bl - 1, 0), t, bp[BP_CUT])
+        live = live_outs_nb(R, G, p, d0, cand, copies, need + (1 if d1 < d0 else 0))
+        live1 = live - 1 if d1 < d0 else live
+        return down_chance_nb(R, G, p, bp, d1, live1, n - 1, pen + 0.0, max(bl - 1, 0), t) >= bp[BP_CUT]
+    live = live_outs_nb(R, G, p, d0, cand, copies, -1)
     live1 = live - 1 if d1 < d0 else live
     p1 = down_chance_nb(R, G, p, bp, d1, live1, n - 1, pen + 0.0, max(bl - 1, 0), t)
-    if bp[BP_BUY_EV] == 0:
-        return p1 >= bp[BP_CUT]
     p0 = down_chance_nb(R, G, p, bp, d0, live, n, 0.0, bl, t)
     pts = R[R_POINTS]
     Hp = G[G_HANDS][p]

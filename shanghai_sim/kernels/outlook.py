@@ -159,7 +159,7 @@ def cards_short_nb(R, G, p):
     return want - G[G_PS][p, PS_N]
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def buys_left_nb(R, G, p, bp):
     """The buys seat p may still make this hand, by the rules and by its own knobs (buyN
     never, maxbuys, maxbuysN): none once it is down (unless the rules let a down player
@@ -176,7 +176,7 @@ def buys_left_nb(R, G, p, bp):
     return max(0, lim - used)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def can_hold_contract_nb(R, G, p, bp):
     """Whether seat p can still hold the contract's cards at one moment of its own turn:
     its hand, the turn's draw if it has not drawn, and every buy it has left with its
