@@ -15,7 +15,7 @@ seat filler that the game, the runner and the CLI use.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -26,8 +26,8 @@ from .kernels.bots import (BOT_GREEDY, BOT_RANDOM, BOT_ROLLOUT, BOT_SMART, BUY_A
 from .kernels.botparams import (BP_BUY, BP_BUY_DMAX, BP_BUY_EV, BP_BUY_SHORT, BP_BUY_STOCK, BP_CANDS, BP_CUT, BP_DECL,
                                 BP_DUMP, BP_FEED, BP_FEED_BUY, BP_FEED_DOWN, BP_FIT, BP_HAND0, BP_HORIZON, BP_KMAX, BP_LATE,
                                 BP_MARGIN, BP_MAXBUYS, BP_MAXBUYS0, BP_OUTS, BP_PACE, BP_PARTNER, BP_POINTS,
-                                BP_POLICY, BP_PRUNE, BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD,
-                                BP_S_DOWN, BP_S_TAKE, BP_UTILITY, BP_WAIT_BLIND, BP_Z,
+                                BP_POLICY, BP_PRUNE, BP_RACE, BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD,
+                                BP_S_DOWN, BP_S_TAKE, BP_TIE, BP_UTILITY, BP_WAIT_BLIND, BP_Z,
                                 MAX_HAND_PARAMS, NBP)
 
 
@@ -233,22 +233,21 @@ _SMART_V2 = (
 _V1_SETTINGS = (("cut", "0"), ("buy_ev", "false"), ("feed_buy", "0"))
 
 
-def _off(params, settings):
-    """params with the defaults of ``settings`` (key, value): a bot that carries another
-    bot's parameters at that bot's older version (rollout's smart weights)."""
-    d = dict(settings)
-    return tuple(replace(p, default=p.parse(p.key, d[p.key], p.key)) if p.key in d else p
-                 for p in params)
-
-
 # rollout's budget and switches (kernels.rollout); defaults from benchmarks/bench_rollout.py
 _ROLLOUT_PARAMS = (
-    BotParam("rollouts", "int", BP_ROLLOUTS, 64,
-             "samples per searched decision; each candidate is played out on every sample",
-             lo=1, hi=4096),
+    BotParam("rollouts", "int", BP_ROLLOUTS, 16,
+             "samples per searched decision (with race: its first round); each candidate is "
+             "played out on every sample", lo=1, hi=4096),
+    BotParam("race", "int", BP_RACE, 256,
+             "a race: while a challenger of smart's choice is neither better by z standard "
+             "errors nor unable to beat it by tie points, the samples double, up to race "
+             "(0: off, rollouts samples and kmax)", lo=0, hi=4096),
+    BotParam("tie", "float", BP_TIE, 2.0,
+             "race: a challenger whose paired mean less z standard errors is above -tie points "
+             "drops out (it cannot beat smart's choice by tie)", lo=0, hi=1000),
     BotParam("kmax", "int", BP_KMAX, 0,
-             "a close call (another candidate ahead of smart's choice on the mean, not by z "
-             "standard errors) is sampled again with twice the samples, up to kmax "
+             "without race: a close call (another candidate ahead of smart's choice on the mean, "
+             "not by z standard errors) is sampled again with twice the samples, up to kmax "
              "(0 or <= rollouts: every search takes rollouts samples)", lo=0, hi=4096),
     BotParam("candidates", "int", BP_CANDS, 3,
              "discards searched: smart's choice and its next best that keep the deficiency",
@@ -279,6 +278,10 @@ _ROLLOUT_PARAMS = (
              "upcards searched: 0 every one, 1 a joker, one that lowers the deficiency or "
              "has a partner in hand, 2 a joker or one that lowers the deficiency", lo=0, hi=2),
 )
+
+
+# rollout versions 2 and 3 (fixed budgets, over smart version 1), from version 4's defaults
+_ROLLOUT_V3 = _V1_SETTINGS + (("race", "0"),)
 
 
 # The registry: one entry per bot. The order of ``params`` is the order of canonical specs.
@@ -315,12 +318,16 @@ BOTS: dict[str, BotInfo] = {b.name: b for b in (
             "candidate on the same samples, and takes the best mean; elsewhere it plays as smart",
             _knobs(_BUY_SMART, BUY_AUTO, "buy policy: searched (auto), or greedy's never, "
                    "useful, always (no search then)") + _ROLLOUT_PARAMS + _SMART_WEIGHTS
-            + _off(_SMART_V2, _V1_SETTINGS),
+            + _SMART_V2,
             (BotVersion(1, "the first search", retired="its playouts' parameter rows overlapped, so "
                         "they played on wrong weights (fixed in version 2)"),
-             BotVersion(2, "the playouts' parameter rows fixed; 8 samples a decision",
-                        (("rollouts", "8"),)),
-             BotVersion(3, "64 samples a decision (docs/rollout.md, the default budget)"))),
+             BotVersion(2, "the playouts' parameter rows fixed; 8 samples a decision, over smart "
+                        "version 1", _ROLLOUT_V3 + (("rollouts", "8"),)),
+             BotVersion(3, "64 samples a decision (docs/rollout.md, the default budget), over "
+                        "smart version 1", _ROLLOUT_V3 + (("rollouts", "64"),)),
+             BotVersion(4, "over smart version 2 (base play and playouts); a race: 16 samples "
+                        "where the choice is clear, doubled up to 256 where a challenger is close "
+                        "(docs/rollout.md)"))),
 )}
 
 

@@ -143,7 +143,7 @@ def _searches(name: str) -> bool:
     return any(p.key == "rollouts" for p in BOTS[name].params)
 
 
-SEAT_VIEW = {name: name + (":rollouts=2:candidates=2" if _searches(name) else "") for name in BOTS}
+SEAT_VIEW = {name: name + (":rollouts=2:race=4:candidates=2" if _searches(name) else "") for name in BOTS}
 SEAT_VIEW_DECISIONS = {name: 60 for name in BOTS if _searches(name)}
 
 

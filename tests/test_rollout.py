@@ -15,7 +15,9 @@ from shanghai_sim.rules import preset
 
 from test_bots_play import _hidden_shuffled, act, one_hand
 
-FAST = "rollout:rollouts=2:candidates=2"
+# every upcard that could matter searched (prune=1), with a fixed budget of 2 samples
+FAST = "rollout:rollouts=2:candidates=2:race=0:prune=1"
+RACE = "rollout:rollouts=2:candidates=3:race=16:prune=1"    # a race from 2 samples up to 16
 
 
 def _scratch(g):
@@ -230,6 +232,7 @@ def test_a_close_call_doubles_its_samples():
     fixed, _ = game_events("shanghai", 4, seed=11, bots=f"{FAST},smart,smart,smart")
     assert {e["rollouts"] for e in fixed if e["event"] == "search"} == {2}
     ev, _ = game_events("shanghai", 4, seed=11, bots=f"{FAST}:kmax=16,smart,smart,smart")
+    assert parse_bot(f"{FAST}:kmax=16").name == "rollout:rollouts=2:race=0:kmax=16:candidates=2"
     searches = [e for e in ev if e["event"] == "search"]
     used = [e["rollouts"] for e in searches]
     assert set(used) <= {2, 4, 8, 16} and max(used) > 2 and used.count(2) > len(used) // 2
@@ -238,6 +241,53 @@ def test_a_close_call_doubles_its_samples():
         if e["chosen"] == 0 and e["rollouts"] < 16:
             # it stopped early keeping smart's choice: no other candidate was ahead on the mean
             assert min(means[1:]) >= means[0] - 0.01
+
+
+def test_a_close_search_gets_more_samples():
+    """The race (version 4): every search starts with rollouts samples; a challenger that
+    cannot beat smart's choice by tie points (its paired mean less z standard errors above
+    -tie) drops out, one better by z standard errors is chosen, and while neither holds for
+    some challenger the samples double, up to race. Checked at every search of a game from
+    the workspace (each candidate's samples, mean and squared paired differences): a search
+    stopped below the cap was decided by the rule, close calls took more samples than
+    clear ones, and the log says how many smart's choice was played on."""
+    from shanghai_sim.kernels.botparams import BP_TIE, BP_Z
+    bp = parse_bot(RACE).array()
+    z, tie = bp[BP_Z], bp[BP_TIE]
+    g = Game(rules="shanghai", players=4, seed=11, bots="smart")
+    used = []
+    while not g.over and len(used) < 60:
+        if g.to_act != 0:
+            g.step()
+            continue
+        W = g.workspace()
+        W[L.W_RF][L.RF_N][:] = -1
+        a = g.bot_action(RACE)
+        N = W[L.W_RF][L.RF_N]
+        n = int((N[:8] > 0).sum())
+        if n >= 2:
+            mean, dsq = W[L.W_RF][L.RF_SUM][:n], W[L.W_RF][L.RF_DSQ][:n]
+            K = int(N[0])
+            assert K in (2, 4, 8, 16) and all(int(x) in (2, 4, 8, 16) and x <= K for x in N[1:n])
+            chosen = [int(c) for c in W[L.W_RI][L.RI_CAND][:n]].index(a.code)
+            stats = []
+            for i in range(1, n):
+                k = int(N[i])
+                if k != K:
+                    continue
+                d = mean[i] - mean[0]
+                var = (dsq[i] / k - d * d) * k / (k - 1)
+                stats.append((i, d, np.sqrt(max(var, 0.0) / k)))
+            if chosen > 0:
+                i, d, se = next(t for t in stats if t[0] == chosen)
+                assert d + z * se < 1e-9 and d < 0
+            elif K < 16:
+                # every challenger still in at the last look could not beat smart's by tie
+                assert all(d - z * se > -tie - 1e-9 for _, d, se in stats)
+            used.append(K)
+        g.apply(a)
+    assert len(used) >= 20
+    assert min(used) == 2 and max(used) > 2      # clear calls stop early, close ones sample more
 
 
 def test_equal_across_threads():
@@ -304,7 +354,7 @@ def test_the_search_finds_a_move_smart_misses():
     # choice is KS, and the search, with the same weights, finds the better discard
     assert g.bot_action("smart").card != "KS"
     assert g.bot_action("smart:feed_down=0").card == "KS"
-    spec = "rollout:feed_down=0"                     # the default budget, rollouts=64
+    spec = "rollout:feed_down=0"                     # the default budget (a race from 16)
     assert g.bot_action(spec).card == "3H"
     means = dict(zip(("KS", "3H"), g.workspace()[L.W_RF][L.RF_SUM][:2]))
     assert means["KS"] == 40              # the next player always goes out: 4-4-4 7-7 8-8 3H left

@@ -166,10 +166,15 @@ def test_smart_v1_is_version_1_and_specs_name_an_old_version():
     v1 = np.array(parse_bot("smart:v=1").params)
     v2 = np.array(parse_bot("smart:cut=0:feed_buy=0").params)
     assert (v1 == v2).all()        # version 1 is version 2 with its new behaviours off
-    # rollout's own smart plays as version 1: rollout's play did not change
+    # rollout versions 2 and 3 play over smart version 1 (their games did not change);
+    # version 4 over smart version 2
+    from shanghai_sim.kernels.botparams import BP_CUT, BP_FEED_BUY, BP_RACE
+    for v in (2, 3):
+        rb = np.array(parse_bot(f"rollout:v={v}").params)
+        assert rb[BP_CUT] == 0 and rb[BP_FEED_BUY] == 0 and rb[BP_RACE] == 0
     rb = np.array(parse_bot("rollout").params)
-    from shanghai_sim.kernels.botparams import BP_CUT, BP_FEED_BUY
-    assert rb[BP_CUT] == 0 and rb[BP_FEED_BUY] == 0
+    sm = np.array(parse_bot("smart").params)
+    assert (rb[BP_CUT], rb[BP_FEED_BUY]) == (sm[BP_CUT], sm[BP_FEED_BUY]) and rb[BP_RACE] > 0
 
 
 def test_a_line_up_of_two_versions_of_a_bot_records_both_and_resumes(tmp_path):

@@ -49,6 +49,8 @@ SLOTS = (
     ("BP_FIT", 1, "sampled other hands: best of 1 + min(turns, fit) draws"),
     ("BP_DECL", 1, "sampled other hands: cards declined in the last decl turns are not of use"),
     ("BP_KMAX", 1, "a close call that favours a departure doubles its samples up to this"),
+    ("BP_RACE", 1, "a race: samples doubled until each challenger is told apart, up to this (0: off)"),
+    ("BP_TIE", 1, "race: a challenger that cannot beat smart's choice by this many points drops out"),
     # smart version 2 (kernels.outlook: the chance of going down; 0 = version 1's play)
     ("BP_CUT", 1, "below this chance of going down: shed points, take low upcards, stop buying"),
     ("BP_BUY_EV", 1, "1: a buy must lower the expected points of the hand (kernels.outlook)"),

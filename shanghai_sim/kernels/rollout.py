@@ -37,13 +37,13 @@ import numpy as np
 from .bots import (BUY_AUTO, _buy_policy, _contract_kinds, _def_plus, _mates, _smart_discard,
                    cards_short_nb, greedy_action_nb, smart_action_nb, unseen_counts_nb)
 from .botparams import (BP_BUY, BP_CANDS, BP_DECL, BP_FIT, BP_HAND0, BP_KMAX, BP_MARGIN,
-                        BP_MAXBUYS, BP_POLICY, BP_PRUNE, BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD,
-                        BP_S_DOWN, BP_S_TAKE, BP_UTILITY, BP_WAIT_BLIND, BP_Z, MAX_HAND_PARAMS, NBP)
+                        BP_MAXBUYS, BP_POLICY, BP_PRUNE, BP_RACE, BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD,
+                        BP_S_DOWN, BP_S_TAKE, BP_TIE, BP_UTILITY, BP_WAIT_BLIND, BP_Z, MAX_HAND_PARAMS, NBP)
 from .layout import (DEF_UNKNOWN, G_BUF, G_GD, G_GDJ, G_HANDS, G_HMEMO, G_LD, G_LOG, G_MKEYS, G_MN,
                      G_MSCR, G_MVALS, G_PILE, G_PS, G_REC, G_RNG, G_S, G_SCR, G_STOCK, G_TABLE,
                      G_TCARDS, G_TJOKERS, G_WT, JOKER, NCARDS, NPS, NRF, NRI, NS, NTM, PS_BUYS,
                      PS_DECL0, PS_DEFOK, PS_DOWN, PS_KNOWN0, PS_N, PS_TOTAL, PS_TURNS, P_DECKS,
-                     P_JOKERS, RF_DSQ, RF_OTHER, RF_SELF, RF_SUM, RF_W, RI_CAND, RI_POOL, RNG_BOT0,
+                     P_JOKERS, RF_DSQ, RF_N, RF_OTHER, RF_SELF, RF_SUM, RF_W, RI_CAND, RI_POOL, RNG_BOT0,
                      RNG_DEAL, RNG_SEED, SCR_CAND, SCR_TMP, SCR_UNSEEN, S_ACTOR, S_CGD_AT, S_CHECK,
                      S_GD_AT, S_HALT, S_HAND, S_HANDS_DONE, S_LOG_ON, S_MUST_DOWN, S_NP, S_NT,
                      S_PHASE, S_PILE_N, S_STOCK_N, S_UP, TW, W_RF, W_RI)
@@ -454,6 +454,71 @@ def discard_cands_nb(R, G, p, a0, out, cmax):
     return n
 
 
+@nb.njit(cache=True, _nrt=False, inline="always")
+def paired_nb(RF, i, K):
+    """Candidate i's mean paired difference with the first over K common samples (outcome
+    less the first's: negative is better) and its standard error."""
+    d = (RF[RF_SUM, i] - RF[RF_SUM, 0]) / K
+    se = 0.0
+    if K > 1:
+        var = (RF[RF_DSQ, i] / K - d * d) * K / (K - 1)
+        if var > 0:
+            se = np.sqrt(var / K)
+    return d, se
+
+
+@nb.njit(cache=True, _nrt=False)
+def _swap_cand(W, i, j):
+    cand = W[W_RI][RI_CAND]
+    RF = W[W_RF]
+    x = cand[i]
+    cand[i] = cand[j]
+    cand[j] = x
+    for r in (RF_SUM, RF_DSQ, RF_N):
+        y = RF[r, i]
+        RF[r, i] = RF[r, j]
+        RF[r, j] = y
+
+
+@nb.njit(cache=True, _nrt=False)
+def race_nb(R, G, W, p, bp, n, K, cap):
+    """A race between smart's choice (candidate 0) and the n - 1 challengers: K samples,
+    then, while a challenger is neither told better nor dropped, twice the samples, up to
+    cap. A challenger is dropped once it cannot beat smart's choice by BP_TIE points (its
+    paired mean less BP_Z standard errors is above -tie: it plays no more samples; dropped
+    ones move to the end of the candidates); one is told better when its paired mean is
+    below -BP_MARGIN and below -BP_Z standard errors, and the best of those is chosen. At
+    the cap smart's choice stays. Returns (index chosen, samples of smart's choice), or
+    (-1, 0) if the seat's view did not add up; RF_N holds each candidate's samples."""
+    RF = W[W_RF]
+    z = bp[BP_Z]
+    tie = bp[BP_TIE]
+    na = n
+    k = 0
+    while True:
+        if not search_nb(R, G, W, p, bp, na, k, K):
+            return -1, 0
+        for i in range(na):
+            RF[RF_N, i] = K
+        k = K
+        best = 0
+        bd = 0.0
+        i = 1
+        while i < na:
+            d, se = paired_nb(RF, i, K)
+            if d - z * se > -tie:
+                na -= 1
+                _swap_cand(W, i, na)
+                continue
+            if d < -bp[BP_MARGIN] and d + z * se < 0 and d < bd:
+                best = i
+                bd = d
+            i += 1
+        if best > 0 or na == 1 or 2 * K > cap:
+            return best, K
+        K = 2 * K
+
+
 @nb.njit(cache=True, _nrt=False)
 def rollout_action_nb(R, G, W, p, bp):
     """The rollout bot's action for seat p (the seat to act)."""
@@ -496,38 +561,40 @@ def rollout_action_nb(R, G, W, p, bp):
             dec = DEC_DISCARD
     if n < 2:
         return a0
-    # The best other candidate replaces smart's choice (the first) only when its paired
-    # mean difference is below -margin and below -z standard errors: between near equals
-    # the sampling noise would otherwise pick at random where smart's rule knows better.
-    # A close call (the best other candidate ahead on the mean, not by enough) doubles the
-    # samples, up to BP_KMAX: the budget goes where a departure is in doubt.
     RF = W[W_RF]
     K = max(int(bp[BP_ROLLOUTS]), 1)
-    kmax = max(int(bp[BP_KMAX]), K)
-    k = 0
-    best = 0
-    while True:
-        if not search_nb(R, G, W, p, bp, n, k, K):
+    if bp[BP_RACE] > 0:
+        best, K = race_nb(R, G, W, p, bp, n, K, max(int(bp[BP_RACE]), K))
+        if best < 0:
             return a0
-        k = K
-        best = 1
-        for i in range(2, n):
-            if RF[RF_SUM, i] < RF[RF_SUM, best]:
-                best = i
-        d = (RF[RF_SUM, best] - RF[RF_SUM, 0]) / K
-        se = 0.0
-        if K > 1:
-            var = (RF[RF_DSQ, best] / K - d * d) * K / (K - 1)
-            if var > 0:
-                se = np.sqrt(var / K)
-        if d < -bp[BP_MARGIN] and d + bp[BP_Z] * se < 0:
-            break
-        if d >= 0 or 2 * K > kmax:
-            best = 0
-            break
-        K = 2 * K
+    else:
+        # The best other candidate replaces smart's choice (the first) only when its paired
+        # mean difference is below -margin and below -z standard errors: between near equals
+        # the sampling noise would otherwise pick at random where smart's rule knows better.
+        # A close call (the best other candidate ahead on the mean, not by enough) doubles the
+        # samples, up to BP_KMAX: the budget goes where a departure is in doubt.
+        kmax = max(int(bp[BP_KMAX]), K)
+        k = 0
+        best = 0
+        while True:
+            if not search_nb(R, G, W, p, bp, n, k, K):
+                return a0
+            k = K
+            best = 1
+            for i in range(2, n):
+                if RF[RF_SUM, i] < RF[RF_SUM, best]:
+                    best = i
+            d, se = paired_nb(RF, best, K)
+            if d < -bp[BP_MARGIN] and d + bp[BP_Z] * se < 0:
+                break
+            if d >= 0 or 2 * K > kmax:
+                best = 0
+                break
+            K = 2 * K
+        for i in range(n):
+            RF[RF_N, i] = K
     for i in range(n):
-        RF[RF_SUM, i] /= K
+        RF[RF_SUM, i] /= RF[RF_N, i]
     if S[S_LOG_ON] != 0:
         b = ev_nb(G, EV_SEARCH, SEARCH_CANDIDATES + 2 * n)
         LOG = G[G_LOG]
