@@ -4,7 +4,7 @@ For each contract N of the `shanghai` and `contract` presets (4 players), the
 focal player either never buys in that hand (`buyN=never`), buys by its own
 judgement (the baseline: no knob), or buys whenever it may (`buyN=always`).
 The focal player and its three opponents play the same bot: one experiment per
-opponent level (`--levels`, default greedy, smart and rollout:rollouts=8 capped at
+opponent level (`--levels`, default greedy, smart and rollout:rollouts=8:race=0 (8 samples a decision) capped at
 100 deals per contract, `SPEC@N`: hand-level only, about two hours of 2 cores).
 
 - Hand-level experiments (`--hand N`: only hand N is played, about ten times
@@ -27,7 +27,7 @@ import sys
 
 import analyses_common as C
 
-DEFAULT_LEVELS = "greedy,smart,rollout:rollouts=8@100"
+DEFAULT_LEVELS = "greedy,smart,rollout:rollouts=8:race=0@100"   # a fixed budget of 8 samples
 ARMS = (("never", "never buys in hand N"), ("always", "buys whenever it may in hand N"))
 
 
@@ -252,7 +252,7 @@ def report(a, levels, caps, presets, hands, df, var, dg, gbase, times, study):
           + "".join(f" Level `{lv}`: at most {c:,} deals per contract (a slow bot: the n its compute allows), "
                     "hand-level only (no whole games)." for lv, c in caps.items() if c)
           + ("" if any(lv.startswith("rollout") for lv in levels) else
-             " No rollout level here: add one with e.g. `--levels greedy,smart,rollout:rollouts=8@100`."),
+             " No rollout level here: add one with e.g. `--levels greedy,smart,rollout:rollouts=8:race=0@100`."),
           "- Arms, per contract N: the baseline (the bot's own buying, no knob), `buyN=never` and `buyN=always`.",
           f"- Hand-level experiments (`shanghai_sim.experiment`, `hand=N`: only hand N is played), duplicate "
           f"seating (each deal once with the focal player in each seat), common random numbers, job seed "

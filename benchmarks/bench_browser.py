@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from _common import Benchmark, spread, table  # noqa: E402
 
-GAME = dict(rules="shanghai", players=4, seed=42, bots="rollout:rollouts=8,smart,smart,smart")
+GAME = dict(rules="shanghai", players=4, seed=42, bots="rollout:rollouts=8:race=0,smart,smart,smart")
 
 STEPS = """
 const key = arguments[0], max = arguments[1], out = [];
@@ -160,7 +160,7 @@ BENCHMARK = Benchmark(
     name="browser", order=120, measure=measure, chart=chart,
     title="The replay page in a browser",
     how=(
-        "`shanghai-sim replay --seed 42 --bots rollout:rollouts=8,smart,smart,smart --html` "
+        "`shanghai-sim replay --seed 42 --bots rollout:rollouts=8:race=0,smart,smart,smart --html` "
         "(a 4-player game of `shanghai`, every event with the search bot's reasoning) opened "
         "in headless Chromium (Debian's `chromium` with `chromium-driver`, driven by selenium as "
         "the browser tests drive it). *Load*: navigation start to the end of the load event "

@@ -3,7 +3,7 @@
     python benchmarks/bench_playouts.py [--reps 5] [--decisions 200] [--k 16]
 
 Seat 0's first ``decisions`` searched decisions in games of four smart bots (``shanghai``,
-seeds 1, 2, ...), each searched by ``rollout:rollouts=K:policy=P``; the time is the bot's
+seeds 1, 2, ...), each searched by ``rollout:rollouts=K:race=0:policy=P`` (a fixed budget); the time is the bot's
 whole decision (smart's own choice, the candidates, sampling and the playouts), and a
 playout is one candidate played to the end of the hand on one sample. Each rep measures
 every policy once, in turn, so a shared machine's drift falls on all of them alike; the
@@ -28,7 +28,7 @@ def playout_rate(policy: str, k: int, decisions: int, seed: int = 1) -> dict:
     """Search the first ``decisions`` searched decisions of seat 0 (games of 4 smart bots)."""
     from shanghai_sim.game import Game
     from shanghai_sim.kernels import layout as L
-    spec = f"rollout:rollouts={k}:policy={policy}"
+    spec = f"rollout:rollouts={k}:race=0:policy={policy}"     # a fixed budget of k samples
     n_dec = n_play = 0
     secs = 0.0
     game = 0
@@ -125,7 +125,7 @@ BENCHMARK = Benchmark(
     title="The rollout bot's playouts",
     how=(
         "Seat 0's first searched decisions in games of four smart bots (`shanghai`), each searched "
-        "with K samples and each playout policy (`rollout:rollouts=K:policy=P`); a decision's time "
+        "with K samples and each playout policy (`rollout:rollouts=K:race=0:policy=P`); a decision's time "
         "is all of the bot's work on it, and a playout is one candidate played to the end of the "
         "hand on one sample. The policies take turns within each rep, so a shared machine's drift "
         "falls on all of them. `python benchmarks/bench_playouts.py` runs it alone."),

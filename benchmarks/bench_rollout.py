@@ -4,8 +4,8 @@
 - Strength: one `rollout` against three `smart`, 4 players, every deal played with the
   rollout bot in each of the four seats (`shanghai-sim tournament`, seed 1): win share per
   seat held (par 0.25) with its 95% CI over deals, and points per game against smart.
-- Budget curve: the same at several budgets K (rollouts=K, the other parameters at their
-  defaults), same deals, with games per minute; the default budget's point is the
+- Budget curve: the same at several fixed budgets K (rollouts=K:race=0, the other parameters
+  at their defaults), same deals, with games per minute; the default budget's point is the
   `shanghai` strength row.
 
     python benchmarks/run_all.py --only rollout [--quick]
@@ -54,7 +54,7 @@ def measure(deals: int = 200, presets=("shanghai", "contract"), budgets=(4, 8, 1
     say = progress or (lambda s: None)
     curve = []
     for k in budgets:
-        spec = parse_bot(f"rollout:rollouts={k}").name
+        spec = parse_bot(f"rollout:rollouts={k}:race=0").name      # a fixed budget
         n = curve_deals.get(k, deals)
         say(f"  {spec},smart,smart,smart, shanghai, {n:,} deals")
         curve.append(_tournament(spec, "shanghai", n, seed, threads))
@@ -159,10 +159,10 @@ BENCHMARK = Benchmark(
         "full": dict(deals=100, budgets=(4, 8, 16, 32, 64),
                      curve_deals={4: 160, 8: 160, 16: 100, 32: 50}),
         # small search budgets: the quick run stays within 5 minutes on 2 cores (the budget
-        # curve to the default rollouts=64 is the full run's)
-        "quick": dict(deals=12, budgets=(2, 4, 8), default="rollout:rollouts=8",
+        # curve to 64 samples and the default race are the full run's)
+        "quick": dict(deals=12, budgets=(2, 4, 8), default="rollout:rollouts=4:race=16",
                       presets=("shanghai",)),
         "tiny": dict(deals=2, presets=("shanghai",), budgets=(2,),
-                     default="rollout:rollouts=2:candidates=2"),
+                     default="rollout:rollouts=2:race=0:candidates=2"),
     },
 )

@@ -52,15 +52,16 @@ def test_buying_capped_levels_and_the_budget_check(tmp_path, analysis):
     with rollouts doubled get the 'does doubling change the answer' section."""
     out = tmp_path / "buying"
     rc = analysis("buying").main(["--games", "6", "--game-deals", "2", "--hands", "1", "--presets", "shanghai",
-                                 "--levels", "greedy,rollout:rollouts=2@3,rollout:rollouts=4@2", "--out", str(out),
+                                 "--levels", "greedy,rollout:rollouts=2:race=0@3,rollout:rollouts=4:race=0@2", "--out", str(out),
                                  "--quiet"])
     assert rc == 0
     eff = pd.read_csv(out / "hand_points_effects.csv")
-    assert dict(eff.groupby("level").deals.max()) == {"greedy": 6, "rollout:rollouts=2": 3, "rollout:rollouts=4": 2}
+    assert dict(eff.groupby("level").deals.max()) == {"greedy": 6, "rollout:rollouts=2:race=0": 3,
+                                                       "rollout:rollouts=4:race=0": 2}
     assert set(pd.read_csv(out / "game_effects.csv").level) == {"greedy"}      # capped levels: no whole games
     text = (out / "report.md").read_text()
     assert "at most 3 deals per contract" in text and "doubling the search budget" in text
-    bt = pd.read_csv(out / "budget_rollout_rollouts2_vs_rollout_rollouts4.csv")
+    bt = pd.read_csv(out / "budget_rollout_rollouts2_race0_vs_rollout_rollouts4_race0.csv")
     assert len(bt) == 2 and set(bt.arm) == {"never", "always"}
     _pngs_ok(out, 4)
 

@@ -19,7 +19,7 @@ from shanghai_sim.kernels.records import HF_CARDS_LEFT, HF_JOKERS_LEFT
 
 pytestmark = pytest.mark.skipif(missing() is not None, reason=str(missing()))
 
-ROLLOUT = "rollout:rollouts=8,smart,smart,smart"
+ROLLOUT = "rollout:rollouts=8:race=0,smart,smart,smart"
 SHORT = ('contracts=["set3 set3", "run4 run4"]',)       # a two-hand game for the quick play test
 
 
