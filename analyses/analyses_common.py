@@ -308,11 +308,80 @@ def effect_columns(effects, vr: bool = True) -> dict:
     return row
 
 
-def report_head(title: str) -> list[str]:
-    """A report's first lines: its question, the command that reproduces it, the versions, and
-    the heading of its design."""
-    return [f"# {title}", "", f"Command: `{command_line()}`  ", f"Environment: {environment()}", "",
-            "## Design", ""]
+def report_head(title: str, facts: list[tuple[str, object, int]] = ()) -> list[str]:
+    """A report's first lines: its question, the command that reproduces it, the versions, what
+    the rules settle before any game is played (``rules_facts(facts)``: (label, rules, players)
+    per table), and the heading of its design."""
+    return ([f"# {title}", "", f"Command: `{command_line()}`  ", f"Environment: {environment()}", ""]
+            + rules_facts(facts) + ["## Design", ""])
+
+
+def preset_facts(presets, players=(4,)) -> list[tuple[str, object, int]]:
+    """``report_head``'s ``facts`` for rules presets (or rules files) at these player counts."""
+    from shanghai_sim.rules import load_rules
+    return [(p, load_rules(p), n) for p in presets for n in players]
+
+
+def hands_without_buys(preset, hands=None, players: int = 4) -> list[int]:
+    """The hands (of ``hands``, default all) of a preset in which a player who never buys cannot
+    go down (``facts.hand_facts``: the cards needed exceed the cards held)."""
+    from shanghai_sim.facts import hand_facts
+    from shanghai_sim.rules import load_rules
+    return [f.hand for f in hand_facts(load_rules(preset), players)
+            if f.buys_needed != 0 and (hands is None or f.hand in hands)]
+
+
+def buys_words(n: int | None) -> str:
+    return "impossible" if n is None else str(n)
+
+
+def rules_facts(tables: list[tuple[str, object, int]]) -> list[str]:
+    """The report section "What the rules settle": per (label, rules, players), each hand's
+    contract, the cards it needs against the cards a player holds, and the buys that make up the
+    difference, from ``shanghai_sim.facts.hand_facts`` (the function the rules' own checks
+    use), then in words the hands a player who never buys cannot go down in, and those where it
+    goes down only by going out in the same turn. Tables that say the same thing (the player
+    counts of one preset, where only the shoe changes) are merged under one label."""
+    if not tables:
+        return []
+    import pandas as pd
+    from shanghai_sim.facts import hand_facts
+    groups: dict[str, tuple[list[str], pd.DataFrame, list]] = {}
+    for label, rules, players in tables:
+        facts = hand_facts(rules, players)
+        df = pd.DataFrame([{"hand": f.hand, "contract": f.contract, "dealt": f.deal,
+                            "cards to go down": f.cards_to_go_down, "held without a buy": f.holds,
+                            "buys to go down": buys_words(f.buys_needed),
+                            "cards to go down and play on": f.cards_to_stay_in,
+                            "buys to go down and play on": buys_words(f.buys_to_stay_in),
+                            "shoe can make it": "yes" if f.jokers_needed is not None else "no"}
+                           for f in facts])
+        key = df.to_csv(index=False)
+        groups.setdefault(key, ([], df, facts))[0].append(
+            label if label.endswith("players") else f"{label}, {players} players")
+    L = ["## What the rules settle (before any game is played)", "",
+         "From the rules alone (`shanghai_sim.facts.hand_facts`, the function behind the rules' own "
+         "check that every contract can be met; docs/rules.md §3): the cards a contract needs to go "
+         "down (its melds at their least, plus the discard a turn owes where going out takes one) and "
+         "to go down and play on (one card discarded, one kept), against the most a player holds in a "
+         "turn without buying (the deal and the draw), and the buys (each the upcard and its penalty "
+         "cards) that close the gap. No simulated number depends on the bots here.", ""]
+    for labels, df, facts in groups.values():
+        never = [f.hand for f in facts if f.buys_needed != 0]
+        out_only = [f.hand for f in facts if f.buys_needed == 0 and f.buys_to_stay_in != 0]
+        words = []
+        if never:
+            words.append(f"a player who never buys **cannot go down** in hand{'s' * (len(never) > 1)} "
+                         f"{', '.join(map(str, never))}: never buying there gives the hand up, so its cost "
+                         "is what the bot loses with a hand it cannot make, not a choice between two ways to "
+                         "play it (true by construction; *when* and *how often* to buy are the questions "
+                         "the rules leave open)")
+        if out_only:
+            words.append(f"in hand{'s' * (len(out_only) > 1)} {', '.join(map(str, out_only))} a player who "
+                         "never buys can go down only by going out in the same turn")
+        text = "; ".join(words) if words else "every contract can be gone down without a buy"
+        L += [f"**{'; '.join(labels)}.** {text[0].upper()}{text[1:]}.", "", table_md(df), ""]
+    return L
 
 
 def environment() -> str:

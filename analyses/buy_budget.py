@@ -115,7 +115,7 @@ def report(a, levels, presets, df, st):
     import pandas as pd
     v = df[df.arm != "baseline"]
     clock, out = st.clock, st.out
-    L = C.report_head("How many buys per hand are worth using?") + [
+    L = C.report_head("How many buys per hand are worth using?", C.preset_facts(presets)) + [
          "- Per contract N: the baseline is the bot's own buying with no cap but the rules' (3 buys a hand; "
          "4 in hands 9-10 of both presets); each variant caps the focal player at k buys in hand N "
          "(`maxbuysN=k`, k from 0 to the limit - 1). `maxbuysN=0` is never buying in hand N.",

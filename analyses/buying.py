@@ -4,8 +4,10 @@ For each contract N of the `shanghai` and `contract` presets (4 players), the
 focal player either never buys in that hand (`buyN=never`), buys by its own
 judgement (the baseline: no knob), or buys whenever it may (`buyN=always`).
 The focal player and its three opponents play the same bot: one experiment per
-opponent level (`--levels`, default greedy, smart and rollout:rollouts=8:race=0 (8 samples a decision) capped at
-100 deals per contract, `SPEC@N`: hand-level only, about two hours of 2 cores).
+opponent level (`--levels`, default greedy and smart, about 15 minutes on 2 cores). A
+search level is an option: `rollout:rollouts=8:race=0@100` (8 samples a decision, capped
+at 100 deals per contract with `SPEC@N`, hand-level only) took 201 minutes of play with
+rollout version 2 (analyses/README.md, compute).
 
 - Hand-level experiments (`--hand N`: only hand N is played, about ten times
   cheaper) give the effect on that hand's points, run in rounds until the CI
@@ -15,8 +17,8 @@ opponent level (`--levels`, default greedy, smart and rollout:rollouts=8:race=0 
   (never/always in each hand N). Hands other than N are played identically in
   both arms (common random numbers) and cancel exactly; the script checks that.
 
-    python analyses/buying.py                       # the committed default run
-    python analyses/buying.py --levels greedy,smart   # the first two levels, in minutes
+    python analyses/buying.py                       # the committed default run (greedy, smart)
+    python analyses/buying.py --levels greedy,smart,rollout:rollouts=8:race=0@100   # + a search level, hours
     python analyses/buying.py --levels greedy --presets contract --hands 8 --games 400
 """
 
@@ -27,7 +29,7 @@ import sys
 
 import analyses_common as C
 
-DEFAULT_LEVELS = "greedy,smart,rollout:rollouts=8:race=0@100"   # a fixed budget of 8 samples
+DEFAULT_LEVELS = "greedy,smart"
 ARMS = (("never", "never buys in hand N"), ("always", "buys whenever it may in hand N"))
 
 
@@ -246,7 +248,7 @@ def budget_table(var, lo, hi):
 def report(a, levels, caps, presets, hands, df, var, dg, gbase, times, study):
     import pandas as pd
     clock, out = study.clock, study.out
-    L = C.report_head("Is buying worth it, contract by contract?")
+    L = C.report_head("Is buying worth it, contract by contract?", C.preset_facts(presets))
     L += [f"- 4 players; rules presets {', '.join(presets)} (docs/rules.md); contracts {a.hands}.",
           f"- Opponent levels: {', '.join(levels)} (focal player and opponents play the same bot)."
           + "".join(f" Level `{lv}`: at most {c:,} deals per contract (a slow bot: the n its compute allows), "
@@ -284,6 +286,15 @@ def report(a, levels, caps, presets, hands, df, var, dg, gbase, times, study):
                      f"Always buying is worse than its own judgement in {lst(alw, 'worse')}; better in "
                      f"{lst(alw, 'better')}; cannot tell in "
                      f"{', '.join(str(int(h)) for h in alw[alw.verdict == 'cannot tell'].hand) or 'none'}.")
+    for p in presets:
+        forced = C.hands_without_buys(p, hands)
+        if forced:
+            L.append(f"- **{p}: what never buying means in hands {', '.join(map(str, forced))}.** There a player "
+                     "who never buys cannot go down at all (What the rules settle, above), so `buyN=never` gives the "
+                     "hand up and its cost is that of a hand the bot cannot make, played as the bot plays it (one "
+                     "that sheds its high cards loses less). The choices the rules leave open are how many buys "
+                     "to use (`analyses/buy_budget.py`) and when in the hand to buy, which these arms do not "
+                     "measure.")
     L += ["", "Points are the focal player's points in hand N, variant minus its own buying (lower wins; "
           "+10 means the variant costs 10 points in that hand), mean [95% CI].", ""]
     if len(levels) > 1:

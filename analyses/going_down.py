@@ -125,7 +125,7 @@ def chart(df, levels, presets, a, path):
 
 def report(a, levels, presets, df, da, st):
     clock = st.clock
-    L = C.report_head("Go down at once, or wait to go out blind?") + [
+    L = C.report_head("Go down at once, or wait to go out blind?", C.preset_facts(presets)) + [
          "- Baseline: the bot goes down as soon as it can. Variant: `wait_blind=true`, it goes down only when it "
          "can go out on the same turn. One change, the focal player only; the 3 opponents play the same level's bot "
          "with its default.",

@@ -48,13 +48,7 @@ GAME_RANGE = (-500, 6000)       # histogram of game totals
 def play(level, preset, label, opts, a, data):
     """One plain run of the preset with ``opts`` changed; returns (location, rules, players)."""
     from shanghai_sim import runner
-    from shanghai_sim.rules import load_rules, overrides
-    opts = dict(opts)
-    players = opts.pop("players", None)
-    rules = load_rules(preset)
-    if opts:
-        rules = overrides(rules, opts, where=label).replace(name=f"{preset} ({label})")
-    players = players or rules.players
+    rules, players = variant_rules(preset, label, opts)
     loc = os.path.join(data, f"{preset}-{level}-{label}".replace("=", "").replace(" ", "_"))
     job = runner.Job(rules=rules, players=players, bots=(level,), games=a.games, seed=a.seed, threads=a.threads,
                      out=loc, detail="hands")
@@ -90,6 +84,17 @@ def measure(loc, rules, players, n):
         ghist += np.bincount(np.clip(t["points"].to_numpy().astype(np.int64), glo, ghi) - glo,
                              minlength=ghi - glo + 1)
     return {k: v.reshape(n, H) for k, v in acc.items()}, hist, ghist
+
+
+def variant_rules(preset, label, opts):
+    """The rules of a variant (the preset with ``opts`` changed) and its player count."""
+    from shanghai_sim.rules import load_rules, overrides
+    opts = dict(opts)
+    players = opts.pop("players", None)
+    rules = load_rules(preset)
+    if opts:
+        rules = overrides(rules, opts, where=label).replace(name=f"{preset} ({label})")
+    return rules, players or rules.players
 
 
 def same_as_preset(base, opts) -> bool:
@@ -253,7 +258,9 @@ def chart_points(df, level, presets, a, path):
 
 
 def report(a, levels, presets, df, dg, dr, st):
-    L = C.report_head("How do the rules options change the game?") + [
+    facts = [(f"{p} {label}", *variant_rules(p, label, opts)) for p in presets
+             for _, label, opts in variants(levels[0], p)]
+    L = C.report_head("How do the rules options change the game?", facts) + [
          f"- One plain run per variant, {', '.join(levels)} in every seat, {a.games:,} games each, job seed {a.seed} "
          "(the same game seeds in every run; a changed rule changes the deals, so runs are compared as levels, not "
          "paired). Variants change one option of the preset: " + "; ".join(f"{v[1]}" for v in VARIANTS) + " (a "

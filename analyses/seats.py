@@ -179,7 +179,7 @@ def chart(df, level, a, path):
 
 
 def report(a, levels, presets, counts, df, dr, st):
-    L = C.report_head("What is a seat worth?") + [
+    L = C.report_head("What is a seat worth?", C.preset_facts(presets, counts)) + [
          f"- Plain runs (`shanghai_sim.runner`), the same bot in every seat ({', '.join(levels)}), rules presets "
          f"{', '.join(presets)}, {', '.join(map(str, counts))} players; {a.games:,} games each, job seed {a.seed} "
          "(game seeds `game_seed_nb(seed, g)`). The first dealer comes from the seed; the deal moves one seat left "

@@ -34,6 +34,13 @@ class HandFacts:
     holds_with_buys  the most with every buy: holds + buys_allowed x (1 + buy_penalty)
     buys_needed      the fewest buys that bring a player to ``cards_to_go_down``
                      (0: none; ``None``: not even every buy allowed does)
+    cards_to_stay_in cards a player must hold to go down and still play on: ``cards_needed``,
+                     the discard the turn owes and one card kept (a discard may not empty the
+                     hand under ``go_out = no_discard``, and does end it by going out under
+                     ``discard_required``), so with fewer a player goes down only by going out
+                     in the same turn
+    buys_to_stay_in  the fewest buys that bring a player to ``cards_to_stay_in`` (as
+                     ``buys_needed``)
     """
     hand: int
     contract: str
@@ -45,6 +52,8 @@ class HandFacts:
     buys_allowed: int
     holds_with_buys: int
     buys_needed: int | None
+    cards_to_stay_in: int
+    buys_to_stay_in: int | None
 
     @property
     def meetable(self) -> bool:
@@ -93,16 +102,16 @@ def hand_facts(rules, players: int | None = None) -> list[HandFacts]:
         buys = rules.buys_per_hand[i]
         per_buy = 1 + rules.buy_penalty
         with_buys = holds + buys * per_buy
-        to_go_down = need + owed
-        if to_go_down <= holds:
-            b_needed: int | None = 0
-        elif to_go_down <= with_buys:
-            b_needed = -(-(to_go_down - holds) // per_buy)
-        else:
-            b_needed = None
+        to_go_down, to_stay_in = need + owed, need + 2
+
+        def buys_for(cards: int) -> int | None:
+            if cards <= holds:
+                return 0
+            return -(-(cards - holds) // per_buy) if cards <= with_buys else None
+
         out.append(HandFacts(i + 1, str(c), c.deal, need, to_go_down,
                              _jokers_needed(melds, decks, jokers, caps), holds, buys, with_buys,
-                             b_needed))
+                             buys_for(to_go_down), to_stay_in, buys_for(to_stay_in)))
     return out
 
 
