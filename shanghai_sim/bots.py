@@ -25,7 +25,7 @@ from .kernels.bots import (BOT_GREEDY, BOT_RANDOM, BOT_ROLLOUT, BOT_SMART, BUY_A
                            BUY_NEVER, BUY_USEFUL)
 from .kernels.botparams import (BP_BUY, BP_BUY_DMAX, BP_BUY_EV, BP_BUY_SHORT, BP_BUY_STOCK, BP_CANDS, BP_CUT, BP_DECL,
                                 BP_DUMP, BP_FEED, BP_FEED_BUY, BP_FEED_DOWN, BP_FIT, BP_HAND0, BP_HORIZON, BP_KMAX, BP_LATE,
-                                BP_MARGIN, BP_MAXBUYS, BP_MAXBUYS0, BP_OUTS, BP_PACE, BP_PARTNER, BP_POINTS,
+                                BP_MARGIN, BP_MAXBUYS, BP_MAXBUYS0, BP_OUTS, BP_OWED, BP_PACE, BP_PARTNER, BP_POINTS,
                                 BP_POLICY, BP_PRUNE, BP_RACE, BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD,
                                 BP_S_DOWN, BP_S_TAKE, BP_TIE, BP_UTILITY, BP_WAIT_BLIND, BP_Z,
                                 MAX_HAND_PARAMS, NBP)
@@ -213,7 +213,8 @@ _SMART_WEIGHTS = (
              "or less (buys drain the stock; 0: no such rule)", lo=0, hi=999),
 )
 
-# smart version 2's (kernels.outlook): off, each plays as version 1 (docs/bots.md, "Version 2")
+# smart version 2's (kernels.outlook): off, each plays as version 1 (docs/bots.md, "Version 2"); and
+# version 3's owed (off: version 2)
 _SMART_V2 = (
     BotParam("cut", "float", BP_CUT, 0.01,
              "below this chance of going down this hand (live outs, cards and buys it can still "
@@ -229,8 +230,14 @@ _SMART_V2 = (
              "turns a seat expects in a hand while nobody is down", lo=1, hi=99),
     BotParam("pace", "float", BP_PACE, 1.5,
              "turns a down opponent takes per card it holds to go out", lo=0.1, hi=20),
+    # version 3
+    BotParam("owed", "bool", BP_OWED, 1,
+             "counts the discard a turn owes (go_out = discard_required) among the cards it "
+             "needs to go down, when it asks whether the cards and buys it can still get rule "
+             "the contract out (off: version 2, one card short under `contract`)"),
 )
-_V1_SETTINGS = (("cut", "0"), ("buy_ev", "false"), ("feed_buy", "0"))
+_V2_SETTINGS = (("owed", "false"),)
+_V1_SETTINGS = (("cut", "0"), ("buy_ev", "false"), ("feed_buy", "0")) + _V2_SETTINGS
 
 
 # rollout's budget and switches (kernels.rollout); defaults from benchmarks/bench_rollout.py
@@ -310,7 +317,11 @@ BOTS: dict[str, BotInfo] = {b.name: b for b in (
                         "player; buys by card count", _V1_SETTINGS),
              BotVersion(2, "knows when it cannot go down (the cards and buys it can still get, "
                         "live outs, turns left) and then sheds its points; does not feed a "
-                        "player who may buy the discard"))),
+                        "player who may buy the discard", _V2_SETTINGS),
+             BotVersion(3, "counts the discard a turn owes under go_out = discard_required "
+                        "(`contract`) among the cards to go down: version 2 kept buying for a "
+                        "card count one short of going down; the same play under no_discard "
+                        "(`shanghai`)"))),
     BotInfo("rollout", BOT_ROLLOUT,
             "determinized Monte Carlo search over smart (docs/rollout.md): at the upcard, buy, "
             "discard and going-down decisions it samples the cards it has not seen (consistent "
@@ -327,7 +338,8 @@ BOTS: dict[str, BotInfo] = {b.name: b for b in (
                         "smart version 1", _ROLLOUT_V3 + (("rollouts", "64"),)),
              BotVersion(4, "over smart version 2 (base play and playouts); a race: 16 samples "
                         "where the choice is clear, doubled up to 256 where a challenger is close "
-                        "(docs/rollout.md)"))),
+                        "(docs/rollout.md)", _V2_SETTINGS),
+             BotVersion(5, "over smart version 3 (the same play under `shanghai`)"))),
 )}
 
 

@@ -116,6 +116,26 @@ def test_buying_never_in_a_contract_of_13_cards_sheds_from_the_first_turn():
     assert can_hold_contract_nb(g2.R, g2.G, g2.to_act, parse_bot("smart").array())
 
 
+def test_under_discard_required_the_discard_a_turn_owes_counts():
+    # contract's hand 9 (set3 set3 set3 run5): 14 cards and, since every turn ends with a
+    # discard, 15 to go down (facts.hand_facts); a buy brings 2 cards (penalty 1). With one
+    # buy allowed a seat holds at most 11 + 1 + 2 = 14: version 3 knows it cannot go down,
+    # version 2 counted 14 as enough. Two buys reach 16. Under shanghai's no_discard the
+    # same 14 cards are enough, so versions 2 and 3 agree there.
+    from shanghai_sim.facts import hand_facts
+    rc = replace(load_rules("contract"), contracts=(Contract(parse_contract("set3 set3 set3 run5"), 11),),
+                 buys_per_hand=(4,))
+    f = hand_facts(rc, 4)[0]
+    assert (f.cards_to_go_down, f.buys_needed) == (15, 2)
+    rs = replace(load_rules("shanghai"), contracts=rc.contracts, buys_per_hand=(4,), buy_penalty=1)
+    for rules, spec, can in ((rc, "smart:maxbuys=1", False), (rc, "smart:v=2:maxbuys=1", True),
+                             (rc, "smart:maxbuys=2", True), (rs, "smart:maxbuys=1", True),
+                             (rs, "smart:v=2:maxbuys=1", True)):
+        g = Game(rules=rules, players=4, seed=5, bots=spec)
+        assert g.phase != "play"                    # before the first draw: the draw counts
+        assert bool(can_hold_contract_nb(g.R, g.G, g.to_act, parse_bot(spec).array())) is can, (rules.name, spec)
+
+
 def _buy_position(stock: str, passes: int):
     """Seat a + 2 (not the next player) is offered 7S with two buys made. Its hand meets
     set3 run10 with five cards short (three kings, 2S-6S: 7S-JS are missing); 7S lowers
@@ -159,22 +179,25 @@ def test_no_discard_a_visible_collector_can_take_when_a_neutral_card_exists():
 
 def test_smart_v1_is_version_1_and_specs_name_an_old_version():
     assert parse_bot("smart").name == "smart"          # the newest version
-    assert parse_bot("smart:v=2").name == "smart"
+    assert parse_bot("smart:v=3").name == "smart"
+    assert parse_bot("smart:v=2").name == "smart:v=2"
     assert parse_bot("smart:v=1").name == "smart:v=1"
     assert parse_bot("smart:v=1:cut=0.01").name == "smart:v=1:cut=0.01"
     assert parse_bot("smart:cut=0").name == "smart:cut=0"
     v1 = np.array(parse_bot("smart:v=1").params)
-    v2 = np.array(parse_bot("smart:cut=0:feed_buy=0").params)
-    assert (v1 == v2).all()        # version 1 is version 2 with its new behaviours off
+    v2 = np.array(parse_bot("smart:cut=0:feed_buy=0:owed=false").params)
+    assert (v1 == v2).all()        # version 1 is version 3 with the new behaviours off
+    assert (np.array(parse_bot("smart:v=2").params) == np.array(parse_bot("smart:owed=false").params)).all()
     # rollout versions 2 and 3 play over smart version 1 (their games did not change);
-    # version 4 over smart version 2
-    from shanghai_sim.kernels.botparams import BP_CUT, BP_FEED_BUY, BP_RACE
+    # version 4 over smart version 2, version 5 over smart version 3
+    from shanghai_sim.kernels.botparams import BP_CUT, BP_FEED_BUY, BP_OWED, BP_RACE
     for v in (2, 3):
         rb = np.array(parse_bot(f"rollout:v={v}").params)
         assert rb[BP_CUT] == 0 and rb[BP_FEED_BUY] == 0 and rb[BP_RACE] == 0
     rb = np.array(parse_bot("rollout").params)
     sm = np.array(parse_bot("smart").params)
     assert (rb[BP_CUT], rb[BP_FEED_BUY]) == (sm[BP_CUT], sm[BP_FEED_BUY]) and rb[BP_RACE] > 0
+    assert rb[BP_OWED] == sm[BP_OWED] == 1 and np.array(parse_bot("rollout:v=4").params)[BP_OWED] == 0
 
 
 def test_a_line_up_of_two_versions_of_a_bot_records_both_and_resumes(tmp_path):
@@ -190,6 +213,6 @@ def test_a_line_up_of_two_versions_of_a_bot_records_both_and_resumes(tmp_path):
     r = CliRunner().invoke(cli, args + ["--deals", "2"])
     assert r.exit_code == 0, r.output
     m = json.loads((out / "manifest.json").read_text())
-    assert m["bots"]["versions"] == {"smart": [1, 2]}
+    assert m["bots"]["versions"] == {"smart": [1, 3]}
     r = CliRunner().invoke(cli, args + ["--deals", "4", "--resume"])
     assert r.exit_code == 0, r.output

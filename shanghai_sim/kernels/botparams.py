@@ -57,6 +57,8 @@ SLOTS = (
     ("BP_FEED_BUY", 1, "a discard next to cards a player who may buy it took"),
     ("BP_HORIZON", 1, "turns a seat expects in a hand while nobody is down"),
     ("BP_PACE", 1, "turns a down opponent takes per card it holds to go out"),
+    # smart version 3
+    ("BP_OWED", 1, "1: the cards to go down include the discard a turn owes (discard_required)"),
 )
 
 

@@ -17,10 +17,11 @@ import math
 import numba as nb
 import numpy as np
 
-from .botparams import (BP_BUY, BP_HAND0, BP_HORIZON, BP_MAXBUYS, BP_MAXBUYS0, BP_PACE,
+from .botparams import (BP_BUY, BP_HAND0, BP_HORIZON, BP_MAXBUYS, BP_MAXBUYS0, BP_OWED, BP_PACE,
                         MAX_HAND_PARAMS)
 from .handmemo import def_in_nb
-from .layout import (G_HANDS, G_PILE, G_PS, G_S, G_SCR, G_TABLE, G_TCARDS, GO_NO_DISCARD, JOKER,
+from .layout import (G_HANDS, G_PILE, G_PS, G_S, G_SCR, G_TABLE, G_TCARDS, GO_DISCARD_REQUIRED,
+                     GO_NO_DISCARD, JOKER,
                      NCARDS, NRANKS, PS_BUYS, PS_DOWN, PS_KNOWN0, PS_N, PS_TURNS, P_BUY_PENALTY,
                      P_DECKS, P_GO_OUT, P_JOKERS, P_MAX_STOCK_PASSES, R_BUYS, R_MELD_KIND,
                      R_MELD_SIZE, R_N_MELDS, R_PARAMS, RUN, SCR_UNSEEN, S_ACTOR, S_HAND, S_NP,
@@ -178,15 +179,21 @@ def buys_left_nb(R, G, p, bp):
 
 @nb.njit(cache=True, _nrt=False, inline="always")
 def can_hold_contract_nb(R, G, p, bp):
-    """Whether seat p can still hold the contract's cards at one moment of its own turn:
-    its hand, the turn's draw if it has not drawn, and every buy it has left with its
-    penalty cards. False means it cannot go down this hand, whatever comes."""
+    """Whether seat p can still hold the cards to go down at one moment of its own turn
+    (``facts.HandFacts.cards_to_go_down``: the contract's cards, and with BP_OWED the discard
+    the turn owes under go_out = discard_required): its hand, the turn's draw if it has not
+    drawn, and every buy it has left with its penalty cards. False means it cannot go down
+    this hand, whatever comes. (Without BP_OWED, smart version 2, the discard is left out,
+    so under discard_required it chases one card count it can never reach.)"""
     S = G[G_S]
     n = G[G_PS][p, PS_N]
     if not (S[S_PHASE] == PH_PLAY and S[S_ACTOR] == p):
         n += 1
     n += buys_left_nb(R, G, p, bp) * (1 + R[R_PARAMS][P_BUY_PENALTY])
-    return n >= contract_cards_nb(R, G)
+    need = contract_cards_nb(R, G)
+    if bp[BP_OWED] != 0 and R[R_PARAMS][P_GO_OUT] == GO_DISCARD_REQUIRED:
+        need += 1
+    return n >= need
 
 
 @nb.njit(cache=True, _nrt=False)
