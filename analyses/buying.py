@@ -289,7 +289,8 @@ def report(a, levels, caps, presets, hands, df, var, dg, gbase, times, study):
     for p in presets:
         forced = C.hands_without_buys(p, hands)
         if forced:
-            L.append(f"- **{p}: what never buying means in hands {', '.join(map(str, forced))}.** There a player "
+            L.append(f"- **{p}: what never buying means in hand{'s' * (len(forced) > 1)} "
+                     f"{', '.join(map(str, forced))}.** There a player "
                      "who never buys cannot go down at all (What the rules settle, above), so `buyN=never` gives the "
                      "hand up and its cost is that of a hand the bot cannot make, played as the bot plays it (one "
                      "that sheds its high cards loses less). The choices the rules leave open are how many buys "

@@ -37,6 +37,11 @@ def test_buying_tiny(tmp_path, analysis):
     assert rc == 0
     text = (out / "report.md").read_text()
     assert "Holm" in text and "rollout" in text and "n deals" in text
+    # what the rules settle comes before any simulated number, from facts.hand_facts
+    head = text.split("## Design")[0]
+    assert "## What the rules settle" in head and "**cannot go down** in hands 7, 8, 9, 10" in head
+    assert "| 8 | set3 run10 | 11 | 14 | 12 | 1 | 15 | 2 | yes |" in head
+    assert "**contract: what never buying means in hand 8.**" in text
     eff = pd.read_csv(out / "hand_points_effects.csv")
     assert set(eff.arm) == {"never", "always"} and (eff.deals == 8).all()
     assert (eff.points_lo <= eff.points_mean).all() and (eff.points_mean <= eff.points_hi).all()

@@ -183,11 +183,17 @@ def test_hand_facts_state_the_squeeze_of_docs_rules_3():
     # "from hand 8 on, a player who never buys cannot go down at all"
     assert [f.hand for f in sh if f.buys_needed] == [8, 9, 10]
     assert [f.holds_with_buys for f in sh] == [21] * 8 + [24, 24]
+    # "without buys, hand 6 can only be gone down together with going out, and hand 7 only by
+    # going out at once with all twelve": to play on after going down takes two more cards
+    assert [f.hand for f in sh if f.buys_needed == 0 and f.buys_to_stay_in] == [6, 7]
+    assert [f.cards_to_stay_in - f.cards_needed for f in sh] == [2] * 10
     # contract: a discard is always owed; "not at all from hand 7 on" without buys
     ct = hand_facts(preset("contract"))
     assert [f.cards_to_go_down for f in ct] == [7, 8, 9, 10, 11, 12, 13, 14, 15, 16]
     assert [f.hand for f in ct if f.buys_needed] == [7, 8, 9, 10]
     assert [f.buys_needed for f in ct][6:] == [1, 1, 2, 2]           # 1 + buy_penalty 1 = 2 cards a buy
+    # "can go down in hand 6 only by discarding the last card"
+    assert [f.hand for f in ct if f.buys_needed == 0 and f.buys_to_stay_in] == [6]
     # progressive: each hand deals one card more than the contract needs
     pg = hand_facts(preset("progressive"))
     assert [f.deal for f in pg] == [10, 11, 12, 13, 13, 14, 15, 16, 17]
