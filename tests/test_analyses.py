@@ -199,3 +199,50 @@ def test_runs_after_the_benchmarks_helpers_are_imported(analysis, bench):
     """benchmarks/ has its own _common on sys.path; the analyses' helpers must not collide with it."""
     assert hasattr(bench("_common"), "spread")            # benchmarks' helpers, as tests/test_benchmarks.py uses them
     assert hasattr(analysis("buying").C, "parser")
+
+
+def test_when_to_buy_tiny(tmp_path, analysis):
+    """Every buy decision of four smart is valued (K and 2K samples), tabulated by situation,
+    charted and reported; valuing a point leaves the game as smart plays it."""
+    w = analysis("when_to_buy")
+    out = tmp_path / "wtb"
+    rc = w.main(["--games", "2", "--presets", "contract", "--samples", "2", "--out", str(out), "--quiet"])
+    assert rc == 0
+    pts = pd.read_csv(out / "decisions.csv")
+    cl = pd.read_csv(out / "cells.csv")
+    assert len(pts) > 20 and set(pts.deal) == {0, 1} and (pts.samples == 2).all()
+    assert (pts.buys_left > 0).all() and (pts.def_after >= pts.def_before - 1).all()
+    assert (pts.lowers == (pts.def_after < pts.def_before)).all()
+    assert cl.n.sum() == len(pts) and set(cl.verdict) <= {"buy", "pass", "cannot tell"}
+    ok = cl.value_lo.notna()
+    assert ((cl.value_lo <= cl.value_mean) & (cl.value_mean <= cl.value_hi))[ok].all()
+    assert ((cl.verdict == "buy") == (cl.value_hi < 0)).all()
+    text = (out / "report.md").read_text()
+    assert text.index("## What the rules settle") < text.index("## Design") < text.index("## Answer")
+    _pngs_ok(out, 1)
+    # the same deals played without valuing anything: the same decisions, the same choices
+    import numpy as np
+    from shanghai_sim.game import Game
+    from shanghai_sim.kernels import layout as L
+    from shanghai_sim.kernels.rng import game_seed_nb
+    seen = []
+    for k in (0, 1):
+        g = Game(rules=w.one_hand_rules("contract", 8), players=4,
+                 seed=int(game_seed_nb(np.uint64(1), np.uint64(k))), bots="smart")
+        while not g.over:
+            p = g.to_act
+            ask = g.phase == "buy" and any(x.kind == "buy" for x in g.legal_actions())
+            turn = int(g.G[L.G_PS][p, L.PS_TURNS])
+            a = g.step()
+            if ask:
+                seen.append((k, p, turn, a.card, a.kind == "buy"))
+    assert seen == list(zip(pts.deal, pts.seat, pts.turn, pts.upcard, pts.smart_buys))
+
+
+def test_a_cluster_ci_counts_deals_not_points(analysis):
+    w = analysis("when_to_buy")
+    # two deals, each with many equal points: the CI is over 2 clusters, not 200 points
+    m, lo, hi = w.cluster_ci([1.0] * 100 + [3.0] * 100, [0] * 100 + [1] * 100)
+    assert m == 2.0 and hi - lo > 10
+    m, lo, hi = w.cluster_ci([1.0, 3.0] * 50, list(range(100)))
+    assert m == 2.0 and 0 < hi - lo < 0.5

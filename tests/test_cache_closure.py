@@ -56,7 +56,7 @@ def test_editing_bots_changes_the_key_of_the_modules_that_reach_it_only(tmp_path
     edited = cache.module_hashes(_copied_sources(tmp_path, edit="bots.py"))
     changed = {stem for stem, h in edited.items() if h != cache.MODULE_HASHES[stem]}
     assert changed == {stem for stem, clo in cache.closures().items() if "bots" in clo}
-    assert changed == {"bots", "dispatch", "engine", "rollout"}
+    assert changed == {"bots", "dispatch", "engine", "evaluate", "rollout"}
     # the same sources elsewhere: the same keys (a wheel and a checkout share the cache)
     (tmp_path / "again").mkdir()
     assert cache.module_hashes(_copied_sources(tmp_path / "again")) == cache.MODULE_HASHES

@@ -1,0 +1,266 @@
+"""When to buy? The value of buying against passing at real buy decisions, by situation
+(issue #31, item 3: the question a player asks once "is buying worth it" is settled)
+
+Games of four `smart` bots play one hand (hand N of the preset, `--hands`). At every buy
+decision (a seat asked whether it buys the upcard, with a buy left) the search's evaluator
+(`rollout`'s: `kernels.evaluate.buy_value_nb`) plays the hand out from that point, once
+with the seat passing and once buying, on the same samples of what the seat cannot see
+(common random numbers; every seat played by smart in the playouts), and the paired mean
+difference of the seat's points at the hand's end is the value of buying there (< 0: buying
+is better). Then the game goes on as smart plays it, so the decision points are the ones
+smart's own games reach.
+
+The points are tabulated by situation: the seat's deficiency before the upcard, whether the
+upcard lowers it, and the buys it has made this hand. Per cell: the mean value with a 95% CI
+over the deals (decision points of one deal are correlated, so the deal is the cluster), and
+*buy*, *pass* or *cannot tell*. Every point is evaluated on K samples and on 2K (the first K
+and K more); a cell's K is enough when doubling moves its mean by less than its CI half-width.
+
+    python analyses/when_to_buy.py                              # shanghai and contract hand 8
+    python analyses/when_to_buy.py --presets contract --hands 10 --games 40 --samples 32
+
+Not built yet: a smart that buys by the chart, checked against smart's own buying (the issue's
+last step).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import replace
+
+import analyses_common as C
+
+PLAYER = "smart"          # every seat of the games, and the playouts' bot
+EVALUATOR = "rollout"     # the evaluator's sampling of the unseen cards (its fit, decl) and weights
+DEF_CAP = 6               # deficiencies from this up share a column
+
+
+def one_hand_rules(preset, n):
+    """The preset with only hand n (its contract, deal and buy limit): a hand-level game."""
+    from shanghai_sim.rules import load_rules
+    r = load_rules(preset)
+    return replace(r, contracts=(r.contracts[n - 1],), buys_per_hand=(r.buys_per_hand[n - 1],))
+
+
+def collect(preset, n, a, say) -> list[dict]:
+    """Play ``a.games`` one-hand games of four smart (deal k: seed ``game_seed_nb(a.seed, k)``)
+    and evaluate every buy decision; one row per decision."""
+    import numpy as np
+    from shanghai_sim.bots import parse_bot
+    from shanghai_sim.game import Game
+    from shanghai_sim.hand import deficiency_batch
+    from shanghai_sim.kernels import layout as L
+    from shanghai_sim.kernels.evaluate import buy_value_nb
+    from shanghai_sim.kernels.rng import game_seed_nb
+    rules = one_hand_rules(preset, n)
+    bp = parse_bot(EVALUATOR).array()
+    K = a.samples
+    rows = []
+    for k in range(a.games):
+        g = Game(rules=rules, players=4, seed=int(game_seed_nb(np.uint64(a.seed), np.uint64(k))), bots=PLAYER)
+        W = g.workspace()
+        while not g.over:
+            p = g.to_act
+            row = None
+            if g.phase == "buy" and any(x.kind == "buy" for x in g.legal_actions()):
+                S, PS = g.G[L.G_S], g.G[L.G_PS]
+                up = int(S[L.S_UP])
+                hand = g.G[L.G_HANDS][p].astype(np.int64)
+                both = np.stack([hand, hand]).copy()
+                both[1, up] += 1
+                d0, d1 = (int(x) for x in deficiency_batch(both, 1, rules, shoe=False))
+                rng = g.G[L.G_RNG][L.RNG_BOT0 + p].copy()
+                est = []
+                for k0, k1 in ((0, K), (K, 2 * K)):
+                    if not buy_value_nb(g.R, g.G, W, np.int64(p), bp, np.int64(k0), np.int64(k1)):
+                        break
+                    RF = W[L.W_RF]
+                    d = (RF[L.RF_SUM, 1] - RF[L.RF_SUM, 0]) / k1
+                    var = (RF[L.RF_DSQ, 1] / k1 - d * d) * k1 / (k1 - 1)
+                    est.append((float(d), float(np.sqrt(max(var, 0.0) / k1))))
+                g.G[L.G_RNG][L.RNG_BOT0 + p] = rng
+                if len(est) == 2:
+                    row = {"preset": preset, "hand": n, "deal": k, "seat": int(p),
+                           "turn": int(PS[p, L.PS_TURNS]), "upcard": g.view(p)["upcard"],
+                           "def_before": d0, "def_after": d1, "lowers": d1 < d0,
+                           "buys_used": int(PS[p, L.PS_BUYS]),
+                           "buys_left": int(g.R[L.R_BUYS][0] - PS[p, L.PS_BUYS]),
+                           "cards": int(PS[p, L.PS_N]), "stock": int(S[L.S_STOCK_N]),
+                           "passes": int(S[L.S_PASSES]),
+                           "opponent_down": bool(any(PS[q, L.PS_DOWN] for q in range(4) if q != p)),
+                           "samples": K, "value_k": est[0][0], "se_k": est[0][1],
+                           "value_2k": est[1][0], "se_2k": est[1][1]}
+            act = g.step()
+            if row is not None:
+                row["smart_buys"] = act.kind == "buy"
+                rows.append(row)
+        if (k + 1) % 10 == 0:
+            say(f"{preset} hand {n}: {k + 1} deals, {len(rows)} decisions")
+    return rows
+
+
+def cluster_ci(values, clusters):
+    """Mean of ``values`` with a 95% CI that treats each cluster (a deal) as one unit:
+    the ratio estimator's standard error over clusters, Student t on clusters - 1."""
+    import numpy as np
+    from shanghai_sim.stats import t_quantile
+    v = np.asarray(values, float)
+    c = np.asarray(clusters)
+    ids, inv = np.unique(c, return_inverse=True)
+    G = len(ids)
+    m = v.mean()
+    if G < 2:
+        return m, float("nan"), float("nan")
+    sums = np.bincount(inv, weights=v - m)
+    se = np.sqrt(G / (G - 1) * (sums ** 2).sum()) / len(v)
+    h = t_quantile(0.95, G - 1) * se
+    return m, m - h, m + h
+
+
+def cells(df):
+    """One row per (preset, hand, lowers, deficiency before, buys used) cell."""
+    import pandas as pd
+    out = []
+    df = df.assign(def_col=df.def_before.clip(upper=DEF_CAP))
+    for key, d in df.groupby(["preset", "hand", "lowers", "def_col", "buys_used"], sort=True):
+        m, lo, hi = cluster_ci(d.value_2k, d.deal)
+        mk, _, _ = cluster_ci(d.value_k, d.deal)
+        hw = (hi - lo) / 2
+        verdict = "cannot tell" if not (hi < 0 or lo > 0) else ("buy" if hi < 0 else "pass")
+        out.append({"preset": key[0], "hand": key[1], "lowers": key[2], "def_before": int(key[3]),
+                    "buys_used": key[4], "n": len(d), "deals": d.deal.nunique(),
+                    "value_mean": m, "value_lo": lo, "value_hi": hi, "verdict": verdict,
+                    "value_mean_k": mk, "doubling_moves": abs(m - mk),
+                    "k_enough": bool(abs(m - mk) < hw) if hw == hw else False,
+                    "smart_buys_share": float(d.smart_buys.mean())})
+    return pd.DataFrame(out)
+
+
+def chart(cl, preset, n, a, path):
+    import numpy as np
+    plt = C.pyplot()
+    from matplotlib.colors import TwoSlopeNorm
+    d = cl[(cl.preset == preset) & (cl.hand == n)]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.6), squeeze=False)
+    lim = max(1.0, float(np.nanmax(np.abs(d.value_mean)))) if len(d) else 1.0
+    norm = TwoSlopeNorm(vmin=-lim, vcenter=0, vmax=lim)
+    im = None
+    for ax, lowers in zip(axes[0], (True, False)):
+        x = d[d.lowers == lowers]
+        defs = list(range(0, DEF_CAP + 1))
+        buys = sorted(cl.buys_used.unique())
+        grid = np.full((len(buys), len(defs)), np.nan)
+        for r in x.itertuples():
+            grid[buys.index(r.buys_used), defs.index(r.def_before)] = r.value_mean
+        im = ax.imshow(grid, cmap="RdBu_r", norm=norm, origin="lower", aspect="auto")
+        for r in x.itertuples():
+            word = {"buy": "BUY", "pass": "pass", "cannot tell": "?"}[r.verdict]
+            ax.text(defs.index(r.def_before), buys.index(r.buys_used),
+                    f"{word}\n{r.value_mean:+.1f}\nn={r.n}", ha="center", va="center", fontsize=7)
+        ax.set_xticks(range(len(defs)))
+        ax.set_xticklabels([str(v) if v < DEF_CAP else f"{DEF_CAP}+" for v in defs])
+        ax.set_yticks(range(len(buys)))
+        ax.set_yticklabels([str(b) for b in buys])
+        ax.set_xlabel("the seat's deficiency before the upcard (cards short of the contract)")
+        ax.set_ylabel("buys it has made this hand")
+        ax.set_title("the upcard lowers its deficiency" if lowers else "the upcard does not lower it")
+    fig.subplots_adjust(left=0.07, right=0.84, bottom=0.2, top=0.86, wspace=0.25)
+    cb = fig.colorbar(im, cax=fig.add_axes((0.87, 0.2, 0.015, 0.66)))
+    cb.set_label("value of buying, points at the hand's end\n(buy - pass; < 0 (blue): buying is better)")
+    from shanghai_sim.rules import load_rules
+    fig.suptitle(f"When does buying pay? {preset} hand {n} ({load_rules(preset).contracts[n - 1]}): "
+                 "buy, pass or cannot tell, by situation", fontsize=10)
+    C.caption(fig, f"Decision points: every buy decision ({int(d.n.sum()):,}) in {a.games} one-hand games of four {PLAYER} (seed "
+                   f"{a.seed}); each valued by the search's evaluator ({EVALUATOR}'s sampling, {PLAYER} playouts) "
+                   f"on {2 * a.samples} common samples, buy against pass. Cell: mean over its n points; BUY/pass "
+                   "where the 95% CI over deals excludes 0, ? where it does not. Empty: no such decision.")
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def main(argv=None) -> int:
+    ap = C.parser("when_to_buy", __doc__, games=100, games_help="one-hand games per contract")
+    ap.add_argument("--presets", default="shanghai,contract")
+    ap.add_argument("--hands", default="8", help="contracts, e.g. 8 or 8,10 (default 8)")
+    ap.add_argument("--samples", type=int, default=16,
+                    help="K: samples per decision point (each point is also valued on 2K; default 16)")
+    a = ap.parse_args(argv)
+    if not 2 <= a.samples <= 1024:
+        ap.error(f"--samples {a.samples}: give 2 to 1024")
+    return C.main_guard(lambda: run(a))
+
+
+def run(a) -> int:
+    import pandas as pd
+    st = C.Study(a, hands=True)
+    pts = []
+    for p in st.presets:
+        for n in st.hands:
+            with st.clock.step(f"{p} hand {n}"):
+                rows = collect(p, n, a, st.say)
+            st.say(f"{p} hand {n}: {a.games} deals, {len(rows)} decisions, {st.clock.steps[-1][1]:.0f} s")
+            pts += rows
+    df = pd.DataFrame(pts)
+    df.to_csv(st.out / "decisions.csv", index=False)
+    cl = cells(df)
+    cl.to_csv(st.out / "cells.csv", index=False)
+    for p in st.presets:
+        for n in st.hands:
+            st.chart(f"when_to_buy_{p}_{n}.png", lambda path: chart(cl, p, n, a, path))
+    report(a, st, df, cl)
+    return st.done()
+
+
+def report(a, st, df, cl):
+    L = C.report_head("When does buying pay?", C.preset_facts(st.presets))
+    L += [f"- One-hand games (hand {', '.join(map(str, st.hands))} of the preset: its contract, deal and buy "
+          f"limit) of four `{PLAYER}` (version as in the environment line), {a.games} deals per contract, deal k "
+          f"seeded `game_seed_nb({a.seed}, k)`.",
+          "- Decision points: every buy decision (a seat asked whether it buys the upcard, a buy left); "
+          "the game then goes on as smart plays it.",
+          f"- Value of buying at a point: the search's evaluator (`kernels.evaluate.buy_value_nb`, {EVALUATOR}'s "
+          f"sampling of the unseen cards, {PLAYER} in every seat of the playouts) plays the hand out passing and "
+          f"buying on the same {a.samples} samples, then on {a.samples} more; the paired mean difference of the "
+          "seat's points at the hand's end (buy - pass; < 0: buying is better).",
+          "- Cells: the seat's deficiency before the upcard (docs/rules.md §6; "
+          f"{DEF_CAP}+ together), whether the upcard lowers it, buys made this hand. Per cell the mean over its "
+          "points with a 95% CI that treats the deal as the unit (points of one deal are correlated: a "
+          "cluster-robust standard error, Student t over the deals in the cell); *buy* / *pass* where the CI "
+          "excludes 0, else *cannot tell*. No multiplicity adjustment: the chart is a map, each cell read on "
+          "its own; its check (a smart that follows it, against its own buying) is not built yet.",
+          f"- Budget: a cell's K = {a.samples} samples are enough when the mean on 2K moves by less than the CI "
+          "half-width.", "", "## Answer", ""]
+    for (p, n), d in sorted(cl.groupby(["preset", "hand"], sort=False),
+                            key=lambda x: (st.presets.index(x[0][0]), x[0][1])):
+        x = df[(df.preset == p) & (df.hand == n)]
+        def lst(v):
+            s = d[d.verdict == v]
+            return "; ".join(f"deficiency {r.def_before}{'+' if r.def_before == DEF_CAP else ''}, "
+                             f"{'lowers' if r.lowers else 'does not lower'}, {r.buys_used} buys made "
+                             f"({C.fmt_ci(r.value_mean, r.value_lo, r.value_hi)}, n = {r.n})"
+                             for r in s.itertuples()) or "none"
+        agree = ((x.value_2k < 0) == x.smart_buys).mean()
+        L += [f"- **{p}, hand {n}** ({len(x):,} decision points in {x.deal.nunique()} deals; smart bought at "
+              f"{x.smart_buys.mean():.1%} of them). Buying pays: {lst('buy')}. Passing pays: {lst('pass')}. "
+              f"Cells that cannot tell: {int((d.verdict == 'cannot tell').sum())} of {len(d)}. K enough in "
+              f"{int(d.k_enough.sum())} of {len(d)} cells (the cells where it is not need more samples). "
+              f"Smart's own choice has the sign of the point's value at {agree:.1%} of the points.", ""]
+    for c in st.charts:
+        L += [f"![{c}]({c})", ""]
+    L += ["## Every cell", "", "value: buy - pass, points at the hand's end, mean [95% CI over deals]; "
+          "moves: |mean on 2K - mean on K|.", "",
+          C.table_md(cl.assign(value=[C.fmt_ci(m, lo, hi) for m, lo, hi in zip(cl.value_mean, cl.value_lo, cl.value_hi)])
+                     [["preset", "hand", "lowers", "def_before", "buys_used", "n", "deals", "value", "verdict",
+                       "doubling_moves", "k_enough", "smart_buys_share"]]), "",
+          "## Compute budget", "",
+          f"Compute: {st.clock.total / 60:.1f} min wall on this machine ({os.cpu_count()} cores, one used: the games "
+          "are played step by step in Python, the playouts in compiled code). Per contract: "
+          + "; ".join(f"{name} {s:.0f} s" for name, s in st.clock.steps) + ".", "",
+          "Files: decisions.csv (every point: situation, smart's choice, the value on K and 2K samples with its "
+          "standard error), cells.csv.", ""]
+    st.write_report(L)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
