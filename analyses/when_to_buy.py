@@ -19,8 +19,11 @@ and K more); a cell's K is enough when doubling moves its mean by less than its 
     python analyses/when_to_buy.py                              # shanghai and contract hand 8
     python analyses/when_to_buy.py --presets contract --hands 10 --games 40 --samples 32
 
-Not built yet: a smart that buys by the chart, checked against smart's own buying (the issue's
-last step).
+The check: the chart read as smart's one buying threshold (`buy_dmax`: the highest deficiency
+at which a card that lowers it is a *buy* once a buy is made) plays a paired hand-level
+experiment against smart's own buying on other deals (`--check-seed`, `--check-deals`). It is a
+reading of one column of the chart, not the whole chart: the rest (the first buy at a high
+deficiency, passing on cards that do not help) would need a bot that reads the table.
 """
 
 from __future__ import annotations
@@ -179,12 +182,38 @@ def chart(cl, preset, n, a, path):
     plt.close(fig)
 
 
+def chart_dmax(cl, preset, n):
+    """The chart read as smart's ``buy_dmax``: the highest deficiency at which a card that
+    lowers it is a *buy* cell once a buy is made (None if there is none)."""
+    x = cl[(cl.preset == preset) & (cl.hand == n) & cl.lowers & (cl.verdict == "buy") & (cl.buys_used >= 1)]
+    return int(x.def_before.max()) if len(x) else None
+
+
+def check(preset, n, dmax, a, folder):
+    """Smart buying by the chart's threshold against smart's own buying: a hand-level paired
+    experiment (duplicate seating, common random numbers) on ``a.check_deals`` deals of seed
+    ``a.check_seed`` (other deals than the chart's)."""
+    from shanghai_sim.experiment import Arm, Experiment, run_experiment
+    spec = f"{PLAYER}:buy_dmax={dmax}"
+    exp = Experiment(baseline=PLAYER, opponents=PLAYER, rules=preset, players=4, seed=a.check_seed,
+                     variants=(Arm("chart", spec),), threads=a.threads, hand=n, games=a.check_deals)
+    res = run_experiment(exp, str(folder), resume=True, progress=None)
+    arm = res.arms[1]
+    return {"preset": preset, "hand": n, "spec": spec, "deals": res.games, "seed": a.check_seed,
+            "no_winner_hands_own": res.arms[0].no_winner_hands, "no_winner_hands_chart": arm.no_winner_hands,
+            "hands_played": arm.hands_played, **C.effect_columns(arm.effects)}
+
+
 def main(argv=None) -> int:
     ap = C.parser("when_to_buy", __doc__, games=100, games_help="one-hand games per contract")
     ap.add_argument("--presets", default="shanghai,contract")
     ap.add_argument("--hands", default="8", help="contracts, e.g. 8 or 8,10 (default 8)")
     ap.add_argument("--samples", type=int, default=16,
                     help="K: samples per decision point (each point is also valued on 2K; default 16)")
+    ap.add_argument("--check-deals", type=int, default=1500,
+                    help="deals of the chart's check, each in 4 seatings (0: no check; default 1500)")
+    ap.add_argument("--check-seed", type=int, default=2,
+                    help="seed of the check's deals (default 2: not the chart's)")
     a = ap.parse_args(argv)
     if not 2 <= a.samples <= 1024:
         ap.error(f"--samples {a.samples}: give 2 to 1024")
@@ -208,11 +237,22 @@ def run(a) -> int:
     for p in st.presets:
         for n in st.hands:
             st.chart(f"when_to_buy_{p}_{n}.png", lambda path: chart(cl, p, n, a, path))
-    report(a, st, df, cl)
+    checks = []
+    for p in st.presets:
+        for n in st.hands:
+            dmax = chart_dmax(cl, p, n)
+            if a.check_deals and dmax is not None:
+                with st.clock.step(f"check {p} hand {n}"):
+                    checks.append(check(p, n, dmax, a, st.data / f"check-{p}-{n}"))
+    ck = pd.DataFrame(checks)
+    if len(ck):
+        ck["points_p_holm"] = C.holm_column(ck.points_p)
+        ck.to_csv(st.out / "check.csv", index=False)
+    report(a, st, df, cl, ck)
     return st.done()
 
 
-def report(a, st, df, cl):
+def report(a, st, df, cl, ck):
     L = C.report_head("When does buying pay?", C.preset_facts(st.presets))
     L += [f"- One-hand games (hand {', '.join(map(str, st.hands))} of the preset: its contract, deal and buy "
           f"limit) of four `{PLAYER}` (version as in the environment line), {a.games} deals per contract, deal k "
@@ -228,7 +268,11 @@ def report(a, st, df, cl):
           "points with a 95% CI that treats the deal as the unit (points of one deal are correlated: a "
           "cluster-robust standard error, Student t over the deals in the cell); *buy* / *pass* where the CI "
           "excludes 0, else *cannot tell*. No multiplicity adjustment: the chart is a map, each cell read on "
-          "its own; its check (a smart that follows it, against its own buying) is not built yet.",
+          "its own.",
+          f"- The check: the chart's `buy_dmax` (the highest deficiency at which a card that lowers it is a *buy* "
+          f"cell once a buy is made) against smart's own buying, a hand-level paired experiment (duplicate "
+          f"seating, common random numbers) on {a.check_deals:,} other deals (seed {a.check_seed}); Holm over "
+          "the contracts checked.",
           f"- Budget: a cell's K = {a.samples} samples are enough when the mean on 2K moves by less than the CI "
           "half-width.", "", "## Answer", ""]
     for (p, n), d in sorted(cl.groupby(["preset", "hand"], sort=False),
@@ -246,6 +290,21 @@ def report(a, st, df, cl):
               f"Cells that cannot tell: {int((d.verdict == 'cannot tell').sum())} of {len(d)}. K enough in "
               f"{int(d.k_enough.sum())} of {len(d)} cells (the cells where it is not need more samples). "
               f"Smart's own choice has the sign of the point's value at {agree:.1%} of the points.", ""]
+    if len(ck):
+        L += ["### The check: smart buying by the chart's threshold", ""]
+        for r in ck.itertuples():
+            ok = r.points_hi < 0
+            L.append(f"- **{r.preset}, hand {r.hand}:** `{r.spec}` against smart's own buying: "
+                     f"{C.fmt_ci(r.points_mean, r.points_lo, r.points_hi)} points in the hand (Holm p "
+                     f"{C.holm_words(r.points_p_holm)}, n = {r.deals:,} deals x 4 seatings); "
+                     + ("better" if ok and r.points_p_holm < 0.05 else
+                        "worse" if r.points_lo > 0 and r.points_p_holm < 0.05 else "cannot tell")
+                     + f". Hands stopped with nobody out: {r.no_winner_hands_own:,} own, "
+                     f"{r.no_winner_hands_chart:,} chart, of {r.hands_played:,}.")
+        L.append("")
+    elif a.check_deals:
+        L += ["### The check", "", "No contract's chart has a *buy* cell for a card that lowers the deficiency "
+              "once a buy is made, so there is no threshold to check.", ""]
     for c in st.charts:
         L += [f"![{c}]({c})", ""]
     L += ["## Every cell", "", "value: buy - pass, points at the hand's end, mean [95% CI over deals]; "
@@ -258,7 +317,8 @@ def report(a, st, df, cl):
           "are played step by step in Python, the playouts in compiled code). Per contract: "
           + "; ".join(f"{name} {s:.0f} s" for name, s in st.clock.steps) + ".", "",
           "Files: decisions.csv (every point: situation, smart's choice, the value on K and 2K samples with its "
-          "standard error), cells.csv.", ""]
+          "standard error), cells.csv, check.csv (the check's effects). Raw datasets of the check: data/ (not "
+          "committed; rerunning rebuilds them).", ""]
     st.write_report(L)
 
 

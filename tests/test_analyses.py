@@ -246,3 +246,16 @@ def test_a_cluster_ci_counts_deals_not_points(analysis):
     assert m == 2.0 and hi - lo > 10
     m, lo, hi = w.cluster_ci([1.0, 3.0] * 50, list(range(100)))
     assert m == 2.0 and 0 < hi - lo < 0.5
+
+
+def test_when_to_buy_reads_its_chart_as_a_threshold_and_checks_it(tmp_path, analysis):
+    w = analysis("when_to_buy")
+    cl = pd.DataFrame({"preset": ["contract"] * 4, "hand": [8] * 4, "lowers": [True, True, True, False],
+                       "verdict": ["buy", "buy", "pass", "buy"], "buys_used": [1, 0, 2, 1],
+                       "def_before": [2, 5, 3, 6]})
+    assert w.chart_dmax(cl, "contract", 8) == 2       # the first buy (0 made) and a card that does not help don't count
+    assert w.chart_dmax(cl, "shanghai", 8) is None
+    a = argparse.Namespace(check_deals=3, check_seed=2, threads=1)
+    row = w.check("contract", 8, 2, a, tmp_path / "check")
+    assert row["spec"] == "smart:buy_dmax=2" and row["deals"] == 3 and row["hand"] == 8
+    assert row["points_lo"] <= row["points_mean"] <= row["points_hi"]
