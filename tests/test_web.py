@@ -268,9 +268,12 @@ def test_serve_command_serves_and_saves_a_stopped_log_on_ctrl_c(tmp_path):
     from pathlib import Path
     exe = Path(sys.executable).with_name("shanghai-sim")
     cli = [str(exe)] if exe.exists() else [sys.executable, "-c", "from shanghai_sim.cli.main import main; main()"]
+    # A shell that starts the tests in the background hands them SIGINT ignored, and a child
+    # keeps it ignored: give the server Ctrl-C as a user's terminal does.
     p = subprocess.Popen(cli + ["serve", "--port", "0",
                           "--seed", "3", "--log", str(log), "--rule", SHORT[0]],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         line = p.stdout.readline()
         assert line.startswith("shanghai-sim serve: seed 3, open http://127.0.0.1:"), line
