@@ -322,15 +322,6 @@ def preset_facts(presets, players=(4,)) -> list[tuple[str, object, int]]:
     return [(p, load_rules(p), n) for p in presets for n in players]
 
 
-def hands_without_buys(preset, hands=None, players: int = 4) -> list[int]:
-    """The hands (of ``hands``, default all) of a preset in which a player who never buys cannot
-    go down (``facts.hand_facts``: the cards needed exceed the cards held)."""
-    from shanghai_sim.facts import hand_facts
-    from shanghai_sim.rules import load_rules
-    return [f.hand for f in hand_facts(load_rules(preset), players)
-            if f.buys_needed != 0 and (hands is None or f.hand in hands)]
-
-
 def buys_words(n: int | None) -> str:
     return "impossible" if n is None else str(n)
 

@@ -287,7 +287,8 @@ def report(a, levels, caps, presets, hands, df, var, dg, gbase, times, study):
                      f"{lst(alw, 'better')}; cannot tell in "
                      f"{', '.join(str(int(h)) for h in alw[alw.verdict == 'cannot tell'].hand) or 'none'}.")
     for p in presets:
-        forced = C.hands_without_buys(p, hands)
+        from shanghai_sim.rules import load_rules
+        forced = [h for h in load_rules(p).hands_needing_buys() if h in hands]
         if forced:
             L.append(f"- **{p}: what never buying means in hand{'s' * (len(forced) > 1)} "
                      f"{', '.join(map(str, forced))}.** There a player "
