@@ -67,7 +67,7 @@ def parser(name: str, doc: str, games: int, seed: int = 1, games_help: str = "de
     ap = Parser(prog=f"analyses/{name}.py", description=doc.split("\n\n")[0],
                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=games, help=f"{games_help} (default {games})")
-    ap.add_argument("--out", default=str(RESULTS / name), help="output folder (default analyses/results/%(prog)s)")
+    ap.add_argument("--out", default=str(RESULTS / name), help=f"output folder (default analyses/results/{name})")
     ap.add_argument("--seed", type=int, default=seed, help=f"job seed (default {seed})")
     ap.add_argument("--threads", type=int, default=None, help="worker threads (default: every core)")
     ap.add_argument("--quiet", action="store_true", help="no progress on stderr")

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import replace
 
 import analyses_common as C
 
@@ -41,9 +40,9 @@ DEF_CAP = 6               # deficiencies from this up share a column
 
 def one_hand_rules(preset, n):
     """The preset with only hand n (its contract, deal and buy limit): a hand-level game."""
+    from shanghai_sim.experiment import one_hand_rules as one
     from shanghai_sim.rules import load_rules
-    r = load_rules(preset)
-    return replace(r, contracts=(r.contracts[n - 1],), buys_per_hand=(r.buys_per_hand[n - 1],))
+    return one(load_rules(preset), n)
 
 
 def collect(preset, n, a, say) -> list[dict]:
