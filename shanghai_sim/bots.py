@@ -25,8 +25,8 @@ from .kernels.bots import (BOT_GREEDY, BOT_RANDOM, BOT_ROLLOUT, BOT_SMART, BUY_A
                            BUY_NEVER, BUY_USEFUL)
 from .kernels.botparams import (BP_BUY, BP_BUY_DMAX, BP_BUY_EV, BP_BUY_SHORT, BP_BUY_STOCK, BP_CANDS, BP_CUT, BP_DECL,
                                 BP_DUMP, BP_FEED, BP_FEED_BUY, BP_FEED_DOWN, BP_FIT, BP_HAND0, BP_HORIZON, BP_KMAX, BP_LATE,
-                                BP_MARGIN, BP_MAXBUYS, BP_MAXBUYS0, BP_OUTS, BP_OWED, BP_PACE, BP_PARTNER, BP_POINTS,
-                                BP_POLICY, BP_PRUNE, BP_RACE, BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD,
+                                BP_MARGIN, BP_MAXBUYS, BP_MAXBUYS0, BP_FISH, BP_OUTS, BP_OWED, BP_PACE, BP_PARTNER, BP_POINTS,
+                                BP_POLICY, BP_PRUNE, BP_RACE, BP_RACE_PLAY, BP_RACE_TAKE, BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD,
                                 BP_S_DOWN, BP_S_TAKE, BP_TIE, BP_UTILITY, BP_WAIT_BLIND, BP_Z,
                                 MAX_HAND_PARAMS, NBP)
 
@@ -96,8 +96,8 @@ class BotParam:
                 x = float("nan")
             if x == x and x >= self.lo and (self.hi is None or x <= self.hi):
                 return x
-        elif (value.isascii() and value.isdigit() and len(value) <= 18 and int(value) >= self.lo
-              and (self.hi is None or int(value) <= self.hi)):
+        elif (value.isascii() and value.removeprefix("-").isdigit() and len(value) <= 18
+              and int(value) >= self.lo and (self.hi is None or int(value) <= self.hi)):
             return float(int(value))        # exact: every int parameter's range lies below 2**53
         raise BotError(f"bad value {value!r} for {key} in {spec!r} (valid: {self._valid()})")
 
@@ -235,6 +235,13 @@ _SMART_V2 = (
              "counts the discard a turn owes (go_out = discard_required) among the cards it "
              "needs to go down, when it asks whether the cards and buys it can still get rule "
              "the contract out (off: version 2, one card short under `contract`)"),
+    # an option, off by default (docs/bots.md, "Fishing")
+    BotParam("fish", "int", BP_FISH, 0,
+             "buys an upcard that does not lower its deficiency, for the penalty cards that come "
+             "with it (more draws towards the contract), while the deficiency is at most this: only "
+             "where a buy brings two or more penalty cards, in a hand whose contract needs more "
+             "cards than the deal and a draw, and never with its last buy (0: never; 99: at any "
+             "deficiency)", lo=0, hi=99),
 )
 _V2_SETTINGS = (("owed", "false"),)
 _V1_SETTINGS = (("cut", "0"), ("buy_ev", "false"), ("feed_buy", "0")) + _V2_SETTINGS
@@ -249,6 +256,12 @@ _ROLLOUT_PARAMS = (
              "a race: while a challenger of smart's choice is neither better by z standard "
              "errors nor unable to beat it by tie points, the samples double, up to race "
              "(0: off, rollouts samples and kmax)", lo=0, hi=4096),
+    BotParam("race_take", "int", BP_RACE_TAKE, -1,
+             "the race's cap at the upcard's take-or-pass, where the search finds least "
+             "(-1: race; 0: no race there)", lo=-1, hi=4096),
+    BotParam("race_play", "int", BP_RACE_PLAY, -1,
+             "the race's cap at the discard and at going down (-1: race; 0: no race there)",
+             lo=-1, hi=4096),
     BotParam("tie", "float", BP_TIE, 2.0,
              "race: a challenger whose paired mean less z standard errors is above -tie points "
              "drops out (it cannot beat smart's choice by tie)", lo=0, hi=1000),

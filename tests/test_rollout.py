@@ -290,6 +290,21 @@ def test_a_close_search_gets_more_samples():
     assert min(used) == 2 and max(used) > 2      # clear calls stop early, close ones sample more
 
 
+def test_each_decision_kind_races_to_its_own_cap():
+    """race_take and race_play cap the race at the upcard's take and at the discard or going
+    down; buys race to race. Unset (-1), every kind races to race: the same searches."""
+    caps = {"take": 2, "buy": 16, "discard": 4, "down": 4}
+    ev, _ = game_events("shanghai", 4, seed=11, bots=f"{RACE}:race_take=2:race_play=4,smart,smart,smart")
+    searches = [e for e in ev if e["event"] == "search"]
+    assert {e["decision"] for e in searches} >= {"take", "buy", "discard"}
+    assert all(e["rollouts"] <= caps[e["decision"]] for e in searches)
+    assert max(e["rollouts"] for e in searches if e["decision"] == "buy") > 4
+    same, _ = game_events("shanghai", 4, seed=11, bots=f"{RACE}:race_take=-1:race_play=-1,smart,smart,smart")
+    plain, _ = game_events("shanghai", 4, seed=11, bots=f"{RACE},smart,smart,smart")
+    assert same == plain
+    assert parse_bot(f"{RACE}:race_take=-1").name == parse_bot(RACE).name
+
+
 def test_equal_across_threads():
     """The batch runner's shards on 1 and on 2 threads give the same records."""
     from shanghai_sim.bots import parse_bots

@@ -216,3 +216,35 @@ def test_a_line_up_of_two_versions_of_a_bot_records_both_and_resumes(tmp_path):
     assert m["bots"]["versions"] == {"smart": [1, 3]}
     r = CliRunner().invoke(cli, args + ["--deals", "4", "--resume"])
     assert r.exit_code == 0, r.output
+
+
+def _fish_position(buys_made: int = 2, **rules_kw):
+    """Seat a + 2 (not the next player) is offered 2H with ``buys_made`` buys made, in a
+    hand of set3 set3 set3 run5 (14 cards: more than the deal of 11 and a draw), four buys
+    allowed. Its 17 cards are two short (a nine, and 6S or AS); 2H lowers nothing."""
+    kw = {"buys_per_hand": (4,)} | rules_kw
+    r = replace(one_hand("set3 set3 set3 run5"), **kw)
+    hand = "KC KS KH 4D 4C 4H 9C 9D 2S 3S 4S 5S 7H 8C TD JH QD"
+    g, a = position(r, {2: hand}, upcard="2H", stock="QC QS 8D 4C 4D 9C 9D 3H 3S 7C 7D TC")
+    b = (a + 2) % 4
+    g.G[L.G_PS][b, L.PS_BUYS] = buys_made
+    g.S[L.S_PHASE] = K.PH_BUY
+    g.S[L.S_ACTOR] = b
+    g.S[L.S_CUR] = (a + 1) % 4
+    g.S[L.S_UP_FROM] = a
+    from shanghai_sim.kernels.handmemo import def_of_nb
+    assert def_of_nb(g.R, g.G, g.G[L.G_HANDS][b]) == 2
+    return g
+
+
+def test_fishing_buys_a_card_that_lowers_nothing_for_its_penalty_cards():
+    # smart's default (fish=0) buys only a card that lowers the deficiency here
+    assert _fish_position().bot_action("smart").kind == "pass"
+    assert _fish_position().bot_action("smart:fish=99").kind == "buy"
+    assert _fish_position().bot_action("smart:fish=2").kind == "buy"
+    assert _fish_position().bot_action("smart:fish=1").kind == "pass"     # two short: above 1
+    # never with the last buy, never for one penalty card, never where no buy is forced
+    assert _fish_position(buys_made=3).bot_action("smart:fish=99").kind == "pass"
+    assert _fish_position(buy_penalty=1).bot_action("smart:fish=99").kind == "pass"
+    g = _fish_position(contracts=(Contract(parse_contract("set3 set3 set3 run5"), 13),))
+    assert g.bot_action("smart:fish=99").kind == "pass"

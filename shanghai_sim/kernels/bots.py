@@ -19,7 +19,7 @@ import numpy as np
 from .layout import (G_BUF, G_GD, G_HANDS, G_PS, G_RNG, G_S, G_SCR, G_TABLE,
                      G_TCARDS, JOKER, M_CARDS, M_N, NCARDS, NRANKS, PS_BUYS, PS_DOWN, PS_KNOWN0, PS_N, PS_TOOK, P_MAX_STOCK_PASSES, P_BUY_PENALTY, P_DECKS, P_DOWN_MAY_BUY, P_GO_OUT, P_INITIAL_EXACT,
                      P_JOKERS, P_JOKER_SWAP, P_SET_JOKER_CARD, RNG_BOT0, RUN, R_JOKER_CAP,
-                     R_BUYS, R_N_MELDS, R_PARAMS, R_POINTS, SCR_CAND, SCR_TMP,
+                     R_BUYS, R_DEAL, R_N_MELDS, R_PARAMS, R_POINTS, SCR_CAND, SCR_TMP,
                      SCR_UNSEEN, SWAP_ANYONE, S_ACTOR, S_HAND, S_MUST_DOWN, S_NP, S_NT, S_PHASE,
                      S_PASSES, S_STOCK_N, S_UP, TM_HI, TM_KEY, TM_KIND, TM_LO, TM_N, TM_NJ)
 from .melds import popcount
@@ -32,12 +32,12 @@ from .play import layoff_list_nb, legal_list_nb
 from .table import card_layable_nb, do_swap_nb, fit_mask_nb, layable_nb, undo_swap_nb
 from .turn import discard_now_nb, layoff_allowed_now_nb, swap_legal_nb
 from .state import def_restore_nb, def_saved_nb
-from .botparams import (BP_BUY_DMAX, BP_BUY_EV, BP_BUY_SHORT, BP_BUY_STOCK, BP_CUT,
+from .botparams import (BP_BUY_DMAX, BP_BUY_EV, BP_BUY_SHORT, BP_BUY_STOCK, BP_CUT, BP_FISH,
                         BP_DUMP, BP_FEED, BP_FEED_BUY, BP_FEED_DOWN, BP_LATE, BP_OUTS,
                         BP_PARTNER, BP_POINTS, BP_WAIT_BLIND)
 from .rng import randint_nb
 from .outlook import (RANKMATES, SUITMATES, buys_left_nb, buys_used_up_nb, buy_policy_nb,  # noqa: F401
-                      can_hold_contract_nb, cards_short_nb, contract_kinds_nb, down_chance_nb,
+                      can_hold_contract_nb, cards_short_nb, contract_cards_nb, contract_kinds_nb, down_chance_nb,
                       live_outs_nb, mates_nb, may_come_nb, outs_needed_nb, turns_left_nb, unseen_counts_nb)
 
 # the names the rollout bot and older code use (kernels.outlook holds them now)
@@ -603,6 +603,8 @@ def _smart_buy(R, G, p, bp):
     ok = False
     if d1 < d0:
         ok = short > 0 or d0 <= dmax
+    elif d0 <= bp[BP_FISH] and _fishing(R, G, p, bp):
+        ok = True
     elif short > 0 and d0 <= dshort and up < JOKER:
         has_set, has_run = _contract_kinds(R, G)
         Hp = G[G_HANDS][p]
@@ -614,6 +616,18 @@ def _smart_buy(R, G, p, bp):
     if ok and (bp[BP_BUY_EV] != 0 or bp[BP_CUT] > 0):
         return _buy_pays(R, G, p, bp, d0, d1)
     return ok
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _fishing(R, G, p, bp):
+    """smart's fishing (BP_FISH, off by default): whether a buy of a card that does not lower the deficiency is worth its
+    penalty cards (more draws towards the contract): only when a buy brings more draws than
+    the one card it takes (a penalty of two or more), in a hand whose contract needs more
+    cards than the deal and a draw (a buy is forced there anyway), and never with the last
+    buy the seat has (docs/bots.md, "Fishing")."""
+    return (R[R_PARAMS][P_BUY_PENALTY] >= 2
+            and contract_cards_nb(R, G) > R[R_DEAL][G[G_S][S_HAND]] + 1
+            and buys_left_nb(R, G, p, bp) >= 2)
 
 
 @nb.njit(cache=True, _nrt=False)

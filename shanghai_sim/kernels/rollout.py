@@ -37,7 +37,7 @@ import numpy as np
 from .bots import (BUY_AUTO, _buy_policy, _contract_kinds, _def_plus, _mates, _smart_discard,
                    cards_short_nb, greedy_action_nb, smart_action_nb, unseen_counts_nb)
 from .botparams import (BP_BUY, BP_CANDS, BP_DECL, BP_FIT, BP_HAND0, BP_KMAX, BP_MARGIN,
-                        BP_MAXBUYS, BP_POLICY, BP_PRUNE, BP_RACE, BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD,
+                        BP_MAXBUYS, BP_POLICY, BP_PRUNE, BP_RACE, BP_RACE_PLAY, BP_RACE_TAKE, BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD,
                         BP_S_DOWN, BP_S_TAKE, BP_TIE, BP_UTILITY, BP_WAIT_BLIND, BP_Z, MAX_HAND_PARAMS, NBP)
 from .layout import (DEF_UNKNOWN, G_BUF, G_GD, G_GDJ, G_HANDS, G_HMEMO, G_LD, G_LOG, G_MKEYS, G_MN,
                      G_MSCR, G_MVALS, G_PILE, G_PS, G_REC, G_RNG, G_S, G_SCR, G_STOCK, G_TABLE,
@@ -563,8 +563,13 @@ def rollout_action_nb(R, G, W, p, bp):
         return a0
     RF = W[W_RF]
     K = max(int(bp[BP_ROLLOUTS]), 1)
-    if bp[BP_RACE] > 0:
-        best, K = race_nb(R, G, W, p, bp, n, K, max(int(bp[BP_RACE]), K))
+    race = bp[BP_RACE]
+    if dec == DEC_TAKE and bp[BP_RACE_TAKE] >= 0:
+        race = bp[BP_RACE_TAKE]
+    elif (dec == DEC_DISCARD or dec == DEC_DOWN) and bp[BP_RACE_PLAY] >= 0:
+        race = bp[BP_RACE_PLAY]
+    if race > 0:
+        best, K = race_nb(R, G, W, p, bp, n, K, max(int(race), K))
         if best < 0:
             return a0
     else:
