@@ -259,3 +259,39 @@ def test_when_to_buy_reads_its_chart_as_a_threshold_and_checks_it(tmp_path, anal
     row = w.check("contract", 8, 2, a, tmp_path / "check")
     assert row["spec"] == "smart:buy_dmax=2" and row["deals"] == 3 and row["hand"] == 8
     assert row["points_lo"] <= row["points_mean"] <= row["points_hi"]
+
+
+def test_search_budget_tiny(tmp_path, analysis, capsys):
+    """Every variant is asked at every searched decision of seat 0 on the same samples: a
+    variant that is the reference under another name chooses and scores the same; the
+    reference's cost share is 1 and its difference from itself 0; bad variants are one line."""
+    sb = analysis("search_budget")
+    out = tmp_path / "sb"
+    v = ("ref=rollout:rollouts=2:race=4:candidates=2;again=rollout:rollouts=2:race=4:candidates=2;"
+         "fixed=rollout:rollouts=2:race=0:candidates=2")
+    rc = sb.main(["--games", "2", "--threads", "1", "--eval", "4", "--variants", v, "--out", str(out), "--quiet"])
+    assert rc == 0
+    d = pd.read_csv(out / "decisions.csv")
+    assert set(d.variant) == {"ref", "again", "fixed"} and set(d.game) == {200, 201}
+    assert set(d.kind) <= {"take", "buy", "discard or down"} and d.valued.all()
+    a, b = (d[d.variant == x].reset_index(drop=True) for x in ("ref", "again"))
+    assert (a.departs == b.departs).all() and (a.value == b.value).all() and (a.samples == b.samples).all()
+    assert (d[~d.departs].value == 0).all() and (d[d.variant == "fixed"].samples <= 4).all()
+    sm = pd.read_csv(out / "variants.csv")
+    r = sm[(sm.variant == "ref") & (sm.kind == "all")].iloc[0]
+    assert r.cost_share == pytest.approx(1.0) and r.vs_first_mean == 0
+    g = sm[(sm.variant == "again") & (sm.kind == "all")].iloc[0]
+    assert g.vs_first_mean == 0 and g.value_mean == r.value_mean
+    _pngs_ok(out, 1)
+    assert "## Answer" in (out / "report.md").read_text()
+    # a rerun reuses the games kept in data/ (the same rows); other settings there are refused
+    before = (out / "decisions.csv").read_text()
+    assert sb.main(["--games", "2", "--threads", "1", "--eval", "4", "--variants", v, "--out", str(out), "--quiet"]) == 0
+    assert (out / "decisions.csv").read_text() == before
+    assert sb.main(["--games", "2", "--eval", "8", "--variants", v, "--out", str(out), "--quiet"]) == 2
+    assert "other settings" in capsys.readouterr().err
+    for bad in ("ref=rollout", "ref=smart;x=rollout", "ref=rollout:bogus=1;x=rollout"):
+        assert sb.main(["--games", "2", "--variants", bad, "--out", str(tmp_path / "bad"), "--quiet"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error: --variants")
+    assert not (tmp_path / "bad").exists()
