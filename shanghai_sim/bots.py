@@ -256,13 +256,13 @@ _ROLLOUT_PARAMS = (
              "a race: while a challenger of smart's choice is neither better by z standard "
              "errors nor unable to beat it by tie points, the samples double, up to race "
              "(0: off, rollouts samples and kmax)", lo=0, hi=4096),
-    BotParam("race_take", "int", BP_RACE_TAKE, -1,
-             "the race's cap at the upcard's take-or-pass, where the search finds least "
-             "(-1: race; 0: no race there)", lo=-1, hi=4096),
-    BotParam("race_play", "int", BP_RACE_PLAY, -1,
-             "the race's cap at the discard and at going down (-1: race; 0: no race there)",
-             lo=-1, hi=4096),
-    BotParam("tie", "float", BP_TIE, 2.0,
+    BotParam("race_take", "int", BP_RACE_TAKE, 16,
+             "a lower cap of the race at the upcard's take-or-pass, where the search finds least "
+             "(-1: race's; 0: no race there)", lo=-1, hi=4096),
+    BotParam("race_play", "int", BP_RACE_PLAY, 32,
+             "a lower cap of the race at the discard and at going down (-1: race's; 0: no race "
+             "there)", lo=-1, hi=4096),
+    BotParam("tie", "float", BP_TIE, 20.0,
              "race: a challenger whose paired mean less z standard errors is above -tie points "
              "drops out (it cannot beat smart's choice by tie)", lo=0, hi=1000),
     BotParam("kmax", "int", BP_KMAX, 0,
@@ -301,7 +301,9 @@ _ROLLOUT_PARAMS = (
 
 
 # rollout versions 2 and 3 (fixed budgets, over smart version 1), from version 4's defaults
-_ROLLOUT_V3 = _V1_SETTINGS + (("race", "0"),)
+_ROLLOUT_V3 = _V1_SETTINGS + (("race", "0"),)     # no race: tie and the per-kind caps unused
+# rollout version 5's budget, from version 6's defaults
+_ROLLOUT_V5 = (("tie", "2"), ("race_take", "-1"), ("race_play", "-1"))
 
 
 # The registry: one entry per bot. The order of ``params`` is the order of canonical specs.
@@ -351,8 +353,12 @@ BOTS: dict[str, BotInfo] = {b.name: b for b in (
                         "smart version 1", _ROLLOUT_V3 + (("rollouts", "64"),)),
              BotVersion(4, "over smart version 2 (base play and playouts); a race: 16 samples "
                         "where the choice is clear, doubled up to 256 where a challenger is close "
-                        "(docs/rollout.md)", _V2_SETTINGS),
-             BotVersion(5, "over smart version 3 (the same play under `shanghai`)"))),
+                        "(docs/rollout.md)", _V2_SETTINGS + _ROLLOUT_V5),
+             BotVersion(5, "over smart version 3 (the same play under `shanghai`)", _ROLLOUT_V5),
+             BotVersion(6, "the race capped by decision kind: 16 samples at the upcard's take, up to 32 "
+                        "at the discard and going down, 256 at the buy; a challenger that cannot beat "
+                        "smart's choice by 20 points drops out (analyses/search_budget.py): a sixth "
+                        "of version 5's search time (docs/rollout.md)"))),
 )}
 
 

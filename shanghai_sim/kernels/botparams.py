@@ -51,8 +51,8 @@ SLOTS = (
     ("BP_KMAX", 1, "a close call that favours a departure doubles its samples up to this"),
     ("BP_RACE", 1, "a race: samples doubled until each challenger is told apart, up to this (0: off)"),
     ("BP_TIE", 1, "race: a challenger that cannot beat smart's choice by this many points drops out"),
-    ("BP_RACE_TAKE", 1, "the race's cap at the upcard's take-or-pass (-1: BP_RACE)"),
-    ("BP_RACE_PLAY", 1, "the race's cap at the discard and at going down (-1: BP_RACE)"),
+    ("BP_RACE_TAKE", 1, "a lower race cap at the upcard's take-or-pass (-1: BP_RACE's)"),
+    ("BP_RACE_PLAY", 1, "a lower race cap at the discard and at going down (-1: BP_RACE's)"),
     # smart version 2 (kernels.outlook: the chance of going down; 0 = version 1's play)
     ("BP_CUT", 1, "below this chance of going down: shed points, take low upcards, stop buying"),
     ("BP_BUY_EV", 1, "1: a buy must lower the expected points of the hand (kernels.outlook)"),

@@ -563,10 +563,10 @@ def rollout_action_nb(R, G, W, p, bp):
         return a0
     RF = W[W_RF]
     K = max(int(bp[BP_ROLLOUTS]), 1)
-    race = bp[BP_RACE]
-    if dec == DEC_TAKE and bp[BP_RACE_TAKE] >= 0:
+    race = bp[BP_RACE]           # the race's cap, lowered per decision kind (race_take, race_play)
+    if dec == DEC_TAKE and 0 <= bp[BP_RACE_TAKE] < race:
         race = bp[BP_RACE_TAKE]
-    elif (dec == DEC_DISCARD or dec == DEC_DOWN) and bp[BP_RACE_PLAY] >= 0:
+    elif (dec == DEC_DISCARD or dec == DEC_DOWN) and 0 <= bp[BP_RACE_PLAY] < race:
         race = bp[BP_RACE_PLAY]
     if race > 0:
         best, K = race_nb(R, G, W, p, bp, n, K, max(int(race), K))
