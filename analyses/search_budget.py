@@ -48,12 +48,11 @@ def parse_variants(text: str) -> dict[str, str]:
         if not eq or not name or name in out:
             raise C.AnalysisError(f"--variants: {part!r} is not a new name=spec")
         try:
-            b = parse_bot(spec)
+            bot = parse_bot(spec).name.split(":")[0]
         except BotError as e:
             raise C.AnalysisError(f"--variants: {name}: {e}") from None
-        if not spec.startswith("rollout"):
+        if bot != "rollout":
             raise C.AnalysisError(f"--variants: {name}: {spec!r} is not a rollout spec")
-        del b
         out[name] = spec
     if len(out) < 2:
         raise C.AnalysisError("--variants: give at least two variants (the first is the reference)")
@@ -73,8 +72,9 @@ def play_game(args) -> list[dict]:
     from shanghai_sim.kernels.dispatch import seat_action_nb
     from shanghai_sim.kernels.rng import game_seed_nb, seed_state_nb
     from shanghai_sim.kernels.rollout import search_nb
-    bots = {k: parse_bot(s) for k, s in variants.items()}
-    smart = parse_bot(SMART)
+    bots = {k: (np.int64(b.kind), b.array()) for k, b in ((k, parse_bot(s)) for k, s in variants.items())}
+    sb = parse_bot(SMART)
+    smart_kind, smart_bp = np.int64(sb.kind), sb.array()
     ev = parse_bot(EVALUATOR).array()
     g = Game(rules=preset, players=4, seed=seed, bots="smart")
     W = g.workspace()
@@ -86,14 +86,14 @@ def play_game(args) -> list[dict]:
         if p == 0 and g.phase in KINDS:
             st = g.G[L.G_RNG][L.RNG_BOT0 + p]
             keep = st.copy()
-            a0 = int(seat_action_nb(g.R, g.G, W, True, np.int64(smart.kind), smart.array()))
+            a0 = int(seat_action_nb(g.R, g.G, W, True, smart_kind, smart_bp))
             st[:] = keep
             asked = {}
-            for name, b in bots.items():
+            for name, (kind, bp) in bots.items():
                 RF = W[L.W_RF]
                 RF[L.RF_N, :] = 0
                 t0 = time.perf_counter()
-                c = int(seat_action_nb(g.R, g.G, W, True, np.int64(b.kind), b.array()))
+                c = int(seat_action_nb(g.R, g.G, W, True, kind, bp))
                 asked[name] = (c, int(RF[L.RF_N].sum()), time.perf_counter() - t0)
                 st[:] = keep
             if any(x[1] > 0 for x in asked.values()):          # the search ran
