@@ -655,7 +655,7 @@ def _buy_pays(R, G, p, bp, d0, d1):
         live = live_outs_nb(R, G, p, d0, cand, copies, need + (1 if d1 < d0 else 0))
         live1 = live - 1 if d1 < d0 else live
         return down_chance_nb(R, G, p, bp, d1, live1, n - 1, pen + 0.0, max(bl - 1, 0), t) >= bp[BP_CUT]
-    live = live_outs_nb(R, G, p, d0, cand, copies, -1)
+    live = live_outs_nb(R, G, p, d0, cand, copies, np.int64(-1))
     live1 = live - 1 if d1 < d0 else live
     p1 = down_chance_nb(R, G, p, bp, d1, live1, n - 1, pen + 0.0, max(bl - 1, 0), t)
     p0 = down_chance_nb(R, G, p, bp, d0, live, n, 0.0, bl, t)

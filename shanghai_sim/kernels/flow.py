@@ -76,10 +76,10 @@ def _start_hand(R, G):
         PS[q, PS_DOWNTURN] = -1
         for c in range(NCARDS):
             H[q, c] = 0
-    unplace_nb(G, 0)
+    unplace_nb(G, np.int64(0))
     # docs/rules.md §5.1: the shoe, shuffled from a stream of (game seed, hand).
     seed_state_nb(game_seed_nb(G[G_RNG][RNG_SEED, 0], h + 1), G[G_RNG][RNG_DEAL])
-    k = 0
+    k = np.int64(0)
     for d in range(params[P_DECKS]):
         for c in range(JOKER):
             STK[k] = c
@@ -299,7 +299,7 @@ def init_game_nb(R, G, seed, log_on, check):
     S = G[G_S]
     PS = G[G_PS]
     # Clear the table of a game played before on this state (while S_NT still counts it).
-    unplace_nb(G, 0)
+    unplace_nb(G, np.int64(0))
     for i in range(NS):
         if i != S_SHOE and i != S_NP:
             S[i] = 0

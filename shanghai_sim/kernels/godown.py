@@ -157,8 +157,8 @@ def check_proposal_nb(R, G, p):
             nr += 1
         else:
             return E_GD_COUNT
-    cs = 0
-    cr = 0
+    cs = np.int64(0)
+    cr = np.int64(0)
     for i in range(nm):
         if kinds[i] == SET:
             SCR[SCR_WANT_SETS, cs] = sizes[i]
@@ -180,7 +180,7 @@ def check_proposal_nb(R, G, p):
             return E_GD_SIZE
     for i in range(nm):
         if meld_jokers_nb(R[R_JOKER_CAP], GD[i, M_KIND], GD[i, M_KEY], GD[i, M_LO], GD[i, M_N],
-                          GD[i], M_CARDS, False) < 0:
+                          GD[i], np.int64(M_CARDS), np.bool_(False)) < 0:
             return E_GD_MELD
     # Distinct physical cards from the hand.
     tmp = SCR[SCR_PROP_HAND]
@@ -213,7 +213,7 @@ def check_proposal_nb(R, G, p):
     else:
         if exact:
             return E_GD_FINISH
-        last = -1
+        last = np.int64(-1)
         for c in range(NCARDS):
             if tmp[c] > 0:
                 last = c

@@ -58,8 +58,8 @@ RANKMATES, SUITMATES = _kind_masks()
 def contract_kinds_nb(R, G):
     """(the hand's contract has a set, it has a run)."""
     h = G[G_S][S_HAND]
-    has_set = False
-    has_run = False
+    has_set = np.bool_(False)      # not literals: a Literal[bool] reaching a callee compiles it twice
+    has_run = np.bool_(False)
     for i in range(R[R_N_MELDS][h]):
         if R[R_MELD_KIND][h, i] == RUN:
             has_run = True

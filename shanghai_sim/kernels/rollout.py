@@ -494,7 +494,7 @@ def race_nb(R, G, W, p, bp, n, K, cap):
     z = bp[BP_Z]
     tie = bp[BP_TIE]
     na = n
-    k = 0
+    k = np.int64(0)
     while True:
         if not search_nb(R, G, W, p, bp, na, k, K):
             return -1, 0
@@ -503,7 +503,7 @@ def race_nb(R, G, W, p, bp, n, K, cap):
         k = K
         best = 0
         bd = 0.0
-        i = 1
+        i = np.int64(1)
         while i < na:
             d, se = paired_nb(RF, i, K)
             if d - z * se > -tie:
@@ -579,7 +579,7 @@ def rollout_action_nb(R, G, W, p, bp):
         # A close call (the best other candidate ahead on the mean, not by enough) doubles the
         # samples, up to BP_KMAX: the budget goes where a departure is in doubt.
         kmax = max(int(bp[BP_KMAX]), K)
-        k = 0
+        k = np.int64(0)
         best = 0
         while True:
             if not search_nb(R, G, W, p, bp, n, k, K):

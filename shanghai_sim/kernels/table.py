@@ -104,7 +104,7 @@ def meld_valid_nb(R, G, m):
     kind = TM[m, TM_KIND]
     n = TM[m, TM_N]
     lo = TM[m, TM_LO] if kind == RUN else 0
-    nj = meld_jokers_nb(R[R_JOKER_CAP], kind, TM[m, TM_KEY], lo, n, TC[m], 0, True)
+    nj = meld_jokers_nb(R[R_JOKER_CAP], kind, TM[m, TM_KEY], lo, n, TC[m], np.int64(0), np.bool_(True))
     if nj < 0 or nj != TM[m, TM_NJ]:
         return False
     if kind == RUN:
