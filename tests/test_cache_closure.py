@@ -194,3 +194,42 @@ def test_each_command_compiles_only_the_kernels_it_runs(tmp_path):
     mods, engine = _kernels_used(tmp_path, "tournament", "--bots", "smart,greedy,greedy,greedy",
                                  "--deals", "2", "--out", "t")
     assert engine == {("none", "bool")} and "rollout" not in mods, engine
+
+
+# ---------------------------------------------------------------- one compile per kernel
+
+LOCKER = COUNT_COMPILES + textwrap.dedent("""
+    import sys, time
+    from shanghai_sim.kernels import cache
+    from shanghai_sim.kernels.rng import splitmix64_nb
+    who, start = sys.argv[1], float(sys.argv[2])
+    if who == "first":
+        compile_ = cache._NUMBA_COMPILE
+        def slow(self, sig):                 # holds the kernel's lock for 3 s
+            time.sleep(3.0)
+            return compile_(self, sig)
+        cache._NUMBA_COMPILE = slow
+    else:
+        start += 1.0                         # asks while the first one is compiling
+    while time.time() < start:
+        time.sleep(0.01)
+    splitmix64_nb(5)
+    print(Count.n, sum(splitmix64_nb._cache_hits.values()), time.time() - start)
+""")
+
+
+def test_a_kernel_two_processes_need_is_compiled_once(tmp_path):
+    """The second process waits for the first one's compile of the same kernel and signature,
+    then loads it from the cache instead of compiling it as well (kernels.cache._compile_once)."""
+    import time
+    env = dict(os.environ, SHANGHAI_SIM_CACHE_DIR=str(tmp_path / "cache"))
+    start = time.time() + 3.0
+    procs = [subprocess.Popen([sys.executable, "-c", LOCKER, who, str(start)], env=env,
+                              stdout=subprocess.PIPE, text=True) for who in ("first", "second")]
+    (first, _), (second, _) = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0]
+    n1, hits1, _ = first.split()
+    n2, hits2, waited = second.split()
+    assert (n1, hits1) == ("1", "0")         # the first compiled it
+    assert (n2, hits2) == ("0", "1")         # the second loaded it from the cache ...
+    assert float(waited) > 1.0               # ... after waiting for the first one's compile

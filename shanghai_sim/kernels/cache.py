@@ -54,6 +54,8 @@ import time
 from pathlib import Path
 
 from numba.core import caching as _caching
+from numba.core import dispatcher as _dispatcher
+from numba.core import sigutils as _sigutils
 from numba.core import event as _event
 
 _PKG = Path(__file__).resolve().parent.parent          # .../shanghai_sim
@@ -214,13 +216,65 @@ def _locked_save(self, key, data):
         _NUMBA_SAVE(self, key, data)
 
 
+_NUMBA_COMPILE = _dispatcher.Dispatcher.compile
+_HELD: set[str] = set()                 # compile locks this process holds (a nested compile
+#                                         of the same kernel and signature takes none again)
+
+
+def _ours(disp) -> "_caching.IndexDataCacheFile | None":
+    """The cache file of one of this package's cached kernels (None for any other)."""
+    cache = getattr(disp, "_cache", None)
+    impl = getattr(cache, "_impl", None)
+    if isinstance(getattr(impl, "_locator", None), PackageCacheLocator):
+        return getattr(cache, "_cache_file", None)
+    return None
+
+
+def _compile_once(self, sig):
+    """numba's Dispatcher.compile, one process at a time for each kernel and signature.
+
+    Two processes that fill one cache (the parallel warm-up, a command beside it) would
+    otherwise both compile whatever kernel both need. Here the first takes an exclusive
+    lock on that (kernel, signature) and compiles; the second waits for the lock, then
+    loads the kernel from the cache (numba's compile looks in the cache first) and goes on.
+    The lock is taken inside numba's compiler lock (one compiling thread per process), and
+    a process holds the locks of the kernels it is compiling, one inside the other in call
+    order; callees never call their callers, so two processes never wait on each other."""
+    file = _ours(self)
+    if file is None:
+        return _NUMBA_COMPILE(self, sig)
+    with _dispatcher.global_compiler_lock:
+        args, _ = _sigutils.normalize_signature(sig)
+        if tuple(args) in self.overloads:
+            return _NUMBA_COMPILE(self, sig)
+        key = hashlib.sha256(repr(tuple(args)).encode()).hexdigest()[:16]
+        path = f"{file._index_path}.{key}.lock"
+        if path in _HELD:
+            return _NUMBA_COMPILE(self, sig)
+        try:
+            import fcntl
+            fh = open(path, "a")
+        except (ImportError, OSError):      # not POSIX, or not writable: numba's own behaviour
+            return _NUMBA_COMPILE(self, sig)
+        with fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            _HELD.add(path)
+            try:
+                return _NUMBA_COMPILE(self, sig)
+            finally:
+                _HELD.discard(path)
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+
 def install_locator() -> None:
-    """Put :class:`PackageCacheLocator` first in numba's list and lock index saves (idempotent)."""
+    """Put :class:`PackageCacheLocator` first in numba's list, lock index saves, and compile
+    each kernel and signature in one process at a time (idempotent)."""
     impl = getattr(_caching, "CacheImpl", None) or getattr(_caching, "_CacheImpl")   # renamed in numba 0.60
     classes = impl._locator_classes
     if PackageCacheLocator not in classes:
         classes.insert(0, PackageCacheLocator)
     _caching.IndexDataCacheFile.save = _locked_save
+    _dispatcher.Dispatcher.compile = _compile_once
 
 
 def clear() -> tuple[int, int]:
