@@ -6,15 +6,18 @@ version of the package (they are cached per user afterwards, see
 later command, a test run or a cluster worker starts at once.
 
 With an empty cache the steps compile in parallel processes, one per core (at most
-:data:`MAX_JOBS`), into the one cache: the hand analysis first (the meld finder sits
-under every engine), then the engines, longest first, each in the next free process.
-numba compiles a function on one core, so this is what a second core buys; the cache's
-index saves are locked between processes (``kernels.cache``). Once a warm-up of this source has
-run to the end, the next one loads the cache in this process instead (seconds).
+:data:`MAX_JOBS`), into the one cache: every step at once, longest first, each in the next
+free process. numba compiles a function on one core, so this is what a second core buys.
+Steps share kernels (the meld finder sits under every engine): the first process to need a
+kernel compiles it while another that needs it waits and then loads it from the cache
+(``kernels.cache``: one compile per kernel and signature between processes, and locked index
+saves). Once a warm-up of this source has run to the end, the next one loads the cache in
+this process instead (seconds).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -67,6 +70,110 @@ def _replay_and_steps() -> None:
     acts = g.legal_actions()
     g.apply(acts[0])
     g.play()
+
+
+def _finder_half() -> None:
+    """The largest fast path of the meld finder (``meld_mixed._sets_runs``, about 40% of the
+    finder's compile), compiled by its signature in the engine (nothing runs): the half of
+    the finder a helper compiles while the command compiles the rest."""
+    import numba
+    import numpy as np
+
+    from .kernels.layout import new_cache
+    from .kernels.meld_mixed import _sets_runs
+    from .rules import preset
+    ckeys, cvals, cn, scratch, _wt = new_cache()
+    joker_cap = preset("shanghai").arrays(4).joker_cap
+    i = np.int64(0)
+    # (counts, J, ns, s_set, nr, s_run, joker_cap, exact, gap, ckeys, cvals, cn, scratch, lo, hi)
+    args = (np.zeros(53, np.int64), i, i, i, i, i, joker_cap, i, i, ckeys, cvals, cn, scratch, i, i)
+    _sets_runs.compile(tuple(numba.typeof(a) for a in args))
+
+
+def _finder_rest() -> None:
+    """The rest of the meld finder, with the engine's memo: what a cold command compiles
+    while its helper compiles :func:`_finder_half` (the finder's compile order reaches that
+    half last, when it is cached or nearly)."""
+    import numpy as np
+
+    from .hand import deficiency_batch
+    deficiency_batch(np.zeros((1, 53), np.int64), 2)
+
+
+def _engine_parts() -> None:
+    """Kernels under every engine, from the bottom up: a game's reset, the lay-off list, then
+    (once the meld finder is in the cache) the joker-swap, legal-list, go-down and state
+    checks. :func:`engine_helper`'s process compiles them beside a cold command that compiles
+    its engine from the top down. Each is asked for with the engine's own argument types, so
+    the engine loads what this compiles (tests/test_cache_closure.py checks it)."""
+    import numba
+    import numpy as np
+
+    from .kernels.flow import init_game_nb
+    from .kernels.godown import can_go_down_nb, go_down_possible_nb
+    from .kernels.layout import G_BUF, new_state
+    from .kernels.play import check_state_nb, layoff_list_nb, legal_list_nb
+    from .kernels.turn import swap_legal_nb
+    from .rules import preset
+    R = tuple(preset("shanghai").arrays(4))
+    G = new_state(R, 0)
+    init_game_nb(R, G, np.uint64(1), np.int64(0), np.int64(0))
+    layoff_list_nb(R, G, 0, G[G_BUF], 0, 0)
+    _finder_rest()                      # loads what the command compiled meanwhile
+    swap_legal_nb(R, G, 0, 0, 0, 0)
+    # the legal list as the random bot asks for it (with_go_down a literal False)
+    legal_list_nb.compile((numba.typeof(R), numba.typeof(G), numba.typeof(G[G_BUF]),
+                           numba.types.literal(False)))
+    can_go_down_nb(R, G, 0)
+    go_down_possible_nb(R, G, 0)
+    check_state_nb(R, G)
+
+
+def _helper_main() -> None:
+    os.environ["SHANGHAI_SIM_QUIET_COMPILE"] = "1"      # the command says what is compiling
+    _finder_half()
+    _engine_parts()
+
+
+def _engine_cold() -> bool:
+    """Nothing of this source's engine is cached yet (and its cache can be written)."""
+    from .kernels.cache import module_cache_dir
+    d = module_cache_dir("engine")
+    if d.is_dir() and any(d.glob("*.nbi")):
+        return False
+    while not d.exists() and d.parent != d:
+        d = d.parent
+    return os.access(d, os.W_OK)
+
+
+@contextlib.contextmanager
+def engine_helper():
+    """``with engine_helper():`` around a command's first engine call. When this source's
+    engine is not cached yet and a second core is free, a helper process compiles half of the
+    meld finder and then the kernels under every engine (:func:`_finder_half`,
+    :func:`_engine_parts`) while this one compiles the finder's other half and then its engine
+    from the top: a kernel both need is compiled once, by whichever reaches it first
+    (``kernels.cache``), so the two cores share a first run's compile (README's main job:
+    BENCHMARKS.md, First use). The helper is stopped when the block ends (what it compiled
+    stays in the cache); nothing depends on it finishing."""
+    proc = None
+    if default_jobs() > 1 and _engine_cold():
+        import multiprocessing as mp
+        proc = mp.get_context("spawn").Process(target=_helper_main, name="shanghai-sim-compile",
+                                               daemon=True)
+        try:
+            proc.start()
+        except OSError:
+            proc = None
+    try:
+        if proc is not None:
+            _finder_rest()
+        yield
+    finally:
+        if proc is not None:
+            if proc.is_alive():
+                proc.terminate()
+            proc.join(10)
 
 
 STEPS: tuple[tuple[str, Callable[[], None]], ...] = (
@@ -141,13 +248,15 @@ def warmup(stream: "TextIO | None" = _STDERR, jobs: int | None = None) -> float:
     if jobs is None:
         jobs = 1 if cache_is_warm() else default_jobs()
     say(f"kernel cache: {cache_dir()}" + (f" (compiling in {jobs} processes)" if jobs > 1 else ""))
-    # the hand analysis first, here: every engine calls the meld finder it compiles
-    first = range(n) if jobs == 1 else range(1)
-    for i in first:
-        say(f"[{i + 1}/{n}] {STEPS[i][0]} ...")
-        say(f"[{i + 1}/{n}] ready in {_fmt(_run_step(i))}")
-    if jobs > 1:
-        _parallel(range(1, n), jobs, say)
+    if jobs == 1:
+        for i in range(n):
+            say(f"[{i + 1}/{n}] {STEPS[i][0]} ...")
+            say(f"[{i + 1}/{n}] ready in {_fmt(_run_step(i))}")
+    else:
+        # every step at once: a kernel two steps need is compiled by the first process to
+        # reach it while the other waits for it and loads it (kernels.cache: one process at
+        # a time per kernel and signature)
+        _parallel(range(n), jobs, say)
     try:
         _marker().touch()
     except OSError:                          # a cache that cannot be written: numba's own

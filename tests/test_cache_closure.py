@@ -233,3 +233,25 @@ def test_a_kernel_two_processes_need_is_compiled_once(tmp_path):
     assert (n1, hits1) == ("1", "0")         # the first compiled it
     assert (n2, hits2) == ("0", "1")         # the second loaded it from the cache ...
     assert float(waited) > 1.0               # ... after waiting for the first one's compile
+
+
+HELPER_ON_WARM = COUNT_COMPILES + textwrap.dedent("""
+    from shanghai_sim import precompile as P
+    P._batch_engine()                        # loads the engine from the warm cache
+    Count.n = 0
+    P._finder_half()
+    P._finder_rest()
+    P._engine_parts()
+    print(Count.n, P._engine_cold())
+""")
+
+
+def test_the_first_run_helper_asks_for_the_engines_own_signatures():
+    """engine_helper's process compiles kernels the engine calls with the engine's argument
+    types: after the engine is loaded every one of them loads from the cache too (a type that
+    differed would compile an extra signature nobody calls). And with the engine cached no
+    helper is started."""
+    r = subprocess.run([sys.executable, "-c", HELPER_ON_WARM], capture_output=True, text=True,
+                       env=dict(os.environ, SHANGHAI_SIM_QUIET_COMPILE="1"), timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["0", "False"]

@@ -372,7 +372,8 @@ def _warm_up(plan_: Plan, eng: Engine, stream: TextIO | None) -> None:
     A compile says so on stderr with its elapsed time (``kernels.cache``), unless
     progress is off (``stream`` None, ``run --quiet``)."""
     from ..kernels.cache import compile_notice_muted
-    with compile_notice_muted(stream is None):
+    from ..precompile import engine_helper
+    with compile_notice_muted(stream is None), engine_helper():
         ra = plan_.rules.arrays()
         kind, params = eng.parse_bots(list(plan_.lineup), plan_.players)
         eng.play_games(*ra, kind, params, np.zeros(0, dtype=np.uint64),
