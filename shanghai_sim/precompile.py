@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
 import sys
 import time
 from typing import Callable, TextIO
@@ -130,7 +131,7 @@ def _engine_parts() -> None:
 
 
 def _helper_main() -> None:
-    os.environ["SHANGHAI_SIM_QUIET_COMPILE"] = "1"      # the command says what is compiling
+    """:func:`engine_helper`'s process (quiet: the command says what is compiling)."""
     _finder_half()
     _engine_parts()
 
@@ -158,11 +159,13 @@ def engine_helper():
     stays in the cache); nothing depends on it finishing."""
     proc = None
     if default_jobs() > 1 and _engine_cold():
-        import multiprocessing as mp
-        proc = mp.get_context("spawn").Process(target=_helper_main, name="shanghai-sim-compile",
-                                               daemon=True)
+        # a plain child (not multiprocessing's spawn, which imports the caller's __main__
+        # again: a user's script without a main guard would run twice)
         try:
-            proc.start()
+            proc = subprocess.Popen(
+                [sys.executable, "-c", "from shanghai_sim.precompile import _helper_main; _helper_main()"],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                env=dict(os.environ, SHANGHAI_SIM_QUIET_COMPILE="1"))
         except OSError:
             proc = None
     try:
@@ -171,9 +174,12 @@ def engine_helper():
         yield
     finally:
         if proc is not None:
-            if proc.is_alive():
+            if proc.poll() is None:
                 proc.terminate()
-            proc.join(10)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
 
 
 STEPS: tuple[tuple[str, Callable[[], None]], ...] = (
