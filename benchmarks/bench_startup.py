@@ -233,7 +233,7 @@ def measure(reps: int = 3, cold: bool = True, cold_reps: int = 1, whole_reps: in
     if profile is not None:
         tables.append(table(
             f"Where a cold `shanghai-sim run` compiles: seconds of numba's compile per kernel in "
-            f"the command's own process, exclusive of the callees it compiled (and inclusive), "
+            f"the command's own process, exclusive of the callees it compiled (time spent waiting for a kernel the helper is compiling counts to the caller) and inclusive, "
             f"the 12 largest of {profile['compiled']} (one run, {profile['wall']:.0f} s; what the "
             f"helper process compiled only loads here)",
             ["kernel", "exclusive seconds", "inclusive seconds"],
