@@ -281,7 +281,11 @@ def _parallel(steps, jobs: int, say) -> None:
     # the package again and loads what the hand analysis just cached
     with ProcessPoolExecutor(max_workers=min(jobs, len(order)), mp_context=mp.get_context("spawn"),
                              initializer=_worker_init) as pool:
-        futures = {pool.submit(_run_step, i): i for i in order}
+        futures = {pool.submit(_run_step, order[0]): order[0]}
+        # the second process starts on the meld finder's largest fast path, which the first
+        # step's compile reaches late (the first compiles the rest of the finder meanwhile)
+        helper = pool.submit(_finder_half) if jobs > 1 and len(order) > 1 else None
+        futures.update({pool.submit(_run_step, i): i for i in order[1:]})
         for i in order:
             say(f"[{i + 1}/{n}] {STEPS[i][0]} ...")
         t = time.monotonic()
@@ -295,3 +299,5 @@ def _parallel(steps, jobs: int, say) -> None:
             if not done:
                 say(f"compiling: {', '.join(str(futures[f] + 1) for f in sorted(pending, key=futures.get))}"
                     f" ... {_fmt(time.monotonic() - t)}")
+        if helper is not None:
+            helper.result()
