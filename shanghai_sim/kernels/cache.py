@@ -190,20 +190,33 @@ class PackageCacheLocator(_caching._CacheLocator):
         return self
 
 
-@contextlib.contextmanager
-def _index_lock(index_path: str):
-    """An exclusive lock on one cache index, between processes (a no-op where fcntl is absent)."""
+def _lock_file(path: str):
+    """An open lock file for :func:`_flock` (None where fcntl is absent: not POSIX)."""
     try:
-        import fcntl
-    except ImportError:                     # not POSIX: numba's own behaviour
+        import fcntl  # noqa: F401
+    except ImportError:
+        return None
+    return open(path, "a")
+
+
+@contextlib.contextmanager
+def _flock(f):
+    """An exclusive lock between processes on the open lock file f (None: no lock), closed after."""
+    if f is None:
         yield
         return
-    with open(index_path + ".lock", "a") as f:
+    import fcntl
+    with f:
         fcntl.flock(f, fcntl.LOCK_EX)
         try:
             yield
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _index_lock(index_path: str):
+    """An exclusive lock on one cache index, between processes (a no-op where fcntl is absent)."""
+    return _flock(_lock_file(index_path + ".lock"))
 
 
 _NUMBA_SAVE = _caching.IndexDataCacheFile.save
@@ -252,18 +265,15 @@ def _compile_once(self, sig):
         if path in _HELD:
             return _NUMBA_COMPILE(self, sig)
         try:
-            import fcntl
-            fh = open(path, "a")
-        except (ImportError, OSError):      # not POSIX, or not writable: numba's own behaviour
+            f = _lock_file(path)
+        except OSError:                     # not writable: numba's own behaviour
             return _NUMBA_COMPILE(self, sig)
-        with fh:
-            fcntl.flock(fh, fcntl.LOCK_EX)
+        with _flock(f):
             _HELD.add(path)
             try:
                 return _NUMBA_COMPILE(self, sig)
             finally:
                 _HELD.discard(path)
-                fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def install_locator() -> None:
