@@ -23,7 +23,7 @@ from shanghai_sim.kernels import layout as L
 from shanghai_sim.kernels import codes as K
 from shanghai_sim.kernels.flow import init_game_nb
 from shanghai_sim.kernels.play import apply_action_nb
-from shanghai_sim.kernels.bots import bot_action_nb
+from shanghai_sim.kernels.dispatch import bot_action_nb
 from shanghai_sim.kernels.engine import play_games_nb
 from shanghai_sim.kernels.records import NHF
 from shanghai_sim.kernels.rng import game_seed_nb, seed_state_nb, shuffle_nb

@@ -175,7 +175,7 @@ def play_counted(g, t: Tally) -> list[int]:
     Returns the totals (the same game as a batch run of the same seed)."""
     from shanghai_sim.kernels import codes as K
     from shanghai_sim.kernels.play import apply_action_nb
-    from shanghai_sim.kernels.bots import bot_action_nb
+    from shanghai_sim.kernels.dispatch import bot_action_nb
     R, G = g.R, g.G
     kinds, params = g.kinds, g.params
     while not g.over:

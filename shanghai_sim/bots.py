@@ -15,20 +15,14 @@ seat filler that the game, the runner and the CLI use.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from .rules import MAX_BUYS
 
-from .kernels.bots import (BOT_GREEDY, BOT_RANDOM, BOT_ROLLOUT, BOT_SMART, BUY_ALWAYS, BUY_AUTO,
-                           BUY_NEVER, BUY_USEFUL)
-from .kernels.botparams import (BP_BUY, BP_BUY_DMAX, BP_BUY_EV, BP_BUY_SHORT, BP_BUY_STOCK, BP_CANDS, BP_CUT, BP_DECL,
-                                BP_DUMP, BP_FEED, BP_FEED_BUY, BP_FEED_DOWN, BP_FIT, BP_HAND0, BP_HORIZON, BP_KMAX, BP_LATE,
-                                BP_MARGIN, BP_MAXBUYS, BP_MAXBUYS0, BP_FISH, BP_OUTS, BP_OWED, BP_PACE, BP_PARTNER, BP_POINTS,
-                                BP_POLICY, BP_PRUNE, BP_RACE, BP_RACE_PLAY, BP_RACE_TAKE, BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD,
-                                BP_S_DOWN, BP_S_TAKE, BP_TIE, BP_UTILITY, BP_WAIT_BLIND, BP_Z,
-                                MAX_HAND_PARAMS, NBP)
+from .kernels.bots import BUY_ALWAYS, BUY_AUTO, BUY_NEVER, BUY_USEFUL
+from .kernels.botparams import MAX_HAND_PARAMS, NBP, OFFSETS
 
 
 class BotError(ValueError):
@@ -50,7 +44,7 @@ class BotParam:
     """
     key: str
     kind: str
-    slot: int
+    slot_name: str                  # its slot of the parameter row, e.g. "BP_STOP" (botgen)
     default: float
     help: str
     choices: tuple[tuple[str, int], ...] = ()
@@ -58,6 +52,15 @@ class BotParam:
     hi: float | None = None
     default_text: str | None = None
     per_hand: bool = False
+
+    @property
+    def slot(self) -> int:
+        """Its offset in the parameter row (kernels.botparams, generated from the registry)."""
+        try:
+            return OFFSETS[self.slot_name]
+        except KeyError:
+            raise BotError(f"parameter {self.name!r} names slot {self.slot_name}, which the kernels do "
+                           f"not have yet: run python -m shanghai_sim.botgen") from None
 
     @property
     def name(self) -> str:
@@ -126,13 +129,17 @@ class BotVersion:
 @dataclass(frozen=True)
 class BotInfo:
     name: str
-    kind: int                       # the kernel's BOT_* dispatch value
+    kernel: str                     # its kernel in kernels/: "module.function" (botgen)
     help: str
     params: tuple[BotParam, ...] = ()
     # Every version, oldest first. A change of the bot's play is a new version (the spec
     # key ``v`` plays an old one: ``smart:v=1``); canonical specs carry it, datasets
     # record it, and `run --resume` refuses to mix games of two versions of a bot.
     versions: tuple[BotVersion, ...] = (BotVersion(1, "the first version"),)
+    # None, or the engine argument without which its kernel is not compiled in: "smart"
+    # (SM) or "workspace" (W, a search bot's; its kernel takes W): shanghai_sim.botgen
+    gate: str | None = None
+    kind: int = -1                  # its dispatch value: its place in BOTS (set there)
 
     @property
     def version(self) -> int:
@@ -172,43 +179,43 @@ _BUY_SMART = _BUY + (("auto", BUY_AUTO),)
 def _knobs(buy_choices, buy_default, buy_help):
     """The experiment knobs every thinking bot reads (kernels.bots BP_BUY..BP_HAND0)."""
     return (
-        BotParam("buy", "choice", BP_BUY, buy_default, buy_help, choices=buy_choices),
-        BotParam("buy", "choice", BP_HAND0, -1, "buy policy in hand N (1-based), e.g. buy8=never",
+        BotParam("buy", "choice", "BP_BUY", buy_default, buy_help, choices=buy_choices),
+        BotParam("buy", "choice", "BP_HAND0", -1, "buy policy in hand N (1-based), e.g. buy8=never",
                  choices=buy_choices, default_text="buy", per_hand=True),
-        BotParam("maxbuys", "int", BP_MAXBUYS, -1, "most buys per hand (the rules' limit applies too)",
+        BotParam("maxbuys", "int", "BP_MAXBUYS", -1, "most buys per hand (the rules' limit applies too)",
                  lo=0, hi=MAX_BUYS, default_text="the rules' limit"),
-        BotParam("maxbuys", "int", BP_MAXBUYS0, -1, "most buys in hand N (1-based), e.g. maxbuys8=1",
+        BotParam("maxbuys", "int", "BP_MAXBUYS0", -1, "most buys in hand N (1-based), e.g. maxbuys8=1",
                  lo=0, hi=MAX_BUYS, default_text="maxbuys", per_hand=True),
-        BotParam("wait_blind", "bool", BP_WAIT_BLIND, 0,
+        BotParam("wait_blind", "bool", "BP_WAIT_BLIND", 0,
                  "go down only when it can go out the same turn (blind)"),
     )
 
 
 # smart's weights: smart reads them, and rollout for its playouts and unsearched decisions
 _SMART_WEIGHTS = (
-    BotParam("outs", "float", BP_OUTS, 0.0,
+    BotParam("outs", "float", "BP_OUTS", 0.0,
              "weight of each unseen card a discard gives up as an out", lo=0, hi=100),
-    BotParam("partner", "float", BP_PARTNER, 1.5,
+    BotParam("partner", "float", "BP_PARTNER", 1.5,
              "weight of each card in hand a discard would have partnered", lo=0, hi=100),
-    BotParam("points", "float", BP_POINTS, 1.2,
+    BotParam("points", "float", "BP_POINTS", 1.2,
              "weight of each penalty point a discard sheds", lo=0, hi=100),
-    BotParam("late", "float", BP_LATE, 1.0,
+    BotParam("late", "float", "BP_LATE", 1.0,
              "extra weight of points for each opponent already down", lo=0, hi=100),
-    BotParam("feed", "float", BP_FEED, 4.0,
+    BotParam("feed", "float", "BP_FEED", 4.0,
              "cost of discarding a mate of a card the next player took", lo=0, hi=1000),
-    BotParam("buy_dmax", "int", BP_BUY_DMAX, 6,
+    BotParam("buy_dmax", "int", "BP_BUY_DMAX", 6,
              "buys a card that lowers its deficiency only up to this deficiency "
              "(any, when short of cards)", lo=0, hi=99),
-    BotParam("buy_short", "int", BP_BUY_SHORT, 4,
+    BotParam("buy_short", "int", "BP_BUY_SHORT", 4,
              "short of cards: buys a card with a partner in hand up to this "
              "deficiency", lo=0, hi=99),
-    BotParam("dump", "int", BP_DUMP, 3,
+    BotParam("dump", "int", "BP_DUMP", 3,
              "when a down opponent holds 2 cards or fewer and its deficiency is at "
              "least this, it sheds its highest points first (0: never)", lo=0, hi=99),
-    BotParam("feed_down", "float", BP_FEED_DOWN, 100.0,
+    BotParam("feed_down", "float", "BP_FEED_DOWN", 100.0,
              "cost of discarding a card that a next player who is down could lay off",
              lo=0, hi=1000),
-    BotParam("buy_stock", "int", BP_BUY_STOCK, 0,
+    BotParam("buy_stock", "int", "BP_BUY_STOCK", 0,
              "with fewer cards than this in the stock, it buys only at deficiency 2 "
              "or less (buys drain the stock; 0: no such rule)", lo=0, hi=999),
 )
@@ -216,27 +223,27 @@ _SMART_WEIGHTS = (
 # smart version 2's (kernels.outlook): off, each plays as version 1 (docs/bots.md, "Version 2"); and
 # version 3's owed (off: version 2)
 _SMART_V2 = (
-    BotParam("cut", "float", BP_CUT, 0.01,
+    BotParam("cut", "float", "BP_CUT", 0.01,
              "below this chance of going down this hand (live outs, cards and buys it can still "
              "get, turns left) it cuts its losses: sheds its highest points, buys only if that "
              "lifts the chance to it; when the cards rule the contract out it also takes a low "
              "upcard (0: never)", lo=0, hi=1),
-    BotParam("buy_ev", "bool", BP_BUY_EV, 0,
+    BotParam("buy_ev", "bool", "BP_BUY_EV", 0,
              "a buy must lower the hand's expected points: a better chance of going down against "
              "the upcard's and the penalty cards' points"),
-    BotParam("feed_buy", "float", BP_FEED_BUY, 2.0,
+    BotParam("feed_buy", "float", "BP_FEED_BUY", 2.0,
              "cost of discarding a mate of a card that a player who may buy it took", lo=0, hi=1000),
-    BotParam("horizon", "float", BP_HORIZON, 12.0,
+    BotParam("horizon", "float", "BP_HORIZON", 12.0,
              "turns a seat expects in a hand while nobody is down", lo=1, hi=99),
-    BotParam("pace", "float", BP_PACE, 1.5,
+    BotParam("pace", "float", "BP_PACE", 1.5,
              "turns a down opponent takes per card it holds to go out", lo=0.1, hi=20),
     # version 3
-    BotParam("owed", "bool", BP_OWED, 1,
+    BotParam("owed", "bool", "BP_OWED", 1,
              "counts the discard a turn owes (go_out = discard_required) among the cards it "
              "needs to go down, when it asks whether the cards and buys it can still get rule "
              "the contract out (off: version 2, one card short under `contract`)"),
     # an option, off by default (docs/bots.md, "Fishing")
-    BotParam("fish", "int", BP_FISH, 0,
+    BotParam("fish", "int", "BP_FISH", 0,
              "buys an upcard that does not lower its deficiency, for the penalty cards that come "
              "with it (more draws towards the contract), while the deficiency is at most this: only "
              "where a buy brings two or more penalty cards, in a hand whose contract needs more "
@@ -249,52 +256,52 @@ _V1_SETTINGS = (("cut", "0"), ("buy_ev", "false"), ("feed_buy", "0")) + _V2_SETT
 
 # rollout's budget and switches (kernels.rollout); defaults from benchmarks/bench_rollout.py
 _ROLLOUT_PARAMS = (
-    BotParam("rollouts", "int", BP_ROLLOUTS, 16,
+    BotParam("rollouts", "int", "BP_ROLLOUTS", 16,
              "samples per searched decision (with race: its first round); each candidate is "
              "played out on every sample", lo=1, hi=4096),
-    BotParam("race", "int", BP_RACE, 256,
+    BotParam("race", "int", "BP_RACE", 256,
              "a race: while a challenger of smart's choice is neither better by z standard "
              "errors nor unable to beat it by tie points, the samples double, up to race "
              "(0: off, rollouts samples and kmax)", lo=0, hi=4096),
-    BotParam("race_take", "int", BP_RACE_TAKE, 16,
+    BotParam("race_take", "int", "BP_RACE_TAKE", 16,
              "a lower cap of the race at the upcard's take-or-pass, where the search finds least "
              "(-1: race's; 0: no race there)", lo=-1, hi=4096),
-    BotParam("race_play", "int", BP_RACE_PLAY, 32,
+    BotParam("race_play", "int", "BP_RACE_PLAY", 32,
              "a lower cap of the race at the discard and at going down (-1: race's; 0: no race "
              "there)", lo=-1, hi=4096),
-    BotParam("tie", "float", BP_TIE, 20.0,
+    BotParam("tie", "float", "BP_TIE", 20.0,
              "race: a challenger whose paired mean less z standard errors is above -tie points "
              "drops out (it cannot beat smart's choice by tie)", lo=0, hi=1000),
-    BotParam("kmax", "int", BP_KMAX, 0,
+    BotParam("kmax", "int", "BP_KMAX", 0,
              "without race: a close call (another candidate ahead of smart's choice on the mean, "
              "not by z standard errors) is sampled again with twice the samples, up to kmax "
              "(0 or <= rollouts: every search takes rollouts samples)", lo=0, hi=4096),
-    BotParam("candidates", "int", BP_CANDS, 3,
+    BotParam("candidates", "int", "BP_CANDS", 3,
              "discards searched: smart's choice and its next best that keep the deficiency",
              lo=1, hi=8),
-    BotParam("s_take", "bool", BP_S_TAKE, 1, "search take or pass on the upcard"),
-    BotParam("s_buy", "bool", BP_S_BUY, 1, "search buy or pass (with buy=auto)"),
-    BotParam("s_discard", "bool", BP_S_DISCARD, 1, "search the discard (not down)"),
-    BotParam("s_down", "bool", BP_S_DOWN, 1, "search going down now or waiting a turn"),
-    BotParam("policy", "choice", BP_POLICY, 0, "the playout policy of every seat",
+    BotParam("s_take", "bool", "BP_S_TAKE", 1, "search take or pass on the upcard"),
+    BotParam("s_buy", "bool", "BP_S_BUY", 1, "search buy or pass (with buy=auto)"),
+    BotParam("s_discard", "bool", "BP_S_DISCARD", 1, "search the discard (not down)"),
+    BotParam("s_down", "bool", "BP_S_DOWN", 1, "search going down now or waiting a turn"),
+    BotParam("policy", "choice", "BP_POLICY", 0, "the playout policy of every seat",
              choices=(("smart", 0), ("greedy", 1))),
-    BotParam("utility", "choice", BP_UTILITY, 0,
+    BotParam("utility", "choice", "BP_UTILITY", 0,
              "outcome minimised: its points for the hand, or its total less the best other "
              "total after the hand (lead)", choices=(("points", 0), ("lead", 1))),
-    BotParam("margin", "float", BP_MARGIN, 0.0,
+    BotParam("margin", "float", "BP_MARGIN", 0.0,
              "points per hand another candidate's mean must beat smart's choice by", lo=0, hi=1000),
-    BotParam("z", "float", BP_Z, 2.0,
+    BotParam("z", "float", "BP_Z", 2.0,
              "another candidate replaces smart's choice only when its mean paired difference "
              "(same samples) is below -z standard errors (0: whenever it is lower)", lo=0, hi=10),
-    BotParam("fit", "int", BP_FIT, 8,
+    BotParam("fit", "int", "BP_FIT", 8,
              "a sampled other hand (not down) is drawn with min(turns it played this hand, fit) "
              "cards more, and those that serve its contract least go back: players keep the "
              "cards that serve them (0: uniform samples)", lo=0, hi=64),
-    BotParam("decl", "int", BP_DECL, 0,
+    BotParam("decl", "int", "BP_DECL", 0,
              "a sampled other hand (not down) is redealt so that no card it discarded, "
              "passed or did not buy in its last decl turns would lower its deficiency: players throw and "
              "refuse what they cannot use (0: not read)", lo=0, hi=99),
-    BotParam("prune", "int", BP_PRUNE, 1,
+    BotParam("prune", "int", "BP_PRUNE", 1,
              "upcards searched: 0 every one, 1 a joker, one that lowers the deficiency or "
              "has a partner in hand, 2 a joker or one that lowers the deficiency", lo=0, hi=2),
 )
@@ -307,9 +314,11 @@ _ROLLOUT_V5 = (("tie", "2"), ("race_take", "-1"), ("race_play", "-1"))
 
 
 # The registry: one entry per bot. The order of ``params`` is the order of canonical specs.
-BOTS: dict[str, BotInfo] = {b.name: b for b in (
-    BotInfo("random", BOT_RANDOM, "uniformly random among the legal actions (fuzzing, and a floor)"),
-    BotInfo("greedy", BOT_GREEDY,
+# A bot's kind (its kernel's dispatch value) is its place here: kernels/dispatch.py is
+# generated from this registry (python -m shanghai_sim.botgen), so keep the order.
+BOTS: dict[str, BotInfo] = {b.name: replace(b, kind=kind) for kind, b in enumerate((
+    BotInfo("random", "bots.random_action_nb", "uniformly random among the legal actions (fuzzing, and a floor)"),
+    BotInfo("greedy", "bots.greedy_action_nb",
             "lowest deficiency, the baseline: takes the upcard when that lowers the deficiency "
             "even after its discard, buys when the upcard lowers it (or when the hand meets the "
             "contract but is short of cards), discards to keep it lowest (ties: more outs, "
@@ -321,7 +330,7 @@ BOTS: dict[str, BotInfo] = {b.name: b for b in (
                         "jokers (fixed in version 2)"),
              BotVersion(2, "takes and buys by one rule, never throws a joker or the card just taken "
                         "while another can go, buys when the contract is met but short of cards"))),
-    BotInfo("smart", BOT_SMART,
+    BotInfo("smart", "bots.smart_action_nb",
             "a strong heuristic player (docs/bots.md): greedy's deficiency first, then live "
             "outs (cards it has not seen), partners, penalty points as opponents go down, "
             "and not feeding the next player; buys by card count as well as by card; "
@@ -336,8 +345,9 @@ BOTS: dict[str, BotInfo] = {b.name: b for b in (
              BotVersion(3, "counts the discard a turn owes under go_out = discard_required "
                         "(`contract`) among the cards to go down: version 2 kept buying for a "
                         "card count one short of going down; the same play under no_discard "
-                        "(`shanghai`)"))),
-    BotInfo("rollout", BOT_ROLLOUT,
+                        "(`shanghai`)")),
+            gate="smart"),
+    BotInfo("rollout", "rollout.rollout_action_nb",
             "determinized Monte Carlo search over smart (docs/rollout.md): at the upcard, buy, "
             "discard and going-down decisions it samples the cards it has not seen (consistent "
             "with its seat's view), plays the hand out with smart in every seat once per "
@@ -358,8 +368,9 @@ BOTS: dict[str, BotInfo] = {b.name: b for b in (
              BotVersion(6, "the race capped by decision kind: 16 samples at the upcard's take, up to 32 "
                         "at the discard and going down, 256 at the buy; a challenger that cannot beat "
                         "smart's choice by 20 points drops out (analyses/search_budget.py): a sixth "
-                        "of version 5's search time (docs/rollout.md)"))),
-)}
+                        "of version 5's search time (docs/rollout.md)")),
+            gate="workspace"),
+))}
 
 
 def spec_version(spec: str) -> tuple[str, int] | None:

@@ -4,7 +4,7 @@ from click.testing import CliRunner
 
 from shanghai_sim.bots import BOTS, BotError, parse_bot, parse_bots
 from shanghai_sim.kernels import layout as L
-from shanghai_sim.kernels.bots import BOT_GREEDY, BOT_RANDOM
+from shanghai_sim.kernels.dispatch import BOT_GREEDY, BOT_RANDOM
 from shanghai_sim.kernels.botparams import BP_BUY, BP_HAND0, BP_MAXBUYS, NBP
 
 
@@ -161,11 +161,14 @@ def test_a_new_bot_is_one_registry_entry(monkeypatch):
     """docs/DEVELOPING.md 'A new bot': parsing, canonical specs, errors and the listing
     follow from the entry alone."""
     from shanghai_sim import bots as B
-    entry = B.BotInfo("cautious", BOT_GREEDY, "greedy, but never buys after hand N", (
-        B.BotParam("stop", "int", NBP - 1, 0, "last hand in which it buys", lo=1, hi=10),))
+    from dataclasses import replace
+    from shanghai_sim.kernels.botparams import SLOTS
+    slot = SLOTS[-1][0]           # any declared slot: parsing only stores into it
+    entry = replace(B.BotInfo("cautious", "bots.greedy_action_nb", "greedy, but never buys after hand N", (
+        B.BotParam("stop", "int", slot, 0, "last hand in which it buys", lo=1, hi=10),)), kind=BOT_GREEDY)
     monkeypatch.setitem(B.BOTS, "cautious", entry)
     b = parse_bot("cautious:stop=4")
-    assert b.name == "cautious:stop=4" and b.kind == BOT_GREEDY and b.params[NBP - 1] == 4
+    assert b.name == "cautious:stop=4" and b.kind == BOT_GREEDY and b.params[B.OFFSETS[slot]] == 4
     assert parse_bot("cautious").name == "cautious"
     with pytest.raises(BotError, match="integer 1..10"):
         parse_bot("cautious:stop=11")

@@ -103,16 +103,23 @@ def _dispatch_pairs(fn) -> dict[str, str]:
     return out
 
 
-def test_the_two_dispatches_agree_and_cover_the_registry():
-    """kernels.dispatch.seat_action_nb writes out bots.bot_action_nb (one inlining level
-    less): the bots both dispatch go to the same kernels, and every registry bot is dispatched."""
+def test_the_dispatches_are_generated_from_the_registry_and_cover_it():
+    """kernels/dispatch.py and kernels/botparams.py are what python -m shanghai_sim.botgen
+    writes from the registry, and both dispatches send every registry bot to the kernel its
+    entry names (bot_action_nb: every bot but a search bot), an unknown kind to kind 0's."""
+    from shanghai_sim import botgen
     from shanghai_sim.bots import BOTS
-    from shanghai_sim.kernels import bots as KB
     from shanghai_sim.kernels import dispatch
-    inner, outer = _dispatch_pairs(KB.bot_action_nb), _dispatch_pairs(dispatch.seat_action_nb)
-    assert {k: v for k, v in outer.items() if k in inner} == inner
-    value = {getattr(KB, k): k for k in outer if k.startswith("BOT_")}
-    for info in BOTS.values():
-        assert info.kind in value or outer["else"] == f"{info.name}_action_nb", info.name
-        if info.kind in value:
-            assert outer[value[info.kind]] == f"{info.name}_action_nb", info.name
+    assert botgen.stale() == []
+    for fn, search in ((dispatch.seat_action_nb, True), (dispatch.bot_action_nb, False)):
+        pairs = _dispatch_pairs(fn)
+        for info in BOTS.values():
+            kernel = info.kernel.split(".")[1]
+            const = "BOT_" + info.name.upper()
+            assert getattr(dispatch, const) == info.kind
+            if info.kind == 0:
+                assert pairs["else"] == kernel, info.name
+            elif search or info.gate != "workspace":
+                assert pairs[const] == kernel, info.name
+            else:
+                assert const not in pairs, info.name

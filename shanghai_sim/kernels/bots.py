@@ -1,6 +1,6 @@
 """Bots in numba: one action for the seat to act, from the state tuple G.
 
-Bot kinds (``BOT_*``) and their parameter vector ``bp`` float64[NBP]
+The bots' kernels and their parameter vector ``bp`` float64[NBP]
 (``shanghai_sim.bots.parse_bot`` fills it from a spec string):
 
   BP_BUY        buy policy: 0 never, 1 useful (the upcard lowers the deficiency), 2 always
@@ -46,12 +46,9 @@ _buy_policy = buy_policy_nb
 _contract_kinds = contract_kinds_nb
 _mates = mates_nb
 
-BOT_RANDOM = 0
-BOT_GREEDY = 1
-BOT_SMART = 2
-BOT_ROLLOUT = 3        # kernels.rollout (dispatched by kernels.dispatch, which imports this module)
-
-# The parameter row's slots (BP_*, NBP) are declared in kernels.botparams.
+# The bot kinds (BOT_*) and the dispatch are in kernels.dispatch, and the parameter row's
+# slots (BP_*, NBP) in kernels.botparams: both generated from the registry
+# (shanghai_sim.bots.BOTS) by python -m shanghai_sim.botgen.
 
 BUY_NEVER = 0
 BUY_USEFUL = 1
@@ -740,14 +737,3 @@ def _turn_nb(R, G, p, bp, SMART):
 @nb.njit(cache=True, _nrt=False, inline="always")
 def smart_action_nb(R, G, p, bp):
     return _turn_nb(R, G, p, bp, True)
-
-
-@nb.njit(cache=True, _nrt=False, inline="always")
-def bot_action_nb(R, G, kind, bp):
-    """The action of the bot of this kind for the seat to act."""
-    p = G[G_S][S_ACTOR]
-    if kind == BOT_SMART:
-        return smart_action_nb(R, G, p, bp)
-    if kind == BOT_GREEDY:
-        return greedy_action_nb(R, G, p, bp)
-    return random_action_nb(R, G, p)
