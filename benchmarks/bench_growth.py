@@ -53,17 +53,16 @@ def _draw(rng, shoe, n, size, jokers=None):
 def _us_per_hand(r, h, hands_fn, n, warm, reps) -> dict:
     a = r.arrays()
     exact, gap = a.params[P_INITIAL_EXACT], a.params[P_SAME_SUIT_GAP]
-    kinds, sizes, nm = a.meld_kind[h], a.meld_size[h], a.n_melds[h]
+    C = K.Contract(a.meld_kind[h], a.meld_size[h], a.n_melds[h], a.joker_cap, exact, gap)
     cache = K.new_cache()
     w = hands_fn(warm)
-    K.deficiency_batch_nb(w, kinds, sizes, nm, a.joker_cap, exact, gap,
-                          np.empty(len(w), np.int64), *cache, ANY, ANY)
+    K.deficiency_batch_nb(w, C, np.empty(len(w), np.int64), cache, ANY, ANY)
     tests = [hands_fn(n) for _ in range(reps)]
     out = np.empty(n, np.int64)
     ts = []
     for test in tests:
         t = time.perf_counter()
-        K.deficiency_batch_nb(test, kinds, sizes, nm, a.joker_cap, exact, gap, out, *cache, ANY, ANY)
+        K.deficiency_batch_nb(test, C, out, cache, ANY, ANY)
         ts.append(1e6 * (time.perf_counter() - t) / n)
     return spread(ts)
 

@@ -121,16 +121,17 @@ def contract_rows(rules: str, hands: int, warm: int, reps: int, ref_hands: int, 
     for h in range(r.hands):
         size = 14 if h >= 7 else 12
         kinds, sizes, nm = a.meld_kind[h], a.meld_size[h], a.n_melds[h]
+        C = K.Contract(kinds, sizes, nm, a.joker_cap, exact, gap)
         # every pass's hands drawn now, so no Python work runs between the timed passes
         tests = [draw(rng, shoe, hands, size) for _ in range(reps)]
         out = np.empty(hands, np.int64)
         # Cold: a fresh memo per pass (compilation excluded by a first tiny call).
-        K.deficiency_batch_nb(tests[0][:1], kinds, sizes, nm, a.joker_cap, exact, gap, out, *K.new_cache(),
+        K.deficiency_batch_nb(tests[0][:1], C, out, K.new_cache(),
                               ANY, ANY)
         cold = []
         for test in tests:
             t = time.perf_counter()
-            K.deficiency_batch_nb(test, kinds, sizes, nm, a.joker_cap, exact, gap, out, *K.new_cache(), ANY, ANY)
+            K.deficiency_batch_nb(test, C, out, K.new_cache(), ANY, ANY)
             cold.append((len(test), time.perf_counter() - t))
         # Warm-up: the public deficiency_batch in a loop of calls of `hands` fresh hands, as a
         # user calls it; it keeps its memo (per thread and rules) across the calls.
@@ -144,7 +145,7 @@ def contract_rows(rules: str, hands: int, warm: int, reps: int, ref_hands: int, 
         hot, calls, defs = [], [], []
         for test in tests:
             t = time.perf_counter()
-            K.deficiency_batch_nb(test, kinds, sizes, nm, a.joker_cap, exact, gap, out, *cache, ANY, ANY)
+            K.deficiency_batch_nb(test, C, out, cache, ANY, ANY)
             hot.append((len(test), time.perf_counter() - t))
             defs.append(out.mean())
             batch = draw(rng, shoe, hands, size)
@@ -157,12 +158,12 @@ def contract_rows(rules: str, hands: int, warm: int, reps: int, ref_hands: int, 
         for _ in range(reps):
             meet = draw_meeting(rng, shoe, kinds, sizes, nm, n_lay, size)
             d = np.empty(n_lay, np.int64)
-            K.deficiency_batch_nb(meet, kinds, sizes, nm, a.joker_cap, exact, gap, d, *cache, ANY, ANY)
+            K.deficiency_batch_nb(meet, C, d, cache, ANY, ANY)
             meet = meet[d == 0]
-            K.laydown_sat_nb(meet[0], kinds, sizes, nm, a.joker_cap, exact, gap, a.points, lay)
+            K.laydown_sat_nb(meet[0], C, a.points, lay)
             t = time.perf_counter()
             for i in range(len(meet)):
-                K.laydown_sat_nb(meet[i], kinds, sizes, nm, a.joker_cap, exact, gap, a.points, lay)
+                K.laydown_sat_nb(meet[i], C, a.points, lay)
             lays.append((len(meet), time.perf_counter() - t))
         ref = []
         if reference_analysis is not None and ref_hands > 0:

@@ -1,11 +1,12 @@
 """The bot registry, and bot specs: ``random``, ``greedy:buy=never:maxbuys=1`` -> kernel arrays.
 
-A bot is a kernel (``kernels.bots``, dispatched on its integer kind) plus one entry of
-``BOTS`` here: its name, kind, help, and its parameters (key, type, range, default, help,
-and the slot of the float64 parameter vector its kernel reads). Spec parsing, canonical
-spec strings, ``shanghai-sim bots`` and every error message are read from the registry,
-so a new bot adds nothing here but its entry; its kernel, kind, slots and dispatch
-branches live in the kernels (docs/DEVELOPING.md, "A new bot", lists every place).
+A bot is a kernel (under ``kernels/``), one entry of ``BOTS`` here and its doc: the
+entry gives its name, its kernel, help, its parameters (key, type, range, default, help,
+and the slot of the float64 parameter vector its kernel reads, by name), its versions and
+its gate; its kind is its place in ``BOTS``. Spec parsing, canonical spec strings,
+``shanghai-sim bots`` and every error message are read from the registry, and the
+kernels' dispatch and parameter row are generated from it (``python -m
+shanghai_sim.botgen``; docs/DEVELOPING.md, "A new bot").
 
 A spec is a bot name, then ``:key=value`` parameters, each key at most once. Several
 seats are given as a comma-separated list (or a Python list), one spec per seat, or one
@@ -440,12 +441,29 @@ def _find_param(info: BotInfo, key: str, spec: str, hands: int | None) -> tuple[
     raise BotError(f"unknown parameter {key!r} for bot {info.name!r} (valid: {_valid_params(info)})")
 
 
+_GENERATED_OK = False
+
+
+def _check_generated() -> None:
+    """BotError unless the kernels' dispatch was generated from this registry (a bot added
+    or moved without python -m shanghai_sim.botgen would be played by another kernel)."""
+    global _GENERATED_OK
+    if _GENERATED_OK:
+        return
+    from .kernels.dispatch import NAMES
+    if tuple(NAMES) != tuple(BOTS):
+        raise BotError(f"the kernels dispatch bots {', '.join(NAMES)} but the registry has "
+                       f"{', '.join(BOTS)}: run python -m shanghai_sim.botgen")
+    _GENERATED_OK = True
+
+
 def parse_bot(spec: str, hands: int | None = None) -> BotSpec:
     """One spec such as ``greedy:buy=never:buy9=useful`` -> BotSpec.
 
     ``hands``: the rules' number of hands, if known; a per-hand parameter
     (``buyN``) beyond it is an error, since it would silently do nothing.
     """
+    _check_generated()
     if not isinstance(spec, str) or not spec.strip():
         raise BotError(f"empty bot spec (valid bots: {_valid_bots()})")
     parts = [s.strip() for s in spec.strip().split(":")]

@@ -326,7 +326,7 @@ class Game:
             for c in ids:
                 H[q, c] += 1
             PS[q, L.PS_N] = len(ids)
-            PS[q, L.PS_DEFOK] = L.DEF_UNKNOWN
+            self.G[L.G_PRIV][q, L.PV_DEFOK] = L.DEF_UNKNOWN     # its cached deficiency
             PS[q, L.PS_DECL0:L.PS_DECL0 + L.NCARDS] = 0    # what it threw or refused: not known here
         for q in down:
             PS[q, L.PS_DOWN] = 1

@@ -123,10 +123,10 @@ def analyze_hand(cards: str | Iterable[str], contract: int | str,
         counts[c] += 1
     if shoe:
         check_shoe(counts, r, players)
-    exact, gap = a.params[P_INITIAL_EXACT], a.params[P_SAME_SUIT_GAP]
-    deficiency = int(K.deficiency_nb(counts, kinds, sizes, nm, a.joker_cap, exact, gap))
+    C = K.Contract(kinds, sizes, nm, a.joker_cap, int(a.params[P_INITIAL_EXACT]), int(a.params[P_SAME_SUIT_GAP]))
+    deficiency = int(K.deficiency_nb(counts, C))
     out = np.zeros((MAX_MELDS, K.LAY_W), dtype=np.int64)
-    deadwood = int(K.laydown_nb(counts, kinds, sizes, nm, a.joker_cap, exact, gap, a.points, out))
+    deadwood = int(K.laydown_nb(counts, C, a.points, out))
     if deadwood < 0:
         return HandAnalysis(tuple(card_str(c) for c in ids), text, False, None, deficiency, None, None)
     melds = []
@@ -155,12 +155,11 @@ def deficiency_batch(counts, contract: int | str, rules: str | Path | Rules = "s
         raise CardError(f"counts must be integers, got dtype {arr.dtype}")
     packs, jokers = shoe_limits(r, players)[:2] if shoe else (NO_SHOE_LIMIT, NO_SHOE_LIMIT)
     arr = np.ascontiguousarray(arr, dtype=np.int64)
-    kinds, sizes, nm, joker_cap, exact, gap = _prepared(r, contract)
+    C = _prepared(r, contract)
     out = np.empty(arr.shape[0], dtype=np.int64)
     # The kernel checks each hand as it reads it (no pass of its own) and stops at the first
     # bad one; the message is then built here.
-    bad = K.deficiency_batch_nb(arr, kinds, sizes, nm, joker_cap, exact, gap, out,
-                                *_memo(joker_cap, exact, gap), packs, jokers)
+    bad = K.deficiency_batch_nb(arr, C, out, _memo(C.joker_cap, C.exact, C.gap), packs, jokers)
     if bad >= 0:
         if (arr[bad] < 0).any():
             raise CardError(f"hand {bad}: counts must be non-negative")
@@ -176,14 +175,14 @@ NO_SHOE_LIMIT = np.int64(1) << 62     # deficiency_batch_nb's packs/jokers for s
 _PREP: dict = {}
 
 
-def _prepared(r: Rules, contract) -> tuple:
+def _prepared(r: Rules, contract) -> "K.Contract":
     key = (id(r), contract if isinstance(contract, (int, str)) else repr(contract))
     hit = _PREP.get(key)
     if hit is not None and hit[0] is r:
         return hit[1]
     kinds, sizes, nm, _ = _contract_rows(r, contract)
     a = r.arrays()
-    prep = (kinds, sizes, nm, a.joker_cap, int(a.params[P_INITIAL_EXACT]), int(a.params[P_SAME_SUIT_GAP]))
+    prep = K.Contract(kinds, sizes, nm, a.joker_cap, int(a.params[P_INITIAL_EXACT]), int(a.params[P_SAME_SUIT_GAP]))
     if len(_PREP) >= 64:
         _PREP.clear()
     _PREP[key] = (r, prep)

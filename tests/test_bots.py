@@ -104,8 +104,8 @@ def test_greedy_discard_is_the_plain_rule(rules, seed):
                 if H[c] == 0:
                     continue
                 H[c] -= 1
-                d = deficiency_nb(H, R[L.R_MELD_KIND][h], R[L.R_MELD_SIZE][h], R[L.R_N_MELDS][h], R[L.R_JOKER_CAP], R[L.R_PARAMS][P_INITIAL_EXACT],
-                                  R[L.R_PARAMS][P_SAME_SUIT_GAP])
+                d = deficiency_nb(H, L.Contract(R[L.R_MELD_KIND][h], R[L.R_MELD_SIZE][h], R[L.R_N_MELDS][h], R[L.R_JOKER_CAP],
+                                                R[L.R_PARAMS][P_INITIAL_EXACT], R[L.R_PARAMS][P_SAME_SUIT_GAP]))
                 key = (0 if c in (52, took) else 1, -d, outs(H), int(R[L.R_POINTS][c]), -c)
                 H[c] += 1
                 if best is None or key > best[0]:
@@ -159,7 +159,7 @@ def test_random_bot_is_uniform(go_down):
 
 def test_a_new_bot_is_one_registry_entry(monkeypatch):
     """docs/DEVELOPING.md 'A new bot': parsing, canonical specs, errors and the listing
-    follow from the entry alone."""
+    follow from the entry alone (tests/test_new_bot.py plays one)."""
     from shanghai_sim import bots as B
     from dataclasses import replace
     from shanghai_sim.kernels.botparams import SLOTS
@@ -167,6 +167,7 @@ def test_a_new_bot_is_one_registry_entry(monkeypatch):
     entry = replace(B.BotInfo("cautious", "bots.greedy_action_nb", "greedy, but never buys after hand N", (
         B.BotParam("stop", "int", slot, 0, "last hand in which it buys", lo=1, hi=10),)), kind=BOT_GREEDY)
     monkeypatch.setitem(B.BOTS, "cautious", entry)
+    monkeypatch.setattr(B, "_GENERATED_OK", True)   # parsing only: the kernels never see it
     b = parse_bot("cautious:stop=4")
     assert b.name == "cautious:stop=4" and b.kind == BOT_GREEDY and b.params[B.OFFSETS[slot]] == 4
     assert parse_bot("cautious").name == "cautious"
@@ -196,18 +197,32 @@ def test_every_registry_parameter_sits_in_a_declared_slot_and_every_slot_is_read
     assert sum(P.WIDTH.values()) == P.NBP and P.NBP <= L.RF_W
 
 
-def test_only_the_state_and_the_hand_memo_write_a_seats_cached_deficiency():
-    """A probe (a move tried on the real hand and taken back) restores the cache through
-    state.def_saved_nb/def_restore_nb; no bot or rule check writes PS_DEF/PS_DEFOK itself
-    (rollout's playouts clear it on their scratch copy of the state)."""
+def test_a_seats_private_row_is_read_and_written_only_by_the_state_and_the_hand_memo():
+    """The seat view by construction: what only a seat may know of its hidden hand (its
+    cached deficiency) is a private row apart from the public per-seat row (layout G_PRIV,
+    PV_*). Only state.py (add_card/rem_card, def_saved_nb/def_restore_nb/def_forget_nb: a
+    probe tries a move on the real hand and restores the cache) and handmemo.hand_def_nb
+    touch it; rollout only puts its scratch copy's row into the scratch state tuple."""
     import re
     from pathlib import Path
     kernels = Path(__file__).resolve().parent.parent / "shanghai_sim" / "kernels"
-    allowed = {"state.py", "handmemo.py", "rollout.py"}
-    pat = re.compile(r"\bPS_DEF(OK)?\]\s*=[^=]")
+    allowed = {"layout.py", "state.py", "handmemo.py"}
+    pat = re.compile(r"\b(G_PRIV|PV_DEF|PV_DEFOK|PV_[A-Z]+)\b")
     for path in kernels.glob("*.py"):
         if path.name in allowed:
             continue
         hits = [ln for ln in path.read_text().splitlines() if pat.search(ln)]
+        if path.name == "rollout.py":        # the import, and the scratch tuple's W[G_PRIV]
+            hits = [ln for ln in hits if "W[G_PRIV]" not in ln and not ln.startswith("from .layout import")]
         assert not hits, (path.name, hits)
-    assert "PS2[q, PS_DEFOK]" in (kernels / "rollout.py").read_text()
+    assert not re.search(r"\bPS_DEF", "".join(p.read_text() for p in kernels.glob("*.py")))
+
+
+def test_a_registry_the_kernels_were_not_generated_from_is_refused(monkeypatch):
+    """A bot added without python -m shanghai_sim.botgen would be played by kind 0's
+    kernel: parsing any spec says what to run instead."""
+    from shanghai_sim import bots as B
+    monkeypatch.setitem(B.BOTS, "cautious", B.BOTS["greedy"])
+    monkeypatch.setattr(B, "_GENERATED_OK", False)
+    with pytest.raises(BotError, match="run python -m shanghai_sim.botgen"):
+        parse_bot("greedy")

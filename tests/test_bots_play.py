@@ -132,7 +132,7 @@ def _hidden_shuffled(g, seat, rng):
         for c in pool[k:k + free]:
             H[q, c] += 1
         k += free
-        PS[q, L.PS_DEFOK] = L.DEF_UNKNOWN
+        G[L.G_PRIV][q, L.PV_DEFOK] = L.DEF_UNKNOWN
     assert k == len(pool)
 
 

@@ -34,10 +34,9 @@ def test_inliner_patch_emits_the_same_code():
     counts = np.zeros(53, np.int64)
     counts[[1, 2, 3, 4, 14, 15, 16, 30, 31, 32, 45]] = 1
     params = R[L.R_PARAMS]
-    d = meld_deficiency.deficiency_ws_nb(counts, R[L.R_MELD_KIND][2], R[L.R_MELD_SIZE][2],
-                                         R[L.R_N_MELDS][2], R[L.R_JOKER_CAP],
-                                         params[L.P_INITIAL_EXACT], params[L.P_SAME_SUIT_GAP],
-                                         *L.new_cache())
+    C = L.Contract(R[L.R_MELD_KIND][2], R[L.R_MELD_SIZE][2], R[L.R_N_MELDS][2], R[L.R_JOKER_CAP],
+                   params[L.P_INITIAL_EXACT], params[L.P_SAME_SUIT_GAP])
+    d = meld_deficiency.deficiency_ws_nb(counts, C, L.new_cache())
     assert d == 1
     sig = meld_runs._runs_fast.signatures[0]
     with inlining.numba_copies():
@@ -56,10 +55,10 @@ def test_separate_kernel_is_called_not_copied():
     counts = np.zeros(53, np.int64)
     counts[[1, 2, 3, 4, 14, 15, 16, 30, 31, 32, 45]] = 1
     params = R[L.R_PARAMS]
-    args = (counts, R[L.R_MELD_KIND][2], R[L.R_MELD_SIZE][2], R[L.R_N_MELDS][2],
-            R[L.R_JOKER_CAP], params[L.P_INITIAL_EXACT], params[L.P_SAME_SUIT_GAP])
+    args = (counts, L.Contract(R[L.R_MELD_KIND][2], R[L.R_MELD_SIZE][2], R[L.R_N_MELDS][2],
+                               R[L.R_JOKER_CAP], params[L.P_INITIAL_EXACT], params[L.P_SAME_SUIT_GAP]))
     f = _fresh(meld_deficiency.deficiency_ws_nb)
-    assert f(*args, *L.new_cache()) == meld_deficiency.deficiency_ws_nb(*args, *L.new_cache()) == 1
+    assert f(*args, L.new_cache()) == meld_deficiency.deficiency_ws_nb(*args, L.new_cache()) == 1
     ir = f.inspect_llvm(f.signatures[0])
     name = re.escape(linking._mangled_prefix("shanghai_sim.kernels.meld_runs", "_runs_fast").decode())
     assert re.search(r"declare [^\n]*@\"?" + name, ir)

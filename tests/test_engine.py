@@ -13,6 +13,7 @@ from shanghai_sim.kernels import layout as L
 from shanghai_sim.kernels import codes as K
 from shanghai_sim.kernels.godown import can_go_down_nb, go_down_possible_nb
 from shanghai_sim.kernels.handmemo import def_of_nb, hand_def_nb
+from shanghai_sim.kernels.state import def_restore_nb, def_saved_nb
 from shanghai_sim.kernels.table import do_swap_nb, fit_mask_nb, fits_nb, swap_struct_nb, undo_swap_nb
 from shanghai_sim.kernels.engine import play_game_nb, play_games_nb
 from shanghai_sim.kernels.records import (HF_CARDS_LEFT, HF_POINTS, HF_STOPPED, HF_WENT_OUT, NHF)
@@ -125,7 +126,7 @@ def test_go_down_possible_matches_the_search(name, players):
                 tries = [None] + list(_swap_tries(R, G, p))
                 for t in tries:
                     if t is not None:
-                        d0, k0 = PS[p, L.PS_DEF], PS[p, L.PS_DEFOK]
+                        saved = def_saved_nb(G, p)
                         ident = do_swap_nb(G, p, *t)
                     fast = bool(go_down_possible_nb(R, G, p))
                     full = bool(can_go_down_nb(R, G, p))
@@ -133,7 +134,7 @@ def test_go_down_possible_matches_the_search(name, players):
                     seen[full] += 1
                     if t is not None:
                         undo_swap_nb(G, p, *t, ident)
-                        PS[p, L.PS_DEF], PS[p, L.PS_DEFOK] = d0, k0
+                        def_restore_nb(G, p, saved)
                 S[L.S_GD_AT] = 0       # GD was rewritten for the tried hands
             g.step()
     assert seen[True] > 0 and seen[False] > 0, seen
@@ -221,8 +222,8 @@ def test_the_hand_memo_answers_what_the_finder_answers(name):
     for h in range(int(params[L.P_NHANDS])):
         G[L.G_S][L.S_HAND] = h
         kinds, sizes, nm = R[L.R_MELD_KIND][h], R[L.R_MELD_SIZE][h], R[L.R_N_MELDS][h]
-        want = [deficiency_nb(c, kinds, sizes, nm, R[L.R_JOKER_CAP], params[L.P_INITIAL_EXACT],
-                              params[L.P_SAME_SUIT_GAP]) for c in hands]
+        want = [deficiency_nb(c, L.Contract(kinds, sizes, nm, R[L.R_JOKER_CAP], params[L.P_INITIAL_EXACT],
+                                            params[L.P_SAME_SUIT_GAP])) for c in hands]
         for _ in range(2):                     # the second pass answers from the memo
             assert [def_of_nb(R, G, c) for c in hands] == want, (name, h + 1)
     assert (G[L.G_HMEMO][:, 3] != 0).sum() > 0  # the memo was used
@@ -252,10 +253,10 @@ def test_fit_mask_and_the_bounded_hand_deficiency(name):
                 left_out += not (fm >> c) & 1
             h = int(S[L.S_HAND])
             for q in range(4):
-                bounded += PS[q, L.PS_DEFOK] == 2
-                want = deficiency_nb(G[L.G_HANDS][q], R[L.R_MELD_KIND][h], R[L.R_MELD_SIZE][h],
+                bounded += G[L.G_PRIV][q, L.PV_DEFOK] == L.DEF_LESS_ONE
+                want = deficiency_nb(G[L.G_HANDS][q], L.Contract(R[L.R_MELD_KIND][h], R[L.R_MELD_SIZE][h],
                                      R[L.R_N_MELDS][h], cap, params[L.P_INITIAL_EXACT],
-                                     params[L.P_SAME_SUIT_GAP])
+                                     params[L.P_SAME_SUIT_GAP]))
                 assert hand_def_nb(R, G, q) == want, (name, seed, int(S[L.S_NACT]), q)
             g.step()
     assert fits and left_out and bounded

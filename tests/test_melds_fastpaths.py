@@ -37,7 +37,7 @@ def test_fast_paths_agree_with_the_general_search(r, h):
     for i in range(150):
         counts = np.bincount(rng.choice(cards, 12 if i % 2 else 14, replace=False),
                              minlength=L.NCARDS).astype(np.int64)
-        fast = K.deficiency_ws_nb(counts, *args, *cache)
+        fast = K.deficiency_ws_nb(counts, K.Contract(*args), cache)
         slow = max(0, K._search(counts, *args))
         assert fast == slow, (r.name, h + 1, np.flatnonzero(counts).tolist())
 
@@ -55,21 +55,21 @@ def test_bounded_deficiency_of_a_hand_one_card_away(r, h):
     for i in range(200):
         pick = rng.choice(cards, 13 if i % 2 else 15, replace=False)
         counts = np.bincount(pick[:-1], minlength=L.NCARDS).astype(np.int64)
-        d = K.deficiency_ws_nb(counts, *args, *cache)
+        d = K.deficiency_ws_nb(counts, K.Contract(*args), cache)
         above += d > 0
         c = pick[-1]
         counts[c] += 1                                   # a card more
-        want = K.deficiency_ws_nb(counts, *args, *cache)
+        want = K.deficiency_ws_nb(counts, K.Contract(*args), cache)
         assert d - 1 <= want <= d
         lower += want < d
         same += want == d
         lo = d - 1 if d > 0 else 0
-        assert K.deficiency_in_nb(counts, *args, *cache, lo, d) == want, (np.flatnonzero(counts).tolist(), c)
+        assert K.deficiency_in_nb(counts, K.Contract(*args), cache, cache[3], lo, d) == want, (np.flatnonzero(counts).tolist(), c)
         counts[c] -= 1
         for x in np.flatnonzero(counts)[:6]:             # a card less
             counts[x] -= 1
-            want = K.deficiency_ws_nb(counts, *args, *cache)
+            want = K.deficiency_ws_nb(counts, K.Contract(*args), cache)
             assert d <= want <= d + 1
-            assert K.deficiency_in_nb(counts, *args, *cache, d, d + 1) == want, (np.flatnonzero(counts).tolist(), x)
+            assert K.deficiency_in_nb(counts, K.Contract(*args), cache, cache[3], d, d + 1) == want, (np.flatnonzero(counts).tolist(), x)
             counts[x] += 1
     assert same and (lower or not above)      # both ends of the bounds were exercised

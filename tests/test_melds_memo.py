@@ -56,7 +56,7 @@ def test_memo_corners_match_search(rules, hand):
         args = _args(rules, hand_no)
         want = max(0, K._search(counts, *args))
         for _ in range(2):          # the second answer comes from the memo
-            assert K.deficiency_ws_nb(counts, *args, *cache) == want, (hand, hand_no)
+            assert K.deficiency_ws_nb(counts, K.Contract(*args), cache) == want, (hand, hand_no)
 
 
 def test_window_table_row_overflow_takes_the_general_path():
@@ -65,12 +65,12 @@ def test_window_table_row_overflow_takes_the_general_path():
     counts = to_counts("AH 2H 3H 4H 5H 6H 7H 8H 9H KC KD 9S 9C JK")
     cache = K.new_cache()
     args = _args(SH, 2)                       # set3 run4
-    assert K.deficiency_ws_nb(counts, *args, *cache) == max(0, K._search(counts, *args)) == 0
+    assert K.deficiency_ws_nb(counts, K.Contract(*args), cache) == max(0, K._search(counts, *args)) == 0
     wt = cache[4]
     px = 0b111111111 | (1 << 13)              # hearts A..9, the ace at both ends
     assert wt[((4 - 4) << K.NPOS) | px, 0] == -1
     counts = to_counts("2H 3H 4H 5H 6H 7H 8H 9H TH KC QD")
-    assert K.deficiency_ws_nb(counts, *args, *cache) == max(0, K._search(counts, *args)) == 2
+    assert K.deficiency_ws_nb(counts, K.Contract(*args), cache) == max(0, K._search(counts, *args)) == 2
 
 
 def test_full_memo_matches_search():
@@ -89,7 +89,7 @@ def test_full_memo_matches_search():
             counts = np.bincount(rng.choice(shoe, rng.integers(8, 19), replace=False),
                                  minlength=53).astype(np.int64)
             want = max(0, K._search(counts, *args))
-            assert K.deficiency_ws_nb(counts, *args, *cache) == want
+            assert K.deficiency_ws_nb(counts, K.Contract(*args), cache) == want
         assert (cache[0] != 0).mean() > 0.95     # nearly full: probes run out
         # trimmed (as the engine does between games), it fills again with exact answers
         assert K.memo_trim_nb(cache[0]) and not cache[0].any()
@@ -98,7 +98,7 @@ def test_full_memo_matches_search():
             args = _args(rules, hand_no)
             counts = np.bincount(rng.choice(shoe, rng.integers(8, 19), replace=False),
                                  minlength=53).astype(np.int64)
-            assert K.deficiency_ws_nb(counts, *args, *cache) == max(0, K._search(counts, *args))
+            assert K.deficiency_ws_nb(counts, K.Contract(*args), cache) == max(0, K._search(counts, *args))
         assert cache[0].any()
 
 
@@ -136,10 +136,10 @@ def test_run_contract_lay_down_by_suit_equals_the_all_suit_search(rules, hand_no
                 x[52] += 1
         for c in rng.integers(0, 53, rng.integers(0, 6)):
             x[c] += 1
-        if K.deficiency_nb(x, kinds, sizes, nm, cap, ex, gp) != 0:
+        if K.deficiency_nb(x, K.Contract(kinds, sizes, nm, cap, ex, gp)) != 0:
             continue
         lay = np.zeros((nm, K.LAY_W), np.int64)
-        dw = K.laydown_sat_nb(x, kinds, sizes, nm, cap, ex, gp, a.points, lay)
+        dw = K.laydown_sat_nb(x, K.Contract(kinds, sizes, nm, cap, ex, gp), a.points, lay)
         total = int((x * a.points).sum())
         assert dw == total - _general_lay(x, rules, hand_no)
         used = np.zeros(53, np.int64)
@@ -165,7 +165,7 @@ def test_a_suit_and_its_mirror_share_a_memo_slot():
         for hand_no in range(1, rules.hands + 1):
             args = _args(rules, hand_no)
             for counts in (hand, mirror, hand):
-                assert K.deficiency_ws_nb(counts, *args, *cache) == max(0, K._search(counts, *args))
+                assert K.deficiency_ws_nb(counts, K.Contract(*args), cache) == max(0, K._search(counts, *args))
 
 
 def test_memo_trim_empties_a_memo_three_quarters_full():

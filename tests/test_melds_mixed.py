@@ -52,7 +52,7 @@ def _shoe(r):
 
 def _fast_and_search(r, h, counts, cache):
     kinds, sizes, nm, cap, exact, gap = _rows(r, h)
-    fast = int(K.deficiency_ws_nb(counts, kinds, sizes, nm, cap, exact, gap, *cache))
+    fast = int(K.deficiency_ws_nb(counts, K.Contract(kinds, sizes, nm, cap, exact, gap), cache))
     slow = max(0, int(K._search(counts, kinds, sizes, nm, cap, exact, gap)))
     return fast, slow
 

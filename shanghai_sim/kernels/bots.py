@@ -16,7 +16,7 @@ Randomness comes only from the seat's own stream G[G_RNG][RNG_BOT0 + seat].
 import numba as nb
 import numpy as np
 
-from .layout import (G_BUF, G_GD, G_HANDS, G_PS, G_RNG, G_S, G_SCR, G_TABLE,
+from .layout import (NPOS, G_BUF, G_GD, G_HANDS, G_PS, G_RNG, G_S, G_SCR, G_TABLE,
                      G_TCARDS, JOKER, M_CARDS, M_N, NCARDS, NRANKS, PS_BUYS, PS_DOWN, PS_KNOWN0, PS_N, PS_TOOK, P_MAX_STOCK_PASSES, P_BUY_PENALTY, P_DECKS, P_DOWN_MAY_BUY, P_GO_OUT, P_INITIAL_EXACT,
                      P_JOKERS, P_JOKER_SWAP, P_SET_JOKER_CARD, RNG_BOT0, RUN, R_JOKER_CAP,
                      R_BUYS, R_DEAL, R_N_MELDS, R_PARAMS, R_POINTS, SCR_CAND, SCR_TMP,
@@ -94,17 +94,17 @@ def _def_plus(R, G, p, c, d0):
 def _near_masks():
     """NEAR[c]: the natural cards that share a rank with card c or stand within two run
     positions of it in its suit (ace low and high), as a 52-bit mask."""
-    out = np.zeros(52, np.uint64)
+    out = np.zeros(JOKER, np.uint64)
     for c in range(JOKER):
-        r, s = c % 13, c // 13
+        r, s = c % NRANKS, c // NRANKS
         m = 0
         for t in range(4):
             m |= 1 << (t * NRANKS + r)
         for q in (r, 13 if r == 0 else r):
             for d in range(-2, 3):
                 pp = q + d
-                if 0 <= pp <= 13:
-                    m |= 1 << (s * 13 + pp % 13)
+                if 0 <= pp < NPOS:
+                    m |= 1 << (s * NRANKS + pp % NRANKS)
         out[c] = m
     return out
 
@@ -310,9 +310,9 @@ def _greedy_swap(R, G, p, down):
                 if TM[m, TM_KIND] == RUN:
                     if s > 0:
                         break
-                    c = TM[m, TM_KEY] * 13 + k % 13
+                    c = TM[m, TM_KEY] * NRANKS + k % NRANKS
                 else:
-                    c = s * 13 + TM[m, TM_KEY]
+                    c = s * NRANKS + TM[m, TM_KEY]
                 if H[p, c] == 0 or not swap_legal_nb(R, G, p, c, m, k):
                     continue
                 if not down:
@@ -551,7 +551,7 @@ def _smart_discard(R, G, p, bp):
             pre |= mates
             partners = popcount(mates & hm & ~(np.int64(1) << c)) + Hp[c] - 1
             if has_set:
-                r = c % 13
+                r = c % NRANKS
                 for t in range(4):
                     if t * NRANKS + r != c:
                         partners += Hp[t * NRANKS + r] - (1 if Hp[t * NRANKS + r] > 0 else 0)

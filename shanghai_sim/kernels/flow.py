@@ -25,7 +25,7 @@ from .codes import (DEAL_CARDS, DEAL_N, DEAL_SEAT, DRAW_CARD, DRAW_SEAT, DRAW_SI
                     HAND_END_WINNER, HAND_FIRST, HAND_HAND, HAND_SIZE, PH_AFTERWIN, PH_BUY,
                     PH_DRAW, PH_ENDHAND, PH_FIRST, PH_NEWHAND, PH_OFFER, PH_OVER, PH_PLAY,
                     UPCARD_CARD, UPCARD_SIZE)
-from .state import add_card, ev_nb
+from .state import add_card, def_forget_nb, ev_nb
 from .table import draw_stock_nb
 from .godown import unplace_nb
 
@@ -76,6 +76,7 @@ def _start_hand(R, G):
         PS[q, PS_DOWNTURN] = -1
         for c in range(NCARDS):
             H[q, c] = 0
+        def_forget_nb(G, q)
     unplace_nb(G, np.int64(0))
     # docs/rules.md §5.1: the shoe, shuffled from a stream of (game seed, hand).
     seed_state_nb(game_seed_nb(G[G_RNG][RNG_SEED, 0], h + 1), G[G_RNG][RNG_DEAL])
@@ -306,6 +307,7 @@ def init_game_nb(R, G, seed, log_on, check):
     for q in range(MAXP):
         for f in range(NPS):
             PS[q, f] = 0
+        def_forget_nb(G, q)
     G[G_REC][:, :, :] = 0
     memo_trim_nb(G[G_MKEYS])
     S[S_LOG_ON] = log_on

@@ -4,7 +4,7 @@ a hand can go down now, and how a turn may end (go_out)."""
 import numba as nb
 import numpy as np
 
-from .layout import (GO_DISCARD_REQUIRED, GO_NO_DISCARD, G_GD, G_GDJ, G_HANDS, G_LD, G_PS, G_S,
+from .layout import (NRANKS, GO_DISCARD_REQUIRED, GO_NO_DISCARD, G_GD, G_GDJ, G_HANDS, G_LD, G_PS, G_S,
                      G_SCR, G_TABLE, G_TCARDS, G_TJOKERS, JOKER, M_CARDS, M_KEY, M_KIND, M_LO, M_N,
                      NCARDS, NTM, PS_DOWN, PS_N, P_GO_OUT, P_INITIAL_EXACT, P_SAME_SUIT_GAP,
                      P_SET_JOKER_CARD, RUN, R_JOKER_CAP, R_MELD_KIND, R_MELD_SIZE, R_N_MELDS,
@@ -15,7 +15,7 @@ from .layout import (GO_DISCARD_REQUIRED, GO_NO_DISCARD, G_GD, G_GDJ, G_HANDS, G
 from .melds import laydown_sat_nb, max_laid_nb, runs_touch
 from .codes import (E_GD_CARDS, E_GD_COUNT, E_GD_DOWN, E_GD_FINISH, E_GD_GAP, E_GD_MELD, E_GD_SIZE,
                     E_OK, E_PHASE, PH_PLAY)
-from .handmemo import hand_def_nb
+from .handmemo import contract_nb, hand_def_nb
 from .table import card_layable_nb, meld_jokers_nb
 
 # ---------------------------------------------------------------- how a turn ends (go_out)
@@ -89,7 +89,7 @@ def place_proposal_nb(R, G, p, nm):
             present = 0
             for k in range(n):
                 if GD[i, M_CARDS + k] != JOKER:
-                    present |= 1 << (GD[i, M_CARDS + k] // 13)
+                    present |= 1 << (GD[i, M_CARDS + k] // NRANKS)
             nxt = 0
             for k in range(n):
                 c = GD[i, M_CARDS + k]
@@ -291,8 +291,7 @@ def can_go_down_nb(R, G, p):
     nm = R[R_N_MELDS][h]
     LD = G[G_LD]
     GD = G[G_GD]
-    rc = laydown_sat_nb(G[G_HANDS][p], R[R_MELD_KIND][h], R[R_MELD_SIZE][h], nm, R[R_JOKER_CAP], params[P_INITIAL_EXACT],
-                        params[P_SAME_SUIT_GAP], R[R_POINTS], LD)
+    rc = laydown_sat_nb(G[G_HANDS][p], contract_nb(R, h), R[R_POINTS], LD)
     if rc < 0:
         return False
     for i in range(nm):

@@ -1,6 +1,6 @@
 """The deficiency of a hand for this hand's contract, through the hand memo.
 
-``hand_def_nb`` answers for a seat's hand (cached per seat, ``PS_DEF``/``PS_DEFOK``);
+``hand_def_nb`` answers for a seat's hand (cached in the seat's private row, ``PV_DEF``/``PV_DEFOK``);
 ``def_of_nb``/``def_in_nb`` for any hand of counts, through the memo ``G[G_HMEMO]``
 (its columns ``HM_K0..HM_K2``, the key, and ``HM_ANSWER``, the deficiency + 1).
 """
@@ -8,9 +8,9 @@
 import numba as nb
 import numpy as np
 
-from .layout import (DEF_KNOWN, DEF_LESS_ONE, G_HANDS, G_HMEMO, G_MKEYS, G_MN, G_MSCR, G_MVALS,
-                     G_PS, G_S, G_WT, HM_ANSWER, HM_BITS, HM_K0, HM_K1, HM_K2, JOKER, NCARDS,
-                     PS_DEF, PS_DEFOK, P_INITIAL_EXACT, P_SAME_SUIT_GAP, R_JOKER_CAP, R_MELD_KIND,
+from .layout import (Contract, DEF_KNOWN, DEF_LESS_ONE, G_HANDS, G_HMEMO, G_MKEYS, G_MN, G_MSCR, G_MVALS,
+                     G_PRIV, G_S, G_WT, HM_ANSWER, HM_BITS, HM_K0, HM_K1, HM_K2, JOKER, NCARDS,
+                     PV_DEF, PV_DEFOK, P_INITIAL_EXACT, P_SAME_SUIT_GAP, R_JOKER_CAP, R_MELD_KIND,
                      R_MELD_SIZE, R_N_MELDS, R_PARAMS, S_HAND)
 from .melds import INF, deficiency_in_nb
 
@@ -18,24 +18,38 @@ from .melds import INF, deficiency_in_nb
 # tuples (a few hundred words on the stack, docs/DEVELOPING.md speed notes), which cost as
 # much as the hand memo's answer; only a memo miss calls out, to the meld finder.
 @nb.njit(cache=True, _nrt=False, inline="always")
+def contract_nb(R, h):
+    """Hand h's contract as the meld finder takes it (layout.Contract), from the rules arrays."""
+    params = R[R_PARAMS]
+    return Contract(R[R_MELD_KIND][h], R[R_MELD_SIZE][h], R[R_N_MELDS][h], R[R_JOKER_CAP],
+                    params[P_INITIAL_EXACT], params[P_SAME_SUIT_GAP])
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def finder_cache_nb(G):
+    """The state's meld finder memo and scratch, as layout.new_cache() gives them."""
+    return (G[G_MKEYS], G[G_MVALS], G[G_MN], G[G_MSCR], G[G_WT])
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
 def hand_def_nb(R, G, p):
     """docs/rules.md §6 deficiency of seat p's hand for this hand's contract (cached).
 
-    PS_DEFOK (layout.DEF_*) DEF_KNOWN: PS_DEF is it; DEF_LESS_ONE: PS_DEF is the deficiency of
-    the hand less the card just added (add_card), so the hand's is PS_DEF - 1 or PS_DEF
-    (def_in_nb); DEF_UNKNOWN: nothing known."""
-    PS = G[G_PS]
-    k = PS[p, PS_DEFOK]
+    PV_DEFOK (layout.DEF_*, in the seat's private row) DEF_KNOWN: PV_DEF is it; DEF_LESS_ONE:
+    PV_DEF is the deficiency of the hand less the card just added (add_card), so the hand's
+    is PV_DEF - 1 or PV_DEF (def_in_nb); DEF_UNKNOWN: nothing known."""
+    PV = G[G_PRIV]
+    k = PV[p, PV_DEFOK]
     if k == DEF_KNOWN:
-        return PS[p, PS_DEF]
+        return PV[p, PV_DEF]
     lo = np.int64(0)
     hi = np.int64(INF)
     if k == DEF_LESS_ONE:
-        hi = PS[p, PS_DEF]
+        hi = PV[p, PV_DEF]
         lo = hi - 1 if hi > 0 else hi
     d = def_in_nb(R, G, G[G_HANDS][p], lo, hi)
-    PS[p, PS_DEF] = d
-    PS[p, PS_DEFOK] = DEF_KNOWN
+    PV[p, PV_DEF] = d
+    PV[p, PV_DEFOK] = DEF_KNOWN
     return d
 
 
@@ -97,9 +111,7 @@ def def_in_nb(R, G, counts, lo, hi):
         slot = (x >> (64 - HM_BITS)) & ((1 << HM_BITS) - 1)
         if HM[slot, HM_ANSWER] != 0 and HM[slot, HM_K0] == k0 and HM[slot, HM_K1] == k1 and HM[slot, HM_K2] == k2:
             return HM[slot, HM_ANSWER] - 1
-    d = deficiency_in_nb(counts, R[R_MELD_KIND][h], R[R_MELD_SIZE][h], R[R_N_MELDS][h], R[R_JOKER_CAP],
-                         params[P_INITIAL_EXACT], params[P_SAME_SUIT_GAP], G[G_MKEYS], G[G_MVALS], G[G_MN],
-                         G[G_MSCR], G[G_WT], lo, hi)
+    d = deficiency_in_nb(counts, contract_nb(R, h), finder_cache_nb(G), G[G_MSCR], lo, hi)
     if slot >= 0:
         HM[slot, HM_K0] = k0
         HM[slot, HM_K1] = k1

@@ -15,6 +15,8 @@ dtype, shape, fill value). ``new_state``/``new_cache`` build from them; the jitt
 are written out in spec order and ``tests/test_layout.py`` checks them against it.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .records import NHF
@@ -23,6 +25,8 @@ from .records import NHF
 JOKER = 52            # card id of the joker (``shanghai_sim.cards`` layout: 4 x 13 naturals, then it)
 NCARDS = 53           # length of a count array
 NRANKS = 13           # ranks per suit: card id = suit * NRANKS + rank (rank 0 = ace)
+NATURALS = 4 * NRANKS  # natural cards in one pack (ids 0..JOKER - 1)
+assert NATURALS == JOKER and NCARDS == JOKER + 1
 SET = 0               # meld kinds (rules.MeldKind)
 RUN = 1
 NPOS = 14             # run positions in a suit: 0 = ace low, 1..12 = 2..K, 13 = ace high
@@ -68,9 +72,9 @@ RNG_BOT0 = 1                 # seat p's bot stream is row RNG_BOT0 + p
 RNG_SEED = MAXP + 1          # row holding the game seed in column 0
 
 # G: index of each array of the state tuple
-(G_S, G_PS, G_HANDS, G_STOCK, G_PILE, G_TABLE, G_TCARDS, G_TJOKERS, G_GD, G_GDJ, G_RNG, G_LOG,
- G_REC, G_SCR, G_LD, G_BUF, G_MKEYS, G_MVALS, G_MN, G_MSCR, G_WT, G_HMEMO) = range(22)
-NG = 22
+(G_S, G_PS, G_HANDS, G_PRIV, G_STOCK, G_PILE, G_TABLE, G_TCARDS, G_TJOKERS, G_GD, G_GDJ, G_RNG,
+ G_LOG, G_REC, G_SCR, G_LD, G_BUF, G_MKEYS, G_MVALS, G_MN, G_MSCR, G_WT, G_HMEMO) = range(23)
+NG = 23
 
 # Scalars: G[G_S], indexed by S_*
 (S_PHASE, S_HAND, S_DEALER, S_FIRST_DEALER, S_CUR, S_ACTOR, S_NEXT, S_UP, S_UP_ON_PILE,
@@ -85,24 +89,33 @@ S_HALT = 34       # a search's scratch state (kernels.rollout): advance_nb stops
 S_BO0 = 40        # buy order, MAXP entries
 NS = 48
 
-# Per seat: G[G_PS][seat, PS_*]
+# Per seat, public (what every seat sees): G[G_PS][seat, PS_*]. A bot may read any
+# seat's row. What only the seat itself may know is apart: its hand (G[G_HANDS][seat]) and
+# the private row below.
 (PS_N, PS_DOWN, PS_BUYS, PS_BUYCARDS, PS_TURNS, PS_DOWNTURN, PS_WENTOUT, PS_BLIND,
- PS_POINTS, PS_TOTAL, PS_DEF, PS_DEFOK, PS_TOOK) = range(13)
-# PS_DEFOK, what PS_DEF holds: nothing known; the hand's deficiency; the deficiency of the
-# hand less the card just added (state.add_card), so the hand's is PS_DEF - 1 or PS_DEF.
-DEF_UNKNOWN, DEF_KNOWN, DEF_LESS_ONE = range(3)
+ PS_POINTS, PS_TOTAL, PS_TOOK) = range(11)
 # PS_TOOK: 1 + the card this seat took from the pile on its turn in progress (0: none).
 # Public knowledge, what every seat saw (docs/rules.md §5.4): PS_KNOWN0 + c counts the
 # copies of card c this seat took from the pile or bought and has not played since (a
 # joker it swapped off the table too). A bot's view of the other seats is this, their
 # hand sizes, buys and whether they are down, never their hands.
-PS_KNOWN0 = 13
+PS_KNOWN0 = PS_TOOK + 1
 # Public too: PS_DECL0 + c is 1 + this seat's PS_TURNS when it last declined card c in this
 # hand (discarded it, passed it as the upcard offered on its turn, or passed its buy), 0 if
 # it has not: what a player throws or refuses says what its hand does not need
 # (kernels.rollout's samples read it).
 PS_DECL0 = PS_KNOWN0 + NCARDS
 NPS = PS_DECL0 + NCARDS
+
+# Per seat, private: G[G_PRIV][seat, PV_*], what is known of the seat's hidden hand: its
+# cached deficiency, read and written only through handmemo.hand_def_nb and state's
+# add_card/rem_card/def_saved_nb/def_restore_nb (tests/test_bots.py checks that no other
+# module names G_PRIV). PV_DEFOK, what PV_DEF holds: nothing known; the hand's deficiency;
+# the deficiency of the hand less the card just added (state.add_card), so the hand's is
+# PV_DEF - 1 or PV_DEF.
+PV_DEF, PV_DEFOK = range(2)
+NPV = 2
+DEF_UNKNOWN, DEF_KNOWN, DEF_LESS_ONE = range(3)
 
 # Table melds: G[G_TABLE][meld, TM_*]
 TM_OWNER, TM_KIND, TM_KEY, TM_LO, TM_HI, TM_N, TM_NJ = range(7)
@@ -155,7 +168,7 @@ MS_WR = SCRATCH - 20                # one-run paths: window-table row of each su
 MS_RC = SCRATCH - 16                # sets: count of each rank (13)
 MS_HEAD = MS_SUIT_CNT
 
-_G_NAMES = ("S", "PS", "HANDS", "STOCK", "PILE", "TABLE", "TCARDS", "TJOKERS", "GD", "GDJ",
+_G_NAMES = ("S", "PS", "HANDS", "PRIV", "STOCK", "PILE", "TABLE", "TCARDS", "TJOKERS", "GD", "GDJ",
             "RNG", "LOG", "REC", "SCR", "LD", "BUF", "MKEYS", "MVALS", "MN", "MSCR", "WT", "HMEMO")
 
 # (name, dtype, shape, fill). Shape entries are ints or the names "slots", "wt_rows"
@@ -167,6 +180,20 @@ CACHE_SPEC = (
     ("MSCR", np.int64, (SCRATCH,), 0),
     ("WT", np.int32, ("wt_rows", WT_W), 0),
 )
+CACHE_KEYS, CACHE_VALS, CACHE_N, CACHE_SCRATCH, CACHE_WT = range(5)   # new_cache()'s tuple M
+
+
+class Contract(NamedTuple):
+    """One hand's contract as the meld finder reads it (docs/rules.md §3, §6): one argument
+    of every finder entry (``deficiency_nb``, ``deficiency_ws_nb``, ``laydown_nb``...).
+    ``handmemo.contract_nb(R, h)`` builds it from the rules arrays inside the engine,
+    ``hand.py`` from a Rules object."""
+    kinds: np.ndarray        # int64[MAX_MELDS]: SET or RUN, meld by meld (the first nm)
+    sizes: np.ndarray        # int64[MAX_MELDS]: each meld's size
+    nm: int                  # melds in the contract
+    joker_cap: np.ndarray    # int64[MAX_MELD_SIZE]: most jokers in a meld of each size
+    exact: int               # 1: initial_meld = exact (each meld exactly its size)
+    gap: int                 # 1: same_suit_runs = gap (two runs of a suit must not touch)
 
 # Shape entries are ints or the names "shoe" (cards in the shoe), "log" (log_size, at
 # least 1), "hands" (hands in the game), "nhf" (kernels.records.NHF), or any CACHE_SPEC name.
@@ -174,6 +201,7 @@ STATE_SPEC = (
     ("S", np.int64, (NS,), 0),                    # scalars (S_*); S_SHOE, S_NP set at allocation
     ("PS", np.int64, (MAXP, NPS), 0),             # per seat (PS_*)
     ("HANDS", np.int64, (MAXP, NCARDS), 0),       # hands as count arrays
+    ("PRIV", np.int64, (MAXP, NPV), 0),           # per seat, private (PV_*)
     ("STOCK", np.int64, ("shoe",), 0),            # stock; the top card is STOCK[S_STOCK_N - 1]
     ("PILE", np.int64, ("shoe",), 0),             # discard pile; the top is PILE[S_PILE_N - 1]
     ("TABLE", np.int64, (MAXT, NTM), 0),          # table melds (TM_*)
@@ -250,7 +278,7 @@ def new_cache():
 
 
 def state_dims(params, log_size=0):
-    return {"shoe": 52 * int(params[P_DECKS]) + int(params[P_JOKERS]),
+    return {"shoe": NATURALS * int(params[P_DECKS]) + int(params[P_JOKERS]),
             "log": max(int(log_size), 1), "hands": int(params[P_NHANDS]), "nhf": NHF,
             **cache_dims()}
 
@@ -259,7 +287,7 @@ def new_state(R, log_size=0):
     """Allocate a state tuple for these rules (Python side; ``state.new_state_nb`` in numba)."""
     params = R[R_PARAMS]
     G = allocate(STATE_SPEC, **state_dims(params, log_size))
-    G[G_S][S_SHOE] = 52 * int(params[P_DECKS]) + int(params[P_JOKERS])
+    G[G_S][S_SHOE] = NATURALS * int(params[P_DECKS]) + int(params[P_JOKERS])
     G[G_S][S_NP] = params[P_PLAYERS]
     return G
 
@@ -268,6 +296,6 @@ def new_workspace(R):
     """Allocate the rollout bot's workspace for these rules (``kernels.rollout``)."""
     params = R[R_PARAMS]
     W = allocate(WORKSPACE_SPEC, **state_dims(params, 0))
-    W[G_S][S_SHOE] = 52 * int(params[P_DECKS]) + int(params[P_JOKERS])
+    W[G_S][S_SHOE] = NATURALS * int(params[P_DECKS]) + int(params[P_JOKERS])
     W[G_S][S_NP] = params[P_PLAYERS]
     return W

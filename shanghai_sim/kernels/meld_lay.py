@@ -133,7 +133,7 @@ def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cn
                     pxs = x
                     pxx = 0
                     for p in range(NPOS):
-                        if cnt_hand[x * 13 + _pos_rank(p)] > 0:
+                        if cnt_hand[x * NRANKS + _pos_rank(p)] > 0:
                             pxx |= np.int64(1) << p
                 hi = lo + L - 1
                 cap = joker_cap[L]
@@ -177,7 +177,7 @@ def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cn
                 gain = 0
                 for p in range(lo, hi + 1):
                     if ((pm >> p) & 1) and not ((jm >> p) & 1):
-                        t = x * 13 + _pos_rank(p)
+                        t = x * NRANKS + _pos_rank(p)
                         cnt_hand[t] -= 1
                         rank_av[_pos_rank(p)] -= 1
                         gain += points[t]
@@ -203,8 +203,8 @@ def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cn
                 # replaces the best, so the best and the one recorded among equals stay.
                 if best >= 0 and only_suit < 0:
                     if pl[d] + jl[d] * jpts + _sets_bound(cnt_hand, points, nm - d, rv) <= best:
-                        cur[i, 1] = 13           # nothing to try at this depth
-            while cur[i, 1] < 13:
+                        cur[i, 1] = NRANKS           # nothing to try at this depth
+            while cur[i, 1] < NRANKS:
                 r = cur[i, 1]
                 sj[d] += 1
                 if sj[d] > jl[d]:
@@ -212,7 +212,7 @@ def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cn
                     sk[d] -= 1
                     if sk[d] < 0:
                         r += 1
-                        if r >= 13:
+                        if r >= NRANKS:
                             break
                         cur[i, 1] = r
                         sk[d] = rank_av[r]
@@ -268,17 +268,17 @@ def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cn
 def _sets_bound(cnt_hand, points, s, rv):
     """The most points s sets can lay from the naturals of cnt_hand: those of its s
     richest ranks (two sets of one rank share that rank's cards). rv: scratch (13)."""
-    for r in range(13):
+    for r in range(NRANKS):
         v = 0
         for x in range(4):
             v += cnt_hand[x * NRANKS + r] * points[x * NRANKS + r]
         rv[r] = v
     tot = 0
     used = 0
-    for _ in range(min(s, 13)):
+    for _ in range(min(s, NRANKS)):
         b = -1
         br = 0
-        for r in range(13):
+        for r in range(NRANKS):
             if not ((used >> r) & 1) and rv[r] > b:
                 b = rv[r]
                 br = r
@@ -304,7 +304,7 @@ def _cheapest_subset(pos, n, e, x, points, comb):
         for i in range(n):
             if (taken >> i) & 1:
                 continue
-            k = points[x * 13 + _pos_rank(pos[i])] * 16 + i
+            k = points[x * NRANKS + _pos_rank(pos[i])] * 16 + i
             if k < bk:
                 bk = k
                 best = i
@@ -345,10 +345,10 @@ def _lay_runs_by_suit(counts, nm, kinds, sizes, joker_cap, exact, gap, points, b
     o += 7 * nm * nf
     pick = buf[o:o + 2 * nf].reshape((4, nm + 1, J + 1, 2))
     o += 2 * nf
-    cnt = buf[o:o + 53]
-    o += 53
-    rank_av = buf[o:o + 13]
-    o += 13
+    cnt = buf[o:o + NCARDS]
+    o += NCARDS
+    rank_av = buf[o:o + NRANKS]
+    o += NRANKS
     rank_av[:] = 0
     scratch_cfg = buf[o:o + 7 * nm].reshape((nm, 7))
     o += 7 * nm
@@ -358,7 +358,7 @@ def _lay_runs_by_suit(counts, nm, kinds, sizes, joker_cap, exact, gap, points, b
     for x in range(4):
         f[x, 0, 0] = 0
         nat = 0
-        for r in range(13):
+        for r in range(NRANKS):
             nat += counts[x * NRANKS + r]
         k = min(nm, (nat + J) // sizes[0])
         if k == 0:
@@ -366,10 +366,10 @@ def _lay_runs_by_suit(counts, nm, kinds, sizes, joker_cap, exact, gap, points, b
         for t in range(NCARDS):
             cnt[t] = counts[t]
         for t in range(JOKER):
-            rank_av[t % 13] += counts[t]
+            rank_av[t % NRANKS] += counts[t]
         _lay_search(order, k, kinds, sizes, joker_cap, exact, gap, points, jp, cnt, J,
                     rank_av, scratch_cfg, x, f[x], cfg[x])
-        for r in range(13):
+        for r in range(NRANKS):
             rank_av[r] = 0
     # g[k, u] over the suits so far; pick[x, k, u] = (runs, jokers) of suit x
     g[:] = -1
@@ -423,7 +423,7 @@ def _lay_undo(i, kinds, cur, cnt_hand, rank_av):
         lo = cur[i, 2]
         for p in range(lo, lo + cur[i, 3]):
             if not ((cur[i, 6] >> p) & 1):
-                t = x * 13 + _pos_rank(p)
+                t = x * NRANKS + _pos_rank(p)
                 cnt_hand[t] += 1
                 rank_av[_pos_rank(p)] += 1
     else:
@@ -457,7 +457,7 @@ def max_laid_nb(H, kinds, nm):
     for _ in range(ns):
         top = -1
         tr = 0
-        for r in range(13):
+        for r in range(NRANKS):
             if (used >> r) & 1:
                 continue
             v = rank_count_nb(H, r)
@@ -479,7 +479,7 @@ def max_laid_nb(H, kinds, nm):
         for x in range(4):
             k = k0 if x == 0 else (k1 if x == 1 else (k2 if x == 2 else k3))
             v = 0
-            for r in range(13):
+            for r in range(NRANKS):
                 if H[x * NRANKS + r] >= k:
                     v += 1
             if v > top:
@@ -502,32 +502,34 @@ def max_laid_nb(H, kinds, nm):
 
 @separate
 @nb.njit(cache=True, _nrt=False)
-def laydown_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out):
-    """Least-deadwood lay-down of the contract from hand cards; deadwood or -1.
+def laydown_nb(counts, C, points, out):
+    """Least-deadwood lay-down of the contract C (``layout.Contract``) from hand cards;
+    deadwood or -1.
 
     ``out`` rows (contract order): kind, rank (set) or suit (run), lo position
     (run), n cards, then n card ids (52 = joker; in a run the card in column
     4+k stands at position lo+k).
     """
-    if deficiency_nb(counts, kinds, sizes, nm, joker_cap, exact, gap) != 0:
+    if deficiency_nb(counts, C) != 0:
         return -1
-    return laydown_sat_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out)
+    return laydown_sat_nb(counts, C, points, out)
 
 
 @separate
 @nb.njit(cache=True, _nrt=True)
-def laydown_sat_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out):
+def laydown_sat_nb(counts, C, points, out):
     """laydown_nb for a hand already known to be satisfiable (deficiency 0)."""
+    kinds, sizes, nm, joker_cap, exact, gap = C.kinds, C.sizes, C.nm, C.joker_cap, C.exact, C.gap
     total = 0
     for t in range(NCARDS):
         total += counts[t] * points[t]
-    buf = np.zeros(53 + 13 + 8 * nm + 8, np.int64)     # one allocation, cut into views
-    cnt_hand = buf[0:53]
+    buf = np.zeros(NCARDS + NRANKS + 8 * nm + 8, np.int64)     # one allocation, cut into views
+    cnt_hand = buf[0:NCARDS]
     for t in range(NCARDS):
         cnt_hand[t] = counts[t]
-    rank_av = buf[53:66]
+    rank_av = buf[NCARDS:NCARDS + NRANKS]
     for t in range(JOKER):
-        rank_av[t % 13] += counts[t]
+        rank_av[t % NRANKS] += counts[t]
     # runs first (they pick specific cards), then sets take what is left
     order = buf[66:66 + nm]
     q = 0
@@ -567,7 +569,7 @@ def laydown_sat_nb(counts, kinds, sizes, nm, joker_cap, exact, gap, points, out)
             jm = bestcfg[i, 6]
             for k in range(bestcfg[i, 3]):
                 p = lo + k
-                out[i, 4 + k] = JOKER if (jm >> p) & 1 else x * 13 + _pos_rank(p)
+                out[i, 4 + k] = JOKER if (jm >> p) & 1 else x * NRANKS + _pos_rank(p)
         else:
             r = bestcfg[i, 1]
             c = 4

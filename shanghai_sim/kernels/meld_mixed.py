@@ -18,7 +18,7 @@ import numba as nb
 import numpy as np
 
 from .linking import separate
-from .layout import MS_MIX, NCARDS
+from .layout import MS_MIX, NCARDS, NRANKS
 from .meld_search import INF
 from .meld_bits import RESERVED, rank_count_nb
 from .meld_runs import X0, X1, X2, X3, _split_min, _suit_key, _suit_slot
@@ -71,11 +71,11 @@ def _ranks_choice(counts, ra, ka, rb, kb, J, s_set, thr, nr, s_run, joker_cap, e
         oq[i] = -2
     # digits: copies each suit holds of ra (x) and rb (4 + x)
     ca0 = counts[ra]
-    ca1 = counts[13 + ra]
+    ca1 = counts[NRANKS + ra]
     ca2 = counts[26 + ra]
     ca3 = counts[39 + ra]
     cb0 = counts[rb] if kb > 0 else 0
-    cb1 = counts[13 + rb] if kb > 0 else 0
+    cb1 = counts[NRANKS + rb] if kb > 0 else 0
     cb2 = counts[26 + rb] if kb > 0 else 0
     cb3 = counts[39 + rb] if kb > 0 else 0
     ga_max = ka * s_set
@@ -118,12 +118,12 @@ def _ranks_choice(counts, ra, ka, rb, kb, J, s_set, thr, nr, s_run, joker_cap, e
                                                    joker_cap, exact, gap, cvals, cn, scratch)
                                     # cc back to the hand for the next take
                                     cc[ra] = ca0
-                                    cc[13 + ra] = ca1
+                                    cc[NRANKS + ra] = ca1
                                     cc[26 + ra] = ca2
                                     cc[39 + ra] = ca3
                                     if kb > 0:
                                         cc[rb] = cb0
-                                        cc[13 + rb] = cb1
+                                        cc[NRANKS + rb] = cb1
                                         cc[26 + rb] = cb2
                                         cc[39 + rb] = cb3
                                     if v == -INF:
@@ -140,9 +140,9 @@ def _take_slot(counts, cc, qb, oq, x, ra, da, rb, db, s, joker_cap, exact, gap, 
     """Memo slot of suit x less da cards of rank ra and db of rank rb (cc holds the hand;
     suit x's cells are set to what the take leaves); -1 to fall back (a front too big, or
     the memo full: a reserved slot would be overwritten by the next take of this suit)."""
-    cc[x * 13 + ra] = counts[x * 13 + ra] - da
+    cc[x * NRANKS + ra] = counts[x * NRANKS + ra] - da
     if db > 0:
-        cc[x * 13 + rb] = counts[x * 13 + rb] - db
+        cc[x * NRANKS + rb] = counts[x * NRANKS + rb] - db
     if da == 0 and db == 0:
         return qb[x]
     k = 9 * x + da + 3 * db
@@ -168,7 +168,7 @@ def _sets_runs(counts, J, ns, s_set, nr, s_run, joker_cap, exact, gap, ckeys, cv
     w = scratch[MS_MIX:MS_MIX + MIX_W]
     cc = w[_CC:_CC + NCARDS]
     qb = w[_QB:_QB + 4]
-    nrk = w[_NR:_NR + 13]
+    nrk = w[_NR:_NR + NRANKS]
     cl = w[_CL:_CL + 169]
     lbt = w[_LB:_LB + 27 * 27]
     W = 2 * s_set + 1
@@ -183,16 +183,16 @@ def _sets_runs(counts, J, ns, s_set, nr, s_run, joker_cap, exact, gap, ckeys, cv
         if q < 0 or q >= slots - RESERVED:
             return -INF
         qb[x] = q
-    for r in range(13):
+    for r in range(NRANKS):
         nrk[r] = rank_count_nb(counts, r)
     # the bound of each choice of ranks: its sets with every natural of their rank
     lo = INF
     hi = -INF
-    for ra in range(13):
-        for rb in range(ra, 13):
+    for ra in range(NRANKS):
+        for rb in range(ra, NRANKS):
             if ns == 1:
                 if rb != ra:
-                    cl[ra * 13 + rb] = INF
+                    cl[ra * NRANKS + rb] = INF
                     continue
                 g = nrk[ra] if nrk[ra] < s_set else s_set
                 E0, M0 = _group_em(1, g, s_set, thr)
@@ -210,7 +210,7 @@ def _sets_runs(counts, J, ns, s_set, nr, s_run, joker_cap, exact, gap, ckeys, cv
                        cn, scratch)
             if v == -INF:
                 return -INF
-            cl[ra * 13 + rb] = v
+            cl[ra * NRANKS + rb] = v
             if v < lo:
                 lo = v
             if v > hi:
@@ -218,9 +218,9 @@ def _sets_runs(counts, J, ns, s_set, nr, s_run, joker_cap, exact, gap, ckeys, cv
     best = np.int64(b_hi)
     level = lo
     while level <= hi and level < best:
-        for ra in range(13):
-            for rb in range(ra, 13):
-                if cl[ra * 13 + rb] != level:
+        for ra in range(NRANKS):
+            for rb in range(ra, NRANKS):
+                if cl[ra * NRANKS + rb] != level:
                     continue
                 # one set of ra, two of ra, or one of ra and one of rb; one call site, so
                 # numba compiles _ranks_choice once (not once per literal ka, kb)

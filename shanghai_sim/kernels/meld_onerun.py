@@ -7,6 +7,7 @@ import numpy as np
 
 from .linking import separate
 from .layout import MAX_MELDS as MAXM  # melds per contract
+from .layout import NRANKS
 from .meld_search import INF, MAXC
 from .meld_bits import MEMO_MIN, PARTS, PART_START, popcount
 from .meld_sets import _next_perm, _sets_cost, _sets_cost_transfer, _sets_em, _top
@@ -22,14 +23,14 @@ def _levels(rc, LV):
     largest count + 1 (none); returns the largest count, or -1 if one reaches NLV - 1.
     (Each rank sets one bit at its own count; a suffix OR makes "at least".)"""
     maxc = 0
-    for r in range(13):
+    for r in range(NRANKS):
         if rc[r] > maxc:
             maxc = rc[r]
     if maxc >= NLV - 1:
         return -1
     for v in range(1, maxc + 2):
         LV[v] = 0
-    for r in range(13):
+    for r in range(NRANKS):
         LV[rc[r]] |= 1 << r
     for v in range(maxc - 1, 0, -1):
         LV[v] |= LV[v + 1]
@@ -309,7 +310,7 @@ def _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, c
                 ms_min = M
         # Ranks whose loss could change the top ns counts (or feed a transfer).
         T = top[ns - 1] if top[ns - 1] > 1 else 1
-        for r in range(13):
+        for r in range(NRANKS):
             if rc[r] >= T:
                 relmask |= 1 << r
     # Candidate windows with their lower bound: per suit, the memo's undominated windows.
@@ -353,7 +354,7 @@ def _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, c
                         v = w
             else:
                 L = cw[c] >> 6
-                for r in range(13):
+                for r in range(NRANKS):
                     if (held >> r) & 1:
                         rc[r] -= 1
                 sigma = joker_cap[L] - m
@@ -362,7 +363,7 @@ def _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, c
                 else:
                     _top(rc, ns, top)
                     v = _sets_cost(top, ns, s_set, thr, e, m, J)
-                for r in range(13):
+                for r in range(NRANKS):
                     if (held >> r) & 1:
                         rc[r] += 1
             if v < best:

@@ -6,7 +6,7 @@ import numba as nb
 import numpy as np
 
 from .linking import separate
-from .layout import FP, MS_FRONT, MS_SUIT_CNT, MS_WIN_L, MS_WIN_LO, MS_WIN_R, MS_WIN_T, NPOS  # noqa: F401
+from .layout import NRANKS, FP, MS_FRONT, MS_SUIT_CNT, MS_WIN_L, MS_WIN_LO, MS_WIN_R, MS_WIN_T, NPOS  # noqa: F401
 from .meld_search import INF, runs_touch, win_maxl, win_skip
 from .meld_bits import MAXR, RESERVED, _fold, popcount
 from .meld_memo import _hslot, _memo_probe  # noqa: F401
@@ -45,7 +45,7 @@ def _suit_windows(cntx, s, exact, joker_cap, cand_lo, cand_l, cand_r, cand_t):
     cand_t: threshold L - cap(L), floored at 0.
     """
     pr = 0
-    for p in range(13):
+    for p in range(NRANKS):
         if cntx[p] > 0:
             pr |= 1 << p
     nc = 0
@@ -158,7 +158,7 @@ def _suit_front(cntx, t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, sel):
     P2 = np.int64(0)
     P3 = np.int64(0)
     P4 = np.int64(0)
-    for p in range(13):
+    for p in range(NRANKS):
         c = cntx[p]
         if c >= 1:
             P1 |= 1 << p
@@ -257,7 +257,7 @@ def _runs_only(cnt, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
     for x in range(4):
         # Fronts for t <= 2 depend on copies up to 2: the memo key caps them there.
         key = np.int64(s) << 40
-        for p in range(13):
+        for p in range(NRANKS):
             v = cnt[x, p]
             cntx[x, p] = v if v < MAXR else MAXR
             key |= np.int64(v if v < 2 else 2) << (2 * p)
@@ -321,7 +321,7 @@ def _runs_only(cnt, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
         for x in range(4):
             for t in range(3, nr + 1):
                 cards = 0
-                for p in range(13):
+                for p in range(NRANKS):
                     c = cntx[x, p]
                     cards += c if c < t else t
                 mlb = t * s - cards
@@ -349,11 +349,11 @@ def _suit_key(counts, x, s):
     the ranks are read backwards (A, K, Q, ..., 2: runs map to runs, gaps to gaps),
     so a suit and its mirror share one key and one slot."""
     key = np.int64(0)
-    rev = np.int64(counts[x * 13])
-    for p in range(13):
-        key |= np.int64(counts[x * 13 + p]) << (2 * p)
+    rev = np.int64(counts[x * NRANKS])
+    for p in range(NRANKS):
+        key |= np.int64(counts[x * NRANKS + p]) << (2 * p)
     for p in range(1, 13):
-        rev |= np.int64(counts[x * 13 + p]) << (2 * (13 - p))
+        rev |= np.int64(counts[x * NRANKS + p]) << (2 * (NRANKS - p))
     if rev < key:
         key = rev
     return (key | (np.int64(s) << 40) | (np.int64(1) << 36)) + 1
@@ -377,8 +377,8 @@ def _suit_slot(counts, x, s, key, joker_cap, exact, gap, ckeys, cvals, cn, scrat
 @nb.njit(cache=True, _nrt=False)
 def _suit_setup(counts, x, s, exact, joker_cap, scratch):
     cntx = scratch[MS_SUIT_CNT:MS_SUIT_CNT + NPOS]
-    for p in range(13):
-        cntx[p] = counts[x * 13 + p]
+    for p in range(NRANKS):
+        cntx[p] = counts[x * NRANKS + p]
     cntx[13] = cntx[0]
     nc, has_empty = _suit_windows(cntx, s, exact, joker_cap, scratch[MS_WIN_LO:MS_WIN_L],
                                   scratch[MS_WIN_L:MS_WIN_R], scratch[MS_WIN_R:MS_WIN_T],
@@ -542,8 +542,8 @@ def _split_min(counts, q0, q1, q2, q3, s, nr, E0, M0, J, best, joker_cap, exact,
     for a in range(4):
         qa = q0 if a == 0 else (q1 if a == 1 else (q2 if a == 2 else q3))
         cards = 0
-        for p in range(13):
-            cards += counts[a * 13 + p]
+        for p in range(NRANKS):
+            cards += counts[a * NRANKS + p]
         for t in range(3, nr + 1):
             mlb = M0 + t * s - cards
             elb = E0 + t * e0 - cards

@@ -7,7 +7,7 @@ import numpy as np
 from numba.core import cgutils, types
 
 from .linking import separate
-from .layout import JOKER, NPOS, NRANKS, RUN, SET
+from .layout import JOKER, NCARDS, NPOS, NRANKS, RUN, SET
 from .layout import MAX_MELDS as MAXM  # melds per contract
 
 MAXC = 4 * 66     # run candidates per meld: 4 suits x windows
@@ -46,9 +46,9 @@ def runs_touch(alo, al, blo, bl):
 def _suit_counts(counts, cnt):
     """cnt[x, p]: copies of the natural card at run position p of suit x."""
     for x in range(4):
-        for p in range(13):
-            cnt[x, p] = counts[x * 13 + p]
-        cnt[x, 13] = counts[x * 13]
+        for p in range(NRANKS):
+            cnt[x, p] = counts[x * NRANKS + p]
+        cnt[x, NRANKS] = counts[x * NRANKS]
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -134,7 +134,7 @@ def _leaf_em(counts, nm, kinds, joker_cap, shape_a, shape_b, shape_l,
         if kinds[i] == RUN:
             x = shape_a[i]
             for p in range(shape_b[i], shape_b[i] + shape_l[i]):
-                t = x * 13 + _pos_rank(p)
+                t = x * NRANKS + _pos_rank(p)
                 dem[t] += 1
                 if dem[t] > counts[t] and counts[t] > 0:
                     contested = True
@@ -165,7 +165,7 @@ def _leaf_em(counts, nm, kinds, joker_cap, shape_a, shape_b, shape_l,
                 L = shape_l[i]
                 pres = 0
                 for p in range(shape_b[i], shape_b[i] + L):
-                    if counts[x * 13 + _pos_rank(p)] > 0:
+                    if counts[x * NRANKS + _pos_rank(p)] > 0:
                         pres += 1
                 m = L - pres
                 M += m
@@ -192,7 +192,7 @@ def _leaf_em(counts, nm, kinds, joker_cap, shape_a, shape_b, shape_l,
         if kinds[i] == RUN:
             x = shape_a[i]
             for p in range(shape_b[i], shape_b[i] + shape_l[i]):
-                dem[x * 13 + _pos_rank(p)] = 0
+                dem[x * NRANKS + _pos_rank(p)] = 0
     return E, M
 
 
@@ -223,13 +223,13 @@ def _flow_cost(counts, nm, kinds, shape_a, shape_b, shape_l, joker_cap,
         kt[nk] = grp_t[g]
         nk += 1
     # Card types some meld wants, with their capacity to each meld.
-    cap_tm = np.zeros((53, nk), np.int64)
+    cap_tm = np.zeros((NCARDS, nk), np.int64)
     nt = 0
     for t in range(JOKER):
         if counts[t] == 0:
             continue
-        x = t // 13
-        r = t % 13
+        x = t // NRANKS
+        r = t % NRANKS
         want = False
         for k in range(nk):
             if ktype[k] == 0:
@@ -330,7 +330,7 @@ def _search(counts, kinds, sizes, nm, joker_cap, exact, gap):
     _suit_counts(counts, cnt)
     rc = np.zeros(13, np.int64)
     for t in range(JOKER):
-        rc[t % 13] += counts[t]
+        rc[t % NRANKS] += counts[t]
     # Candidates per meld (identical melds share the list of their first).
     cx = np.empty((nm, MAXC), np.int64)
     clo = np.empty((nm, MAXC), np.int64)
@@ -357,7 +357,7 @@ def _search(counts, kinds, sizes, nm, joker_cap, exact, gap):
             thr = s - joker_cap[s]
             # ranks by count, descending
             n = 0
-            for r in range(13):
+            for r in range(NRANKS):
                 k = rc[r] if rc[r] < s else s
                 m = s - k
                 e = thr - k if thr > k else 0
@@ -397,13 +397,13 @@ def _search(counts, kinds, sizes, nm, joker_cap, exact, gap):
     shape_a = np.empty(nm, np.int64)
     shape_b = np.empty(nm, np.int64)
     shape_l = np.empty(nm, np.int64)
-    dem = np.zeros(53, np.int64)
+    dem = np.zeros(NCARDS, np.int64)
     grp_rank = np.empty(MAXM, np.int64)
     grp_s = np.empty(MAXM, np.int64)
     grp_t = np.empty(MAXM, np.int64)
     f = np.empty(MAXM, np.int64)
-    flow_tm = np.empty((53, MAXM), np.int64)
-    tlist = np.empty(53, np.int64)
+    flow_tm = np.empty((NCARDS, MAXM), np.int64)
+    tlist = np.empty(NCARDS, np.int64)
     d = 0
     while d >= 0:
         c = choice[d] + 1

@@ -3,6 +3,7 @@
 
 import numba as nb
 
+from .layout import NRANKS
 from .meld_search import INF
 from .meld_bits import PARTS, PART_START
 
@@ -12,7 +13,7 @@ def _top(rc, ns, top):
     """The ns largest values of rc (13 ranks), descending, into top."""
     for i in range(ns):
         top[i] = -1
-    for r in range(13):
+    for r in range(NRANKS):
         v = rc[r]
         if v > top[ns - 1]:
             j = ns - 1
@@ -85,7 +86,7 @@ def _sets_cost_transfer(rc, bmask, sigma, ns, s, thr, E0, M0, J, rk, perm):
     """
     for i in range(ns):
         rk[i] = -1
-    for r in range(13):
+    for r in range(NRANKS):
         key = rc[r] * 2 + ((bmask >> r) & 1)
         if rk[ns - 1] < 0 or key > rc[rk[ns - 1]] * 2 + ((bmask >> rk[ns - 1]) & 1):
             j = ns - 1

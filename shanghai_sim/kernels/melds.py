@@ -45,7 +45,7 @@ and window table), ``meld_onerun`` (one run with sets), ``meld_runs`` (runs only
 ``meld_lay`` (lay-down). Every name stays importable from here.
 """
 
-from .layout import (CACHE_BITS, FP, JOKER, LAY_W, MEMO_T, MS_PMASK, MS_RC, MS_RUN_CNT,
+from .layout import (Contract, CACHE_BITS, FP, JOKER, LAY_W, MEMO_T, MS_PMASK, MS_RC, MS_RUN_CNT,
                      MS_FRONT, MS_SUIT_CNT, MS_WIN_L, MS_WIN_LO, MS_WIN_R, MS_WIN_T, MS_WR, NPOS, RUN,
                      SCRATCH, SET, WT_SIZES, WT_W, new_cache)  # noqa: F401
 from .layout import MAX_MELDS as MAXM  # noqa: F401

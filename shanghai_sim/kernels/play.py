@@ -50,7 +50,7 @@ Public helpers for bot kernels (``kernels.bots`` uses only these): ``legal_list_
 import numba as nb
 import numpy as np
 
-from .layout import (G_GD, G_HANDS, G_LOG, G_PILE, G_PS, G_S, G_SCR, G_STOCK, G_TABLE, G_TCARDS,
+from .layout import (NRANKS, G_GD, G_HANDS, G_LOG, G_PILE, G_PS, G_S, G_SCR, G_STOCK, G_TABLE, G_TCARDS,
                      G_TJOKERS, JOKER, M_CARDS, M_N, NCARDS, PS_BLIND, PS_BUYCARDS, PS_BUYS,
                      PS_DECL0, PS_DOWN, PS_DOWNTURN, PS_KNOWN0, PS_N, PS_TURNS, PS_WENTOUT,
                      P_BUY_PENALTY, P_DECKS, P_GO_OUT, P_JOKERS, P_SET_JOKER_CARD, RUN,
@@ -424,7 +424,7 @@ def legal_list_nb(R, G, out, with_go_down):
             if TM[m, TM_KIND] == RUN:
                 for pos in range(TM[m, TM_LO], TM[m, TM_HI] + 1):
                     if G[G_TCARDS][m, pos] == JOKER:
-                        c = TM[m, TM_KEY] * 13 + pos % 13
+                        c = TM[m, TM_KEY] * NRANKS + pos % NRANKS
                         if H[p, c] > 0 and swap_legal_nb(R, G, p, c, m, pos) and n < out.shape[0]:
                             out[n] = action_nb(A_SWAP, c, m, pos)
                             n += 1
@@ -438,7 +438,7 @@ def legal_list_nb(R, G, out, with_go_down):
                             continue
                         if (seen >> s) & 1:
                             continue
-                        c = s * 13 + TM[m, TM_KEY]
+                        c = s * NRANKS + TM[m, TM_KEY]
                         if H[p, c] > 0 and swap_legal_nb(R, G, p, c, m, k) and n < out.shape[0]:
                             seen |= 1 << s
                             out[n] = action_nb(A_SWAP, c, m, k)

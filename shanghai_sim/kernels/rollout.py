@@ -39,10 +39,10 @@ from .bots import (BUY_AUTO, _buy_policy, _contract_kinds, _def_plus, _mates, _s
 from .botparams import (BP_BUY, BP_CANDS, BP_DECL, BP_FIT, BP_HAND0, BP_KMAX, BP_MARGIN,
                         BP_MAXBUYS, BP_POLICY, BP_PRUNE, BP_RACE, BP_RACE_PLAY, BP_RACE_TAKE, BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD,
                         BP_S_DOWN, BP_S_TAKE, BP_TIE, BP_UTILITY, BP_WAIT_BLIND, BP_Z, MAX_HAND_PARAMS, NBP)
-from .layout import (DEF_UNKNOWN, G_BUF, G_GD, G_GDJ, G_HANDS, G_HMEMO, G_LD, G_LOG, G_MKEYS, G_MN,
+from .layout import (NATURALS, G_PRIV, G_BUF, G_GD, G_GDJ, G_HANDS, G_HMEMO, G_LD, G_LOG, G_MKEYS, G_MN,
                      G_MSCR, G_MVALS, G_PILE, G_PS, G_REC, G_RNG, G_S, G_SCR, G_STOCK, G_TABLE,
                      G_TCARDS, G_TJOKERS, G_WT, JOKER, NCARDS, NPS, NRF, NRI, NS, NTM, PS_BUYS,
-                     PS_DECL0, PS_DEFOK, PS_DOWN, PS_KNOWN0, PS_N, PS_TOTAL, PS_TURNS, P_DECKS,
+                     PS_DECL0, PS_DOWN, PS_KNOWN0, PS_N, PS_TOTAL, PS_TURNS, P_DECKS,
                      P_JOKERS, RF_DSQ, RF_N, RF_OTHER, RF_SELF, RF_SUM, RF_W, RI_CAND, RI_POOL, RNG_BOT0,
                      RNG_DEAL, RNG_SEED, SCR_CAND, SCR_TMP, SCR_UNSEEN, S_ACTOR, S_CGD_AT, S_CHECK,
                      S_GD_AT, S_HALT, S_HAND, S_HANDS_DONE, S_LOG_ON, S_MUST_DOWN, S_NP, S_NT,
@@ -53,7 +53,7 @@ from .codes import (A_BUY, A_DISCARD, A_GO_DOWN, A_PASS, A_TAKE, EV_SEARCH, E_OK
 from .godown import unplace_nb
 from .handmemo import def_of_nb, hand_def_nb
 from .play import apply_action_nb
-from .state import ev_nb, game_arrays_nb
+from .state import def_forget_nb, def_restore_nb, def_saved_nb, ev_nb, game_arrays_nb
 from .records import HF_POINTS
 from .rng import next_u64_nb, randint_nb, seed_state_nb, shuffle_nb
 
@@ -70,7 +70,7 @@ ILLEGAL = 1.0e6       # outcome of a candidate the scratch state refused (never 
 def new_workspace_nb(params):
     """``layout.new_workspace`` inside numba: the game arrays of a state (play.game_arrays_nb),
     then the workspace's own (layout.WORKSPACE_SPEC; tests/test_layout.py checks it)."""
-    shoe = 52 * params[P_DECKS] + params[P_JOKERS]
+    shoe = NATURALS * params[P_DECKS] + params[P_JOKERS]
     return game_arrays_nb(params, 0) + (np.zeros((NRI, shoe), np.int64),
                                         np.zeros((NRF, RF_W), np.float64))
 
@@ -141,6 +141,7 @@ def load_sample_nb(R, G, G2, p, pool, seed):
         if q == p:
             for c in range(NCARDS):
                 H2[q, c] = H[q, c]
+            def_restore_nb(G2, q, def_saved_nb(G, q))     # its own hand: the same cache
             continue
         hidden = PS[q, PS_N]
         for c in range(NCARDS):
@@ -149,7 +150,7 @@ def load_sample_nb(R, G, G2, p, pool, seed):
         for _ in range(hidden):
             H2[q, pool[k]] += 1
             k += 1
-        PS2[q, PS_DEFOK] = DEF_UNKNOWN
+        def_forget_nb(G2, q)
     STK2 = G2[G_STOCK]
     for i in range(S[S_STOCK_N]):
         STK2[i] = pool[k]
@@ -349,7 +350,7 @@ def search_nb(R, G, W, p, bp, n, k0, k1):
     actions in W[W_RI][RI_CAND] played out on each, its outcomes summed into W[W_RF][RF_SUM]
     and the squares of its paired differences with the first into RF_DSQ (both zeroed when
     k0 is 0); False if the seat's view did not add up (then nothing was searched)."""
-    G2 = (W[G_S], W[G_PS], W[G_HANDS], W[G_STOCK], W[G_PILE], W[G_TABLE], W[G_TCARDS],
+    G2 = (W[G_S], W[G_PS], W[G_HANDS], W[G_PRIV], W[G_STOCK], W[G_PILE], W[G_TABLE], W[G_TCARDS],
           W[G_TJOKERS], W[G_GD], W[G_GDJ], W[G_RNG], W[G_LOG], W[G_REC], W[G_SCR], W[G_LD],
           W[G_BUF], G[G_MKEYS], G[G_MVALS], G[G_MN], G[G_MSCR], G[G_WT], G[G_HMEMO])
     RF = W[W_RF]

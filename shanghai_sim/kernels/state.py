@@ -3,15 +3,15 @@
 ``new_state_nb`` makes the tuple ``G`` (``layout.STATE_SPEC`` lists every array);
 ``ev_nb`` opens a log event (its payload offsets are ``codes``' ``<EVENT>_<FIELD>``);
 ``add_card``/``rem_card`` move a card in or out of a hand and keep the seat's cached
-deficiency state (``PS_DEFOK``: ``DEF_UNKNOWN``, ``DEF_KNOWN``, ``DEF_LESS_ONE``) right.
+deficiency state (``PV_DEFOK``: ``DEF_UNKNOWN``, ``DEF_KNOWN``, ``DEF_LESS_ONE``) right.
 """
 
 import numba as nb
 import numpy as np
 
-from .layout import (CACHE_BITS, DEF_KNOWN, DEF_LESS_ONE, DEF_UNKNOWN, FP, G_HANDS, G_LOG, G_PS,
+from .layout import (NATURALS, G_PRIV, CACHE_BITS, DEF_KNOWN, DEF_LESS_ONE, DEF_UNKNOWN, FP, G_HANDS, G_LOG, G_PS,
                      G_S, HM_BITS, LAY_W, MAXLEGAL, MAXP, MAXT, MAX_MELDS, MEMO_T, NCARDS, NPOS,
-                     NPS, NRNG, NS, NSCR, NTM, PS_DEF, PS_DEFOK, PS_KNOWN0, PS_N, PW, P_DECKS,
+                     NPS, NPV, NRNG, NS, NSCR, NTM, PS_KNOWN0, PS_N, PV_DEF, PV_DEFOK, PW, P_DECKS,
                      P_JOKERS, P_NHANDS, P_PLAYERS, SCRATCH, SCR_W, S_LOG_N, S_LOG_ON, S_NP,
                      S_SHOE, TW, WT_SIZES, WT_W)
 from .records import NHF
@@ -23,7 +23,7 @@ def game_arrays_nb(params, log_size):
     """The game arrays of layout.STATE_SPEC (G_S..G_BUF) written out in its order: the
     start of a state (new_state_nb) and of the rollout bot's workspace
     (rollout.new_workspace_nb); tests/test_layout.py checks both against their specs."""
-    shoe = 52 * params[P_DECKS] + params[P_JOKERS]
+    shoe = NATURALS * params[P_DECKS] + params[P_JOKERS]
     hands = params[P_NHANDS]
     S = np.zeros(NS, np.int64)
     S[S_SHOE] = shoe
@@ -32,7 +32,7 @@ def game_arrays_nb(params, log_size):
     TJ = np.full((MAXT, TW), -1, np.int64)
     GDJ = np.full((MAX_MELDS, TW), -1, np.int64)
     return (S, np.zeros((MAXP, NPS), np.int64), np.zeros((MAXP, NCARDS), np.int64),
-            np.zeros(shoe, np.int64), np.zeros(shoe, np.int64),
+            np.zeros((MAXP, NPV), np.int64), np.zeros(shoe, np.int64), np.zeros(shoe, np.int64),
             np.zeros((MAXT, NTM), np.int64), TC, TJ, np.zeros((MAX_MELDS, PW), np.int64),
             GDJ, np.zeros((NRNG, 4), np.uint64),
             np.zeros(max(log_size, 1), np.int64), np.zeros((hands, MAXP, NHF), np.int32),
@@ -71,32 +71,38 @@ def ev_nb(G, t, n):
 def add_card(G, p, c):
     G[G_HANDS][p, c] += 1
     G[G_PS][p, PS_N] += 1
-    # PS_DEF known (1): it is now the deficiency of the hand less one card (2), which
+    # PV_DEF known (1): it is now the deficiency of the hand less one card (2), which
     # bounds the hand's (hand_def_nb); anything else: unknown (0)
-    G[G_PS][p, PS_DEFOK] = DEF_LESS_ONE if G[G_PS][p, PS_DEFOK] == DEF_KNOWN else DEF_UNKNOWN
+    G[G_PRIV][p, PV_DEFOK] = DEF_LESS_ONE if G[G_PRIV][p, PV_DEFOK] == DEF_KNOWN else DEF_UNKNOWN
 
 
 @nb.njit(cache=True, inline="always")
 def rem_card(G, p, c):
     G[G_HANDS][p, c] -= 1
     G[G_PS][p, PS_N] -= 1
-    G[G_PS][p, PS_DEFOK] = DEF_UNKNOWN
+    G[G_PRIV][p, PV_DEFOK] = DEF_UNKNOWN
+
+
+@nb.njit(cache=True, inline="always")
+def def_forget_nb(G, p):
+    """Seat p's cached deficiency is no longer known (a new hand, or a hand re-dealt)."""
+    G[G_PRIV][p, PV_DEFOK] = DEF_UNKNOWN
 
 
 @nb.njit(cache=True, inline="always")
 def def_saved_nb(G, p):
-    """Seat p's cached deficiency (PS_DEF, PS_DEFOK), before a probe: a move tried on the
+    """Seat p's cached deficiency (PV_DEF, PV_DEFOK), before a probe: a move tried on the
     real hand and taken back (table.do_swap_nb/undo_swap_nb, do_layoff_nb/undo_layoff_nb)
     moves cards through add_card/rem_card, which clear the cache; def_restore_nb puts it
     back once the hand is as it was."""
-    return G[G_PS][p, PS_DEF], G[G_PS][p, PS_DEFOK]
+    return G[G_PRIV][p, PV_DEF], G[G_PRIV][p, PV_DEFOK]
 
 
 @nb.njit(cache=True, inline="always")
 def def_restore_nb(G, p, saved):
     """The end of a probe: the hand is back as it was at def_saved_nb, and so is its cache."""
-    G[G_PS][p, PS_DEF] = saved[0]
-    G[G_PS][p, PS_DEFOK] = saved[1]
+    G[G_PRIV][p, PV_DEF] = saved[0]
+    G[G_PRIV][p, PV_DEFOK] = saved[1]
 
 
 @nb.njit(cache=True, inline="always")

@@ -4,7 +4,7 @@ and lay-offs and joker swaps done and undone (docs/rules.md §4)."""
 import numba as nb
 import numpy as np
 
-from .layout import (G_LOG, G_PILE, G_RNG, G_S, G_STOCK, G_TABLE, G_TCARDS, G_TJOKERS, JOKER,
+from .layout import (NRANKS, G_LOG, G_PILE, G_RNG, G_S, G_STOCK, G_TABLE, G_TCARDS, G_TJOKERS, JOKER,
                      P_MAX_STOCK_PASSES, P_SET_JOKER_CARD, RNG_DEAL, RUN, R_JOKER_CAP, R_PARAMS,
                      SET, S_NT, S_PASSES, S_PILE_N, S_STOCK_N, S_UP_ON_PILE, TM_HI, TM_KEY,
                      TM_KIND, TM_LO, TM_N, TM_NJ, TW)
@@ -84,9 +84,9 @@ def meld_jokers_nb(cap, kind, key, lo, n, row, off, at_pos):
         if c == JOKER:
             nj += 1
         elif kind == SET:
-            if c < 0 or c > JOKER or c % 13 != key:
+            if c < 0 or c > JOKER or c % NRANKS != key:
                 return -1
-        elif c != key * 13 + (lo + k) % 13:
+        elif c != key * NRANKS + (lo + k) % NRANKS:
             return -1
     if nj >= n or nj > cap[n]:
         return -1
@@ -143,7 +143,7 @@ def fits_nb(TM, cap, set_joker_card, c, m, opt):
             if set_joker_card != 0:
                 return 0 <= opt <= 3
             return opt == 0
-        return opt == 0 and c % 13 == key
+        return opt == 0 and c % NRANKS == key
     lo = TM[m, TM_LO]
     hi = TM[m, TM_HI]
     if hi - lo + 1 >= 13:      # 14 positions would hold both aces
@@ -158,7 +158,7 @@ def fits_nb(TM, cap, set_joker_card, c, m, opt):
         return False
     if c == JOKER:
         return True
-    return c == key * 13 + pos % 13
+    return c == key * NRANKS + pos % NRANKS
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -176,9 +176,9 @@ def fit_mask_nb(TM, nt):
             lo = TM[m, TM_LO] - 1
             hi = TM[m, TM_HI] + 1
             if lo >= 0:
-                mask |= np.int64(1) << (key * 13 + lo % 13)
+                mask |= np.int64(1) << (key * NRANKS + lo % NRANKS)
             if hi <= 13:
-                mask |= np.int64(1) << (key * 13 + hi % 13)
+                mask |= np.int64(1) << (key * NRANKS + hi % NRANKS)
     if nt > 0:
         mask |= np.int64(1) << JOKER
     return mask
@@ -260,11 +260,11 @@ def swap_struct_nb(R, G, c, m, slot):
         return False
     key = TM[m, TM_KEY]
     if TM[m, TM_KIND] == RUN:
-        return c == key * 13 + slot % 13
-    if c % 13 != key:
+        return c == key * NRANKS + slot % NRANKS
+    if c % NRANKS != key:
         return False
     if R[R_PARAMS][P_SET_JOKER_CARD] != 0:
-        return G[G_TJOKERS][m, slot] == c // 13
+        return G[G_TJOKERS][m, slot] == c // NRANKS
     return True
 
 
