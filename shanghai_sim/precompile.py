@@ -71,6 +71,10 @@ def _replay_and_steps() -> None:
     acts = g.legal_actions()
     g.apply(acts[0])
     g.play()
+    # the terminal's and the browser's `hint` (human.HINT_BOT) asks smart at a table that may
+    # have no smart seat: the step API with the smart gate on
+    from .human import HINT_BOT
+    Game(rules="shanghai", players=4, seed=1, bots="greedy").bot_action(HINT_BOT)
 
 
 def _finder_half() -> None:
