@@ -295,7 +295,7 @@ def test_serve_cards_typed_lines_and_reasons(tmp_path, clean):
     srv, log = _serve(tmp_path, SHORT, seed="11")
     d = clean
     try:
-        d.set_script_timeout(120)
+        d.set_script_timeout(600)      # a cold cache compiles the hint (smart) on first use
         d.get(srv.url)
         state, drawn = d.execute_async_script(SETTLED, 0)
         # a line that names no legal action: the terminal's reason, word for word
