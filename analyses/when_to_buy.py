@@ -19,11 +19,12 @@ and K more); a cell's K is enough when doubling moves its mean by less than its 
     python analyses/when_to_buy.py                              # shanghai and contract hand 8
     python analyses/when_to_buy.py --presets contract --hands 10 --games 40 --samples 32
 
-The check: the chart read as smart's one buying threshold (`buy_dmax`: the highest deficiency
-at which a card that lowers it is a *buy* once a buy is made) plays a paired hand-level
-experiment against smart's own buying on other deals (`--check-seed`, `--check-deals`). It is a
-reading of one column of the chart, not the whole chart: the rest (the first buy at a high
-deficiency, passing on cards that do not help) would need a bot that reads the table.
+The check, on other deals (`--check-seed`, `--check-deals`), in one paired hand-level
+experiment against smart's own buying: the whole chart, played by a smart that reads it
+(`smart:chartN=NAME`: the chart shipped in the package, kernels/buycharts.py, when the
+chart just computed is one of them; otherwise the report gives its rows to ship under a new
+name), and the chart read as smart's one buying threshold (`buy_dmax`: the highest
+deficiency at which a card that lowers it is a *buy* once a buy is made).
 """
 
 from __future__ import annotations
@@ -188,19 +189,49 @@ def chart_dmax(cl, preset, n):
     return int(x.def_before.max()) if len(x) else None
 
 
-def check(preset, n, dmax, a, folder):
-    """Smart buying by the chart's threshold against smart's own buying: a hand-level paired
-    experiment (duplicate seating, common random numbers) on ``a.check_deals`` deals of seed
-    ``a.check_seed`` (other deals than the chart's)."""
+def chart_rows(cl, preset, n) -> dict:
+    """The chart of (preset, hand n) as kernels/buycharts.py writes a chart: {lowers: rows by
+    buys made, each a string over the deficiency columns: B buy, P pass, . cannot tell}."""
+    from shanghai_sim.kernels.buycharts import CHART_DEF_CAP
+    d = cl[(cl.preset == preset) & (cl.hand == n)]
+    word = {"buy": "B", "pass": "P", "cannot tell": "."}
+    out = {}
+    for lowers in (False, True):
+        x = d[d.lowers == lowers]
+        nb = int(d.buys_used.max()) + 1 if len(d) else 0
+        out[lowers] = tuple("".join(next((word[r.verdict] for r in x.itertuples()
+                                          if r.buys_used == b and r.def_before == k), ".")
+                                    for k in range(CHART_DEF_CAP + 1)) for b in range(nb))
+    return out
+
+
+def shipped_chart(cl, preset, n):
+    """The name of the chart shipped in the package (kernels/buycharts.py) that is this
+    chart, cell for cell, or None."""
+    from shanghai_sim.kernels.buycharts import CHART_SOURCES
+    mine = chart_rows(cl, preset, n)
+    for name, (_, rows) in CHART_SOURCES.items():
+        if name == f"{preset}{n}" or name.startswith(f"{preset}{n}_"):
+            pad = {k: tuple(v) + ("." * len(v[0]),) * (len(mine[k]) - len(v)) for k, v in rows.items()}
+            if all(pad.get(k) == v for k, v in mine.items()):
+                return name
+    return None
+
+
+def check(preset, n, arms, a, folder):
+    """Each of ``arms`` ((what, spec): smart reading the chart, smart on its threshold) against
+    smart's own buying: one hand-level paired experiment (duplicate seating, common random
+    numbers) on ``a.check_deals`` deals of seed ``a.check_seed`` (other deals than the
+    chart's). One row per arm."""
     from shanghai_sim.experiment import Arm, Experiment, run_experiment
-    spec = f"{PLAYER}:buy_dmax={dmax}"
     exp = Experiment(baseline=PLAYER, opponents=PLAYER, rules=preset, players=4, seed=a.check_seed,
-                     variants=(Arm("chart", spec),), threads=a.threads, hand=n, games=a.check_deals)
+                     variants=tuple(Arm(what, spec) for what, spec in arms), threads=a.threads, hand=n,
+                     games=a.check_deals)
     res = run_experiment(exp, str(folder), resume=True, progress=None)
-    arm = res.arms[1]
-    return {"preset": preset, "hand": n, "spec": spec, "deals": res.games, "seed": a.check_seed,
-            "no_winner_hands_own": res.arms[0].no_winner_hands, "no_winner_hands_chart": arm.no_winner_hands,
-            "hands_played": arm.hands_played, **C.effect_columns(arm.effects)}
+    return [{"preset": preset, "hand": n, "arm": what, "spec": spec, "deals": res.games, "seed": a.check_seed,
+             "no_winner_hands_own": res.arms[0].no_winner_hands, "no_winner_hands_arm": arm.no_winner_hands,
+             "hands_played": arm.hands_played, **C.effect_columns(arm.effects)}
+            for (what, spec), arm in zip(arms, res.arms[1:])]
 
 
 def main(argv=None) -> int:
@@ -239,10 +270,13 @@ def run(a) -> int:
     checks = []
     for p in st.presets:
         for n in st.hands:
-            dmax = chart_dmax(cl, p, n)
-            if a.check_deals and dmax is not None:
+            dmax, name = chart_dmax(cl, p, n), shipped_chart(cl, p, n)
+            arms = ([("chart", f"{PLAYER}:chart{n}={name}")] if name else []) + (
+                [("threshold", f"{PLAYER}:buy_dmax={dmax}")] if dmax is not None else []) + (
+                [("both", f"{PLAYER}:buy_dmax={dmax}:chart{n}={name}")] if name and dmax is not None else [])
+            if a.check_deals and arms:
                 with st.clock.step(f"check {p} hand {n}"):
-                    checks.append(check(p, n, dmax, a, st.data / f"check-{p}-{n}"))
+                    checks += check(p, n, arms, a, st.data / f"check-{p}-{n}")
     ck = pd.DataFrame(checks)
     if len(ck):
         ck["points_p_holm"] = C.holm_column(ck.points_p)
@@ -268,10 +302,14 @@ def report(a, st, df, cl, ck):
           "cluster-robust standard error, Student t over the deals in the cell); *buy* / *pass* where the CI "
           "excludes 0, else *cannot tell*. No multiplicity adjustment: the chart is a map, each cell read on "
           "its own.",
-          f"- The check: the chart's `buy_dmax` (the highest deficiency at which a card that lowers it is a *buy* "
-          f"cell once a buy is made) against smart's own buying, a hand-level paired experiment (duplicate "
-          f"seating, common random numbers) on {a.check_deals:,} other deals (seed {a.check_seed}); Holm over "
-          "the contracts checked.",
+          "- The check, against smart's own buying in one hand-level paired experiment (duplicate seating, "
+          f"common random numbers) on {a.check_deals:,} other deals (seed {a.check_seed}): the whole chart, played "
+          "by a smart that reads it (`smart:chartN=NAME`, the chart shipped in the package that is this one cell "
+          "for cell: docs/bots.md, \"Buying by a chart\"), where it says *buy* or *pass*, and by its own "
+          "judgement in the cells that cannot tell; the chart read as smart's one threshold `buy_dmax` (the "
+          "highest deficiency at which a card that lowers it is a *buy* cell once a buy is made); and the two "
+          "together (the chart where it says *buy* or *pass*, smart on that threshold elsewhere). Holm over "
+          "every arm checked.",
           f"- Budget: a cell's K = {a.samples} samples are enough when the mean on 2K moves by less than the CI "
           "half-width.", "", "## Answer", ""]
     for (p, n), d in sorted(cl.groupby(["preset", "hand"], sort=False),
@@ -290,20 +328,31 @@ def report(a, st, df, cl, ck):
               f"{int(d.k_enough.sum())} of {len(d)} cells (the cells where it is not need more samples). "
               f"Smart's own choice has the sign of the point's value at {agree:.1%} of the points.", ""]
     if len(ck):
-        L += ["### The check: smart buying by the chart's threshold", ""]
+        L += ["### The check: smart buying by the chart", ""]
         for r in ck.itertuples():
             ok = r.points_hi < 0
-            L.append(f"- **{r.preset}, hand {r.hand}:** `{r.spec}` against smart's own buying: "
+            what = {"chart": "the whole chart", "threshold": "the chart's threshold",
+                    "both": "the chart, and its threshold where it cannot tell"}[r.arm]
+            L.append(f"- **{r.preset}, hand {r.hand}, {what}:** `{r.spec}` against smart's own buying: "
                      f"{C.fmt_ci(r.points_mean, r.points_lo, r.points_hi)} points in the hand (Holm p "
                      f"{C.holm_words(r.points_p_holm)}, n = {r.deals:,} deals x 4 seatings); "
                      + ("better" if ok and r.points_p_holm < 0.05 else
                         "worse" if r.points_lo > 0 and r.points_p_holm < 0.05 else "cannot tell")
                      + f". Hands stopped with nobody out: {r.no_winner_hands_own:,} own, "
-                     f"{r.no_winner_hands_chart:,} chart, of {r.hands_played:,}.")
+                     f"{r.no_winner_hands_arm:,} {r.arm}, of {r.hands_played:,}.")
         L.append("")
     elif a.check_deals:
-        L += ["### The check", "", "No contract's chart has a *buy* cell for a card that lowers the deficiency "
-              "once a buy is made, so there is no threshold to check.", ""]
+        L += ["### The check", "", "No chart here is one shipped in the package, and none has a *buy* cell for a "
+              "card that lowers the deficiency once a buy is made (a threshold), so there is nothing to play.", ""]
+    unshipped = [(p, n) for p in st.presets for n in st.hands
+                 if len(cl[(cl.preset == p) & (cl.hand == n)]) and shipped_chart(cl, p, n) is None]
+    for p, n in unshipped:
+        rows = chart_rows(cl, p, n)
+        L += [f"**{p}, hand {n}: this chart is not one shipped in the package** (kernels/buycharts.py), so a "
+              "bot cannot read it yet and the check plays only its threshold. To ship it, add it there under a "
+              "new name (a shipped chart never changes) with these rows (buys made 0, 1, ...; deficiency "
+              f"0..{DEF_CAP}+; B buy, P pass, . cannot tell):", "",
+              f"    does not lower: {', '.join(rows[False])}", f"    lowers:         {', '.join(rows[True])}", ""]
     for c in st.charts:
         L += [f"![{c}]({c})", ""]
     L += ["## Every cell", "", "value: buy - pass, points at the hand's end, mean [95% CI over deals]; "

@@ -23,6 +23,7 @@ import numpy as np
 from .rules import MAX_BUYS
 
 from .kernels.bots import BUY_ALWAYS, BUY_AUTO, BUY_NEVER, BUY_USEFUL
+from .kernels.buycharts import CHART_NAMES
 from .kernels.botparams import MAX_HAND_PARAMS, NBP, OFFSETS
 
 
@@ -251,6 +252,14 @@ _SMART_V2 = (
              "cards than the deal and a draw, and never with its last buy (0: never; 99: at any "
              "deficiency)", lo=0, hi=99),
 )
+# an option, none by default: smart only (rollout's playouts read no chart)
+_CHART = (
+    BotParam("chart", "choice", "BP_CHART0", 0,
+             "in hand N, buys as the shipped when-to-buy chart NAME says where it says buy or pass, "
+             "elsewhere by its own judgement (docs/bots.md, \"Buying by a chart\"), e.g. "
+             "chart8=shanghai8", choices=tuple((n, i) for i, n in enumerate(CHART_NAMES)),
+             default_text="none", per_hand=True),
+)
 _V2_SETTINGS = (("owed", "false"),)
 _V1_SETTINGS = (("cut", "0"), ("buy_ev", "false"), ("feed_buy", "0")) + _V2_SETTINGS
 
@@ -337,7 +346,7 @@ BOTS: dict[str, BotInfo] = {b.name: replace(b, kind=kind) for kind, b in enumera
             "and not feeding the next player; buys by card count as well as by card; "
             "decides from its seat's view only",
             _knobs(_BUY_SMART, BUY_AUTO, "buy policy: its own judgement (auto), or greedy's "
-                   "never, useful, always") + _SMART_WEIGHTS + _SMART_V2,
+                   "never, useful, always") + _SMART_WEIGHTS + _SMART_V2 + _CHART,
             (BotVersion(1, "the first smart: deficiency, partners, points, not feeding the next "
                         "player; buys by card count", _V1_SETTINGS),
              BotVersion(2, "knows when it cannot go down (the cards and buys it can still get, "

@@ -256,9 +256,28 @@ def test_when_to_buy_reads_its_chart_as_a_threshold_and_checks_it(tmp_path, anal
     assert w.chart_dmax(cl, "contract", 8) == 2       # the first buy (0 made) and a card that does not help don't count
     assert w.chart_dmax(cl, "shanghai", 8) is None
     a = argparse.Namespace(check_deals=3, check_seed=2, threads=1)
-    row = w.check("contract", 8, 2, a, tmp_path / "check")
-    assert row["spec"] == "smart:buy_dmax=2" and row["deals"] == 3 and row["hand"] == 8
-    assert row["points_lo"] <= row["points_mean"] <= row["points_hi"]
+    rows = w.check("contract", 8, [("chart", "smart:chart8=contract8"), ("threshold", "smart:buy_dmax=2")],
+                   a, tmp_path / "check")
+    assert [r["arm"] for r in rows] == ["chart", "threshold"] and rows[1]["spec"] == "smart:buy_dmax=2"
+    for row in rows:
+        assert row["deals"] == 3 and row["hand"] == 8 and row["hands_played"] == 12
+        assert row["points_lo"] <= row["points_mean"] <= row["points_hi"]
+
+
+def test_when_to_buy_knows_the_charts_shipped_in_the_package(analysis):
+    """The committed chart of each contract is the shipped chart of that name, so the check
+    plays it; a chart that differs in one cell is not, and its rows are what a new chart needs."""
+    w = analysis("when_to_buy")
+    cl = pd.read_csv(Path(w.__file__).parent / "results" / "when_to_buy" / "cells.csv")
+    assert w.shipped_chart(cl, "shanghai", 8) == "shanghai8"
+    assert w.shipped_chart(cl, "contract", 8) == "contract8"
+    assert w.chart_rows(cl, "shanghai", 8)[True] == (".......", ".BBB...", ".BB..P.")
+    other = cl.copy()
+    i = other.index[(other.preset == "contract") & other.lowers & (other.def_before == 1) & (other.buys_used == 2)]
+    other.loc[i, "verdict"] = "cannot tell"
+    assert w.shipped_chart(other, "contract", 8) is None
+    assert w.chart_rows(other, "contract", 8)[True][2] == "...P..."
+    assert w.shipped_chart(cl, "contract", 10) is None
 
 
 def test_search_budget_tiny(tmp_path, analysis, capsys):

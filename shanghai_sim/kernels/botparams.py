@@ -38,6 +38,7 @@ SLOTS = (
     ('BP_PACE', 1, 'pace: turns a down opponent takes per card it holds to go out'),
     ('BP_OWED', 1, 'owed: counts the discard a turn owes (go_out = discard_required) am...'),
     ('BP_FISH', 1, 'fish: buys an upcard that does not lower its deficiency, for the pe...'),
+    ('BP_CHART0', MAX_HAND_PARAMS, 'chartN: in hand N, buys as the shipped when-to-buy chart NAME says...'),
     ('BP_ROLLOUTS', 1, 'rollouts: samples per searched decision (with race: its first round...'),
     ('BP_RACE', 1, "race: a race: while a challenger of smart's choice is neither bette..."),
     ('BP_RACE_TAKE', 1, "race_take: a lower cap of the race at the upcard's take-or-pass, wh..."),

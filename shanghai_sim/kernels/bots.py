@@ -32,10 +32,12 @@ from .play import layoff_list_nb, legal_list_nb
 from .table import card_layable_nb, do_swap_nb, fit_mask_nb, layable_nb, undo_swap_nb
 from .turn import discard_now_nb, layoff_allowed_now_nb, swap_legal_nb
 from .state import def_restore_nb, def_saved_nb
-from .botparams import (BP_BUY_DMAX, BP_BUY_EV, BP_BUY_SHORT, BP_BUY_STOCK, BP_CUT, BP_FISH,
+from .botparams import (BP_BUY_DMAX, BP_BUY_EV, BP_BUY_SHORT, BP_BUY_STOCK, BP_CHART0, BP_CUT, BP_FISH,
+                        MAX_HAND_PARAMS,
                         BP_DUMP, BP_FEED, BP_FEED_BUY, BP_FEED_DOWN, BP_LATE, BP_OUTS,
                         BP_PARTNER, BP_POINTS, BP_WAIT_BLIND)
 from .rng import randint_nb
+from .buycharts import chart_verdict_nb
 from .outlook import (RANKMATES, SUITMATES, buys_left_nb, buys_used_up_nb, buy_policy_nb,  # noqa: F401
                       can_hold_contract_nb, cards_short_nb, contract_cards_nb, contract_kinds_nb, down_chance_nb,
                       live_outs_nb, mates_nb, may_come_nb, outs_needed_nb, turns_left_nb, unseen_counts_nb)
@@ -616,6 +618,17 @@ def _smart_buy(R, G, p, bp):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
+def _chart_word(R, G, p, bp, h):
+    """smart's buy chart (chartN, kernels.buycharts) for hand h (0-based): 1 buy, -1 pass,
+    0 none given (or no chart): its own judgement decides."""
+    if h >= MAX_HAND_PARAMS or bp[BP_CHART0 + h] <= 0:
+        return 0
+    d0 = hand_def_nb(R, G, p)
+    d1 = _def_plus(R, G, p, G[G_S][S_UP], d0)
+    return np.int64(chart_verdict_nb(np.int64(bp[BP_CHART0 + h]), d0, d1, G[G_PS][p, PS_BUYS]))
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
 def _fishing(R, G, p, bp):
     """smart's fishing (BP_FISH, off by default): whether a buy of a card that does not lower the deficiency is worth its
     penalty cards (more draws towards the contract): only when a buy brings more draws than
@@ -700,7 +713,8 @@ def _turn_nb(R, G, p, bp, SMART):
         elif pol == BUY_USEFUL:
             ok = _useful_buy(R, G, p)
         else:
-            ok = _smart_buy(R, G, p, bp)
+            word = _chart_word(R, G, p, bp, S[S_HAND])
+            ok = word > 0 if word != 0 else _smart_buy(R, G, p, bp)
         return action_nb(A_BUY if ok else A_PASS, 0, 0, 0)
     if ph == PH_DRAW:
         # Take the upcard only if it can really be laid off this turn: under no_discard a
