@@ -245,6 +245,33 @@ def budget_table(var, lo, hi):
                          "agree": m.verdict_lo == m.verdict_hi, "apart": change.abs() > hw})
 
 
+def size_pairs(levels):
+    """(smart level, search level) pairs: a rollout level and a smart level, the search's own
+    base player (a rollout level plays smart's weights and its playouts are smart)."""
+    from shanghai_sim.bots import parse_bot
+    kind = {lv: parse_bot(lv, 10).name.split(":", 1)[0] for lv in levels}
+    return [(lo, hi) for lo in levels for hi in levels if kind[lo] == "smart" and kind[hi] == "rollout"]
+
+
+def size_table(var, lo, hi):
+    """Per (preset, hand, arm) cell of both levels: does the size hold as the players get
+    stronger? ``holds``: the change's CI (from the two CIs, as if independent) covers 0;
+    ``answer``: where it does not, the stronger level's (the search's) size with its CI."""
+    bt = budget_table(var, lo, hi)
+    key = ["preset", "hand", "arm"]
+    m = var[var.level == hi][key + ["points_mean", "points_lo", "points_hi"]]
+    bt = bt.merge(m, on=key, how="left")
+    bt["holds"] = ~bt.apart
+    w_lo = var[var.level == lo].set_index(key).half_width
+    w_hi = var[var.level == hi].set_index(key).half_width
+    narrow = [lo if w_lo[k] <= w_hi[k] else hi for k in zip(bt.preset, bt.hand, bt.arm)]
+    bt["answer"] = [f"{C.fmt_ci(x, lo_, hi_)} (`{hi}`; `{lo}` differs)" if apart
+                    else f"both agree: {bt.at[i, nl]} (`{nl}`, the narrower CI)"
+                    for i, (x, lo_, hi_, apart, nl) in enumerate(zip(bt.points_mean, bt.points_lo, bt.points_hi,
+                                                                     bt.apart, narrow))]
+    return bt.drop(columns=["points_mean", "points_lo", "points_hi"])
+
+
 def report(a, levels, caps, presets, hands, df, var, dg, gbase, times, study):
     import pandas as pd
     clock, out = study.clock, study.out
@@ -318,6 +345,16 @@ def report(a, levels, caps, presets, hands, df, var, dg, gbase, times, study):
               "from the two CIs as if independent (wider than the truth: the levels play the same deals); "
               f"{len(moved)} cell(s) where that CI excludes 0.", "",
               C.table_md(bt[~bt.agree | bt.apart].drop(columns=["agree", "apart", "change"])) if (~bt.agree | bt.apart).any() else "(no cell differs)", ""]
+    for lo, hi in size_pairs(levels):
+        zt = size_table(var, lo, hi)
+        zt.to_csv(out / f"sizes_{C.file_part(lo)}_vs_{C.file_part(hi)}.csv", index=False)
+        L += [f"### Do the sizes hold as the players get stronger? (`{lo}` -> `{hi}`)", "",
+              f"The search level plays smart's moves except where its search finds better ones (docs/rollout.md), "
+              f"so it is the stronger player. Per cell: the effect at each level, the change (`{hi}` - `{lo}`, a 95% "
+              "CI from the two CIs as if independent: wider than the truth, the levels play the same deals), and "
+              "whether the size holds (that CI covers 0). Where it does not, the answer is the stronger level's "
+              f"size. The size holds in {int(zt.holds.sum())} of {len(zt)} (preset, contract, arm) cells.", "",
+              C.table_md(zt[["preset", "hand", "arm", lo, hi, "change CI", "n deals", "holds", "answer"]]), ""]
     for c in study.charts:
         L += [f"![{c}]({c})", ""]
     L += ["## Hand-level effects (points in hand N)", "",

@@ -77,6 +77,30 @@ def test_budget_pairs_are_a_doubled_rollouts_only(analysis):
         == [("rollout:rollouts=8", "rollout:rollouts=16")]
 
 
+def test_buying_says_whether_a_size_holds_at_the_search_level(tmp_path, analysis):
+    """A smart level and a rollout level get the 'do the sizes hold' table: per cell both
+    sizes, the change's CI, whether it covers 0, and the stronger level's size where not."""
+    b = analysis("buying")
+    assert b.size_pairs(["greedy", "smart", "rollout", "rollout:rollouts=8"]) == [
+        ("smart", "rollout"), ("smart", "rollout:rollouts=8")]
+    var = pd.DataFrame({"level": ["smart"] * 2 + ["rollout"] * 2, "preset": ["shanghai"] * 4, "hand": [8] * 4,
+                        "arm": ["never", "always"] * 2, "points_mean": [44.0, 2.0, 30.0, 2.5],
+                        "half_width": [2.0, 1.0, 5.0, 3.0], "verdict": ["worse", "worse", "worse", "cannot tell"],
+                        "deals": [3000, 3000, 200, 200]})
+    var["points_lo"], var["points_hi"] = var.points_mean - var.half_width, var.points_mean + var.half_width
+    zt = b.size_table(var, "smart", "rollout").set_index("arm")
+    assert not zt.loc["never", "holds"] and zt.loc["never", "answer"].startswith("+30.0 [+25.0, +35.0] (`rollout`")
+    assert zt.loc["always", "holds"] and zt.loc["always", "answer"] == "both agree: +2.0 [+1.0, +3.0] (`smart`, the narrower CI)"
+    out = tmp_path / "buying"
+    rc = b.main(["--games", "3", "--game-deals", "0", "--hands", "1", "--presets", "shanghai",
+                 "--levels", "smart,rollout:rollouts=2:race=0@2", "--out", str(out), "--quiet"])
+    assert rc == 0
+    text = (out / "report.md").read_text()
+    assert "### Do the sizes hold as the players get stronger? (`smart` -> `rollout:rollouts=2:race=0`)" in text
+    sz = pd.read_csv(out / "sizes_smart_vs_rollout_rollouts2_race0.csv")
+    assert len(sz) == 2 and set(sz.arm) == {"never", "always"} and sz.holds.dtype == bool
+
+
 def test_buy_budget_tiny(tmp_path, analysis):
     out = tmp_path / "bb"
     rc = analysis("buy_budget").main(["--games", "8", "--hands", "9", "--levels", "greedy", "--presets", "shanghai",
