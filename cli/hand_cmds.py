@@ -97,9 +97,11 @@ def meld_cmd(cards: tuple[str, ...], contract: str, rules_spec: str, rule_items:
     from shanghai_sim.rules import RulesError
     if not cards:
         fail("empty hand: give the cards, e.g. shanghai-sim meld 5C 6C 7C 8C JK --contract 2")
+    from shanghai_sim.precompile import hand_helper
     r = rules_or_fail(rules_spec, rule_items)
     try:
-        a = analyze_hand(list(cards), contract, r, players=players, shoe=not any_hand)
+        with hand_helper():          # a cold cache: the lay-down search compiles on the other core
+            a = analyze_hand(list(cards), contract, r, players=players, shoe=not any_hand)
     except (CardError, RulesError) as e:
         fail(str(e))
     if as_json:

@@ -102,6 +102,20 @@ def check_shoe(counts: np.ndarray, r: Rules, players: int | None = None) -> None
     raise CardError(msg + " (choose --players, or lift the check with --any-hand / shoe=False)")
 
 
+def analysis_args(counts=None, rules: "Rules | None" = None, contract: int | str = 2) -> tuple:
+    """The meld finder's arguments for one hand as ``analyze_hand`` passes them: (counts,
+    the contract as ``layout.Contract``, the rules' points, the lay-down rows). Without
+    arguments, an empty hand under ``shanghai`` contract 2: the types a compile by signature
+    needs (``precompile._lay_half``)."""
+    r = _rules("shanghai") if rules is None else rules
+    kinds, sizes, nm, _ = _contract_rows(r, contract)
+    a = r.arrays()
+    C = K.Contract(kinds, sizes, nm, a.joker_cap, int(a.params[P_INITIAL_EXACT]), int(a.params[P_SAME_SUIT_GAP]))
+    if counts is None:
+        counts = np.zeros(NCARDS, dtype=np.int64)
+    return counts, C, a.points, np.zeros((MAX_MELDS, K.LAY_W), dtype=np.int64)
+
+
 def analyze_hand(cards: str | Iterable[str], contract: int | str,
                  rules: str | Path | Rules = "shanghai", players: int | None = None,
                  shoe: bool = True) -> HandAnalysis:
@@ -117,16 +131,14 @@ def analyze_hand(cards: str | Iterable[str], contract: int | str,
     if not ids:
         raise CardError("empty hand: give at least one card")
     kinds, sizes, nm, text = _contract_rows(r, contract)
-    a = r.arrays()
     counts = np.zeros(NCARDS, dtype=np.int64)
     for c in ids:
         counts[c] += 1
     if shoe:
         check_shoe(counts, r, players)
-    C = K.Contract(kinds, sizes, nm, a.joker_cap, int(a.params[P_INITIAL_EXACT]), int(a.params[P_SAME_SUIT_GAP]))
+    counts, C, points, out = analysis_args(counts, r, contract)
     deficiency = int(K.deficiency_nb(counts, C))
-    out = np.zeros((MAX_MELDS, K.LAY_W), dtype=np.int64)
-    deadwood = int(K.laydown_nb(counts, C, a.points, out))
+    deadwood = int(K.laydown_nb(counts, C, points, out))
     if deadwood < 0:
         return HandAnalysis(tuple(card_str(c) for c in ids), text, False, None, deficiency, None, None)
     melds = []

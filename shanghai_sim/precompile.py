@@ -134,6 +134,34 @@ def _engine_parts() -> None:
     check_state_nb(R, G)
 
 
+def _lay_half() -> None:
+    """The meld finder's lay-down search (``meld_lay.laydown_sat_nb``, about half of what
+    ``meld`` compiles), compiled by its signature in ``hand.analyze_hand`` (nothing runs):
+    what :func:`hand_helper`'s process compiles while the command compiles the deficiency."""
+    import numba
+
+    from .hand import analysis_args
+    from .kernels.meld_lay import laydown_sat_nb
+    laydown_sat_nb.compile(tuple(numba.typeof(a) for a in analysis_args()))
+
+
+def _hand_cold() -> bool:
+    """Nothing of this source's lay-down search is cached yet (and its cache can be written)."""
+    return _module_cold("meld_lay")
+
+
+@contextlib.contextmanager
+def hand_helper():
+    """``with hand_helper():`` around a command's first hand analysis (``shanghai-sim meld``).
+    When this source's lay-down search is not cached yet and a second core is free, a helper
+    process compiles it (:func:`_lay_half`) while this one compiles the deficiency, which
+    ``analyze_hand`` asks first: the two halves of a cold ``meld`` side by side (BENCHMARKS.md,
+    First use). As :func:`engine_helper`: a kernel both need is compiled once, and the helper
+    is stopped when the block ends."""
+    with _helper("_lay_half", default_jobs() > 1 and _hand_cold()):
+        yield
+
+
 def _helper_main() -> None:
     """:func:`engine_helper`'s process (quiet: the command says what is compiling)."""
     _finder_half()
@@ -142,8 +170,14 @@ def _helper_main() -> None:
 
 def _engine_cold() -> bool:
     """Nothing of this source's engine is cached yet (and its cache can be written)."""
+    return _module_cold("engine")
+
+
+def _module_cold(module: str) -> bool:
+    """Nothing of kernel module ``module`` is cached for this source yet (and its cache can
+    be written)."""
     from .kernels.cache import module_cache_dir
-    d = module_cache_dir("engine")
+    d = module_cache_dir(module)
     if d.is_dir() and any(d.glob("*.nbi")):
         return False
     while not d.exists() and d.parent != d:
@@ -161,21 +195,30 @@ def engine_helper():
     (``kernels.cache``), so the two cores share a first run's compile (README's main job:
     BENCHMARKS.md, First use). The helper is stopped when the block ends (what it compiled
     stays in the cache); nothing depends on it finishing."""
+    with _helper("_helper_main", default_jobs() > 1 and _engine_cold()) as proc:
+        if proc is not None:
+            _finder_rest()
+        yield
+
+
+@contextlib.contextmanager
+def _helper(fn: str, start: bool):
+    """A helper process running ``precompile.<fn>()`` (quiet) for the block, if ``start``;
+    yields it (None: not started). Stopped when the block ends; what it compiled stays in
+    the cache, and nothing depends on it finishing."""
     proc = None
-    if default_jobs() > 1 and _engine_cold():
+    if start:
         # a plain child (not multiprocessing's spawn, which imports the caller's __main__
         # again: a user's script without a main guard would run twice)
         try:
             proc = subprocess.Popen(
-                [sys.executable, "-c", "from shanghai_sim.precompile import _helper_main; _helper_main()"],
+                [sys.executable, "-c", f"from shanghai_sim.precompile import {fn}; {fn}()"],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 env=dict(os.environ, SHANGHAI_SIM_QUIET_COMPILE="1"))
         except OSError:
             proc = None
     try:
-        if proc is not None:
-            _finder_rest()
-        yield
+        yield proc
     finally:
         if proc is not None:
             if proc.poll() is None:

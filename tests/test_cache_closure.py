@@ -255,3 +255,23 @@ def test_the_first_run_helper_asks_for_the_engines_own_signatures():
                        env=dict(os.environ, SHANGHAI_SIM_QUIET_COMPILE="1"), timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.split() == ["0", "False"]
+
+
+HAND_HELPER_ON_WARM = COUNT_COMPILES + textwrap.dedent("""
+    from shanghai_sim import precompile as P
+    P._hand_analysis()                       # loads the finder and the lay-down search
+    Count.n = 0
+    P._lay_half()
+    print(Count.n, P._hand_cold())
+""")
+
+
+def test_the_meld_helper_asks_for_analyze_hands_own_signature():
+    """hand_helper's process (a cold `shanghai-sim meld`) compiles the lay-down search with
+    the argument types analyze_hand passes: once analyze_hand has run, it compiles nothing
+    (another type would compile a signature nobody calls), and with the search cached no
+    helper is started."""
+    r = subprocess.run([sys.executable, "-c", HAND_HELPER_ON_WARM], capture_output=True, text=True,
+                       env=dict(os.environ, SHANGHAI_SIM_QUIET_COMPILE="1"), timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["0", "False"]
