@@ -254,8 +254,10 @@ def _notes(wholes: list[dict]) -> list[str]:
     twice = next((w["compiled_twice"] for w in wholes if w["command"].startswith("README")), None)
     out = ["A cold batch command compiles on both cores: a helper process compiles half of the "
            "meld finder and kernels under every engine while the command compiles the rest "
-           "(`precompile.engine_helper`); `warmup` runs every step at once in one process per "
-           "core. A kernel two processes need is compiled once (`kernels.cache`)."]
+           "(`precompile.engine_helper`); a cold `meld` likewise compiles the lay-down search in a "
+           "helper while it compiles the deficiency (`precompile.hand_helper`); `warmup` runs every "
+           "step at once in one process per core. A kernel two processes need is compiled once "
+           "(`kernels.cache`)."]
     if twice is None:
         return out
     if not twice:
