@@ -157,6 +157,9 @@ def main(argv=None) -> int:
     ap.add_argument("--game-deals", type=int, default=200, help="whole-game deals per arm (0: skip)")
     ap.add_argument("--presets", default="shanghai,contract")
     ap.add_argument("--hands", default="1-10", help="contracts to test, e.g. 1-10 or 8")
+    ap.add_argument("--skip", default="", help="hand-level cells to leave out, PRESET:HAND[,...] (e.g. "
+                    "contract:10 with --presets shanghai,contract --hands 8,10: the long search level "
+                    "plays only the cells asked for)")
     C.levels_arg(ap, DEFAULT_LEVELS)
     a = ap.parse_args(argv)
     return C.main_guard(lambda: run(a))
@@ -164,9 +167,11 @@ def main(argv=None) -> int:
 
 def run(a) -> int:
     import pandas as pd
+    ps = C.parse_presets(a.presets)
+    skip = parse_skip(a.skip, ps, C.parse_hands(a.hands, ps))      # before Study makes the folder
     st = C.Study(a, caps=True, hands=True)
     levels, presets, caps, hands = st.levels, st.presets, st.caps, st.hands
-    t = st.sweep(C.cells(levels, presets, hands), lambda c: hand_level(c, a, str(st.data), caps[c.level]), hand_rows,
+    t = st.sweep(C.cells(levels, presets, lambda lv, p: [n for n in hands if (p, n) not in skip]), lambda c: hand_level(c, a, str(st.data), caps[c.level]), hand_rows,
                  step=lambda c: f"hand {c.preset} {c.level} {c.item}",
                  line=lambda c, r, s: f"{c.level} {c.preset} hand {c.item}: {r.games} deals, {s:.0f} s; " + "; ".join(
                      f"{x.name} {x.effects['points'].mean:+.1f}±{x.effects['points'].half_width:.1f}"
@@ -195,8 +200,23 @@ def run(a) -> int:
         st.chart(f"hand_points_{C.file_part(level)}.png", lambda path: chart_hand(var, level, a, path))
         if len(dg) and (dg.level == level).any():
             st.chart(f"win_share_{C.file_part(level)}.png", lambda path: chart_games(dg, level, a, path))
-    report(a, levels, caps, presets, hands, df, var, dg, gbase, times, st)
+    report(a, levels, caps, presets, hands, df, var, dg, gbase, times, st, skip)
     return st.done()
+
+
+def parse_skip(text: str, presets: list[str], hands: list[int]) -> set[tuple[str, int]]:
+    """``contract:10,shanghai:9`` -> {(preset, hand)}: hand-level cells not to play; each one a
+    cell of --presets x --hands, and at least one cell left."""
+    out: set[tuple[str, int]] = set()
+    for part in (x.strip() for x in text.split(",") if x.strip()):
+        p, _, n = part.rpartition(":")
+        if not (n.isascii() and n.isdigit()) or p not in presets or int(n) not in hands:
+            raise C.AnalysisError(f"--skip {part!r}: expected PRESET:HAND, a cell of --presets "
+                                  f"{','.join(presets)} x --hands {','.join(map(str, hands))}")
+        out.add((p, int(n)))
+    if len(out) == len(presets) * len(hands):
+        raise C.AnalysisError(f"--skip {text!r}: leaves no cell to play")
+    return out
 
 
 def sign_table(var, levels):
@@ -272,11 +292,13 @@ def size_table(var, lo, hi):
     return bt.drop(columns=["points_mean", "points_lo", "points_hi"])
 
 
-def report(a, levels, caps, presets, hands, df, var, dg, gbase, times, study):
+def report(a, levels, caps, presets, hands, df, var, dg, gbase, times, study, skip=frozenset()):
     import pandas as pd
     clock, out = study.clock, study.out
     L = C.report_head("Is buying worth it, contract by contract?", C.preset_facts(presets))
-    L += [f"- 4 players; rules presets {', '.join(presets)} (docs/rules.md); contracts {a.hands}.",
+    L += [f"- 4 players; rules presets {', '.join(presets)} (docs/rules.md); contracts {a.hands}"
+          + (" (hand level: not " + ", ".join(f"{p} hand {n}" for p, n in sorted(skip)) + ", left out with --skip)"
+             if skip else "") + ".",
           f"- Opponent levels: {', '.join(levels)} (focal player and opponents play the same bot)."
           + "".join(f" Level `{lv}`: at most {c:,} deals per contract (a slow bot: the n its compute allows), "
                     "hand-level only (no whole games)." for lv, c in caps.items() if c)
@@ -315,7 +337,7 @@ def report(a, levels, caps, presets, hands, df, var, dg, gbase, times, study):
                      f"{', '.join(str(int(h)) for h in alw[alw.verdict == 'cannot tell'].hand) or 'none'}.")
     for p in presets:
         from shanghai_sim.rules import load_rules
-        forced = [h for h in load_rules(p).hands_needing_buys() if h in hands]
+        forced = [h for h in load_rules(p).hands_needing_buys() if h in hands and (p, h) not in skip]
         if forced:
             L.append(f"- **{p}: what never buying means in hand{'s' * (len(forced) > 1)} "
                      f"{', '.join(map(str, forced))}.** There a player "

@@ -71,6 +71,26 @@ def test_buying_capped_levels_and_the_budget_check(tmp_path, analysis):
     _pngs_ok(out, 4)
 
 
+def test_buying_skip_leaves_hand_level_cells_out(tmp_path, analysis):
+    """--skip PRESET:HAND plays every other cell of --presets x --hands (a long search level
+    asked for shanghai 8 and 10 and contract 8 only) and the report says which it left out."""
+    out = tmp_path / "buying"
+    rc = analysis("buying").main(["--games", "3", "--game-deals", "0", "--hands", "1,2", "--presets",
+                                 "shanghai,contract", "--skip", "contract:2", "--levels", "greedy",
+                                 "--out", str(out), "--quiet"])
+    assert rc == 0
+    eff = pd.read_csv(out / "hand_points_effects.csv")
+    assert sorted(set(zip(eff.preset, eff.hand))) == [("contract", 1), ("shanghai", 1), ("shanghai", 2)]
+    assert "(hand level: not contract hand 2, left out with --skip)" in (out / "report.md").read_text()
+    b = analysis("buying")
+    assert b.parse_skip(" shanghai:8 ,contract:8", ["shanghai", "contract"], [8, 10]) == {("shanghai", 8), ("contract", 8)}
+    for bad in ("contract:9", "contract", "nosuch:8", "contract:x"):
+        with pytest.raises(b.C.AnalysisError, match="--skip"):
+            b.parse_skip(bad, ["shanghai", "contract"], [8, 10])
+    with pytest.raises(b.C.AnalysisError, match="no cell"):
+        b.parse_skip("shanghai:8,contract:8", ["shanghai", "contract"], [8])
+
+
 def test_budget_pairs_are_a_doubled_rollouts_only(analysis):
     b = analysis("buying")
     assert b.budget_pairs(["smart", "rollout:rollouts=8", "rollout:rollouts=16", "rollout:rollouts=32:policy=greedy"]) \
@@ -193,6 +213,7 @@ def test_sweep_plays_each_cell_once_in_order_and_gathers_its_rows(tmp_path, anal
     (["seats.py", "--players", "3,x"], "--players"),
     (["seats.py", "--levels", "smart@100"], "cap per level"),
     (["buying.py", "--levels", "smart@x"], "the cap after @"),
+    (["buying.py", "--hands", "8", "--skip", "contract:10"], "--skip"),
     (["going_down.py", "--levels", "smart,smart"], "given twice"),
 ])
 def test_bad_input_one_line_exit_2(tmp_path, args, words):
