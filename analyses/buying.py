@@ -150,7 +150,8 @@ def chart_games(dg, level, a, path):
     plt.close(fig)
 
 
-def main(argv=None) -> int:
+def build_parser():
+    """buying.py's options (also how analyses/sizes.py reads a committed report's command)."""
     ap = C.parser("buying", __doc__, games=3000)
     ap.add_argument("--target-ci", type=float, default=2.5,
                     help="hand-level: CI half-width to reach, points (default 2.5; --games caps the deals)")
@@ -161,7 +162,11 @@ def main(argv=None) -> int:
                     "contract:10 with --presets shanghai,contract --hands 8,10: the long search level "
                     "plays only the cells asked for)")
     C.levels_arg(ap, DEFAULT_LEVELS)
-    a = ap.parse_args(argv)
+    return ap
+
+
+def main(argv=None) -> int:
+    a = build_parser().parse_args(argv)
     return C.main_guard(lambda: run(a))
 
 

@@ -121,6 +121,47 @@ def test_buying_says_whether_a_size_holds_at_the_search_level(tmp_path, analysis
     assert len(sz) == 2 and set(sz.arm) == {"never", "always"} and sz.holds.dtype == bool
 
 
+def test_sizes_compares_the_committed_runs_and_rebuilds_their_csv(tmp_path, analysis):
+    """analyses/sizes.py reads two committed buying.py runs (no game played) and rebuilds the
+    committed comparison exactly; its report links both sources."""
+    z = analysis("sizes")
+    out = tmp_path / "sizes"
+    assert z.main(["--out", str(out), "--quiet"]) == 0
+    got = pd.read_csv(out / "sizes_smart_vs_rollout.csv")
+    committed = pd.read_csv(ANALYSES / "results" / "buying_sizes" / "sizes_smart_vs_rollout.csv")
+    pd.testing.assert_frame_equal(got, committed)
+    assert set(got.preset + ":" + got.hand.astype(str)) == {"shanghai:8", "shanghai:10", "contract:8"}
+    ci = [[float(v) for v in x.split("[")[1].rstrip("]").split(",")] for x in got["change CI"]]
+    assert list(got.holds) == [lo <= 0 <= hi for lo, hi in ci]          # holds: the change's CI covers 0
+    text = (out / "report.md").read_text()
+    for link in re.findall(r"\]\(([^)]+)\)", text):
+        assert (out / link).resolve().exists(), link
+    # the committed report's own links resolve from its folder
+    ctext = (ANALYSES / "results" / "buying_sizes" / "report.md").read_text()
+    for link in re.findall(r"\]\(([^)]+)\)", ctext):
+        assert (ANALYSES / "results" / "buying_sizes" / link).resolve().exists(), link
+
+
+def test_sizes_refuses_runs_of_other_seeds_or_smart_versions(tmp_path, analysis):
+    """Two runs that do not share their deals (another seed), or a search over another smart
+    version than the smart level played, are a one-line error, not a table."""
+    import shutil
+    src = ANALYSES / "results" / "buying_rollout"
+    other = tmp_path / "other"
+    shutil.copytree(src, other)
+    rep = other / "report.md"
+    text = rep.read_text()
+    rep.write_text(text.replace("--threads 2", "--threads 2 --seed 7", 1))
+    p = subprocess.run([sys.executable, str(ANALYSES / "sizes.py"), "--search", str(other), "--out",
+                        str(tmp_path / "o")], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and "job seeds 1 and 7 differ" in p.stderr and len(p.stderr.splitlines()) == 1
+    rep.write_text(text.replace("smart v3, rollout v6", "smart v4, rollout v7", 1))
+    p = subprocess.run([sys.executable, str(ANALYSES / "sizes.py"), "--search", str(other), "--out",
+                        str(tmp_path / "o")], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and "plays over smart version 4" in p.stderr, p.stderr
+    assert not (tmp_path / "o").exists()
+
+
 def test_buy_budget_tiny(tmp_path, analysis):
     out = tmp_path / "bb"
     rc = analysis("buy_budget").main(["--games", "8", "--hands", "9", "--levels", "greedy", "--presets", "shanghai",
@@ -215,6 +256,7 @@ def test_sweep_plays_each_cell_once_in_order_and_gathers_its_rows(tmp_path, anal
     (["buying.py", "--levels", "smart@x"], "the cap after @"),
     (["buying.py", "--hands", "8", "--skip", "contract:10"], "--skip"),
     (["going_down.py", "--levels", "smart,smart"], "given twice"),
+    (["sizes.py", "--smart", "/nonexistent/folder"], "--smart /nonexistent/folder"),
 ])
 def test_bad_input_one_line_exit_2(tmp_path, args, words):
     p = subprocess.run([sys.executable, str(ANALYSES / args[0]), *args[1:], "--out", str(tmp_path / "o")],
