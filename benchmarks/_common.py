@@ -112,6 +112,13 @@ def machine() -> dict:
     }
 
 
+def bot_versions_now() -> dict[str, int]:
+    """{bot: the version a plain spec (``smart``) plays}: recorded with every result, so a
+    figure stays labelled after a bot's newest version moves on (report.py writes the line)."""
+    from shanghai_sim.bots import BOTS
+    return {name: info.version for name, info in BOTS.items()}
+
+
 def spread(samples) -> dict:
     """Median and min-max of repeated measurements (NaN-free)."""
     xs = [float(x) for x in samples if x is not None and not math.isnan(float(x))]

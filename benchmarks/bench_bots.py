@@ -21,6 +21,7 @@ from bench_engine import actions_rate  # noqa: E402
 
 BOTS = ("random", "greedy", "smart")
 TOURNAMENT = ("smart", "greedy", "greedy:buy=never", "random")
+SEED = 1                     # the tournament's (its default), recorded in the settings
 
 
 def _tournament(deals: int, rules: str) -> tuple[list[list], dict]:
@@ -31,7 +32,8 @@ def _tournament(deals: int, rules: str) -> tuple[list[list], dict]:
     from shanghai_sim import tournament as T
     with tempfile.TemporaryDirectory() as d:
         t0 = time.perf_counter()
-        r = T.run_tournament(T.Tournament(TOURNAMENT, rules=rules, deals=deals), f"{d}/t", progress=None)
+        r = T.run_tournament(T.Tournament(TOURNAMENT, rules=rules, deals=deals, seed=SEED), f"{d}/t",
+                             progress=None)
         seconds = time.perf_counter() - t0
         f = r.frame()
     ci = (lambda m, lo, hi, k=1: f"{m:.{k}f} [{lo:.{k}f}, {hi:.{k}f}]" if lo == lo else f"{m:.{k}f}")
@@ -41,7 +43,7 @@ def _tournament(deals: int, rules: str) -> tuple[list[list], dict]:
                 else ci(b["d_points"], b["d_points_lo"], b["d_points_hi"]))
         rows.append([b["bot"], int(b["seats"]), ci(b["win_share"], b["win_share_lo"], b["win_share_hi"], 3),
                      ci(b["points"], b["points_lo"], b["points_hi"]), diff])
-    return rows, {"lineup": list(TOURNAMENT), "deals": deals, "games": int(f["games"].max()),
+    return rows, {"lineup": list(TOURNAMENT), "seed": SEED, "deals": deals, "games": int(f["games"].max()),
                   "seconds": seconds}
 
 
@@ -67,7 +69,7 @@ def measure(games: dict | None = None, reps: int = 3, rules: str = "shanghai", p
                          ["bot", "games per pass", "games/s", "decisions/s", "decisions per game"],
                          [[r["bot"], r["games"], r["games_per_s"], r["decisions_per_s"],
                            r["decisions_per_game"]] for r in rows]),
-                   table(f"Tournament `{','.join(TOURNAMENT)}`, `{rules}`, {tset['deals']:,} deals in every "
+                   table(f"Tournament `{','.join(TOURNAMENT)}`, `{rules}`, seed {SEED}, {tset['deals']:,} deals in every "
                          f"distinct seating ({tset['games']:,} games, {tset['seconds']:.0f} s); 95% CIs over deals",
                          ["bot", "seats", "win share per seat", "points per game", "points vs smart"],
                          trows)],

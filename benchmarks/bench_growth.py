@@ -160,9 +160,11 @@ BENCHMARK = Benchmark(
         "`shanghai` shoe, and for 12-card hands holding exactly 0-4 jokers; game time with four "
         "greedy bots at 2-8 players for each preset (`progressive` with a smaller sample: it "
         "is about 100x slower). Two-player games are the long ones: at two players nobody "
-        "can buy a discard (docs/rules.md §5.9), so under `shanghai` hands 8-10 mostly end "
-        "by the stock rule (§5.5) with nobody out (greedy version 1 passed cards through the "
-        "pile until the turn cap instead)."),
+        "can buy a discard (docs/rules.md §5.9), so under `shanghai` hands 8-10 (13 cards "
+        "and more to go down, 12 held) can be met only by the dealer buying the hand's first "
+        "upcard, and otherwise end by the stock rule (§5.5) with nobody out: the rules settle "
+        "it, no bot does (greedy version 1 passed cards through the pile until the turn cap "
+        "instead)."),
     sizes={
         "full": dict(hands=5_000, warm=10_000, reps=5, games=50,
                      scale={"progressive": 0.04}),

@@ -43,7 +43,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _common import Benchmark, machine, table  # noqa: E402
+from _common import Benchmark, bot_versions_now, machine, table  # noqa: E402
 from shanghai_sim.limits import parse_args  # noqa: E402
 
 LINEUP_BOTS = ("greedy", "smart")
@@ -486,6 +486,7 @@ def main(argv: list[str] | None = None) -> int:
     res["seconds"] = time.perf_counter() - t0
     res["run"] = "quick" if a.quick else "cli"
     res["machine"] = machine()
+    res["bot_versions"] = bot_versions_now()
     path = a.json or default_json
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(res, indent=1) + "\n")

@@ -81,8 +81,20 @@ def render(results: dict, charts: dict, base: Path) -> str:
         if res.get("notes"):
             out += [""]
         out += [f"*Machine*: {_machine_line(res['machine'])}. *Run*: `{res['run']}`, "
-                f"{res['seconds']:.0f} s. *Settings*: `{_settings(res['settings'])}`.", ""]
+                f"{res['seconds']:.0f} s. *Settings*: `{_settings(res['settings'])}`."
+                + _versions_line(res.get("bot_versions")), ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _versions_line(played: dict | None) -> str:
+    """The bot versions a plain spec (``smart``) played in this result, and the specs that
+    replay the older ones today (none: a result from before the versions were recorded)."""
+    if not played:
+        return ""
+    from shanghai_sim.bots import BOTS
+    old = [f"`{b}:v={v}`" for b, v in played.items() if b in BOTS and v < BOTS[b].version]
+    return (" *Bot versions*: a spec here without `v=` played " + ", ".join(f"{b} {v}" for b, v in played.items())
+            + (f" (today: {', '.join(old)})" if old else " (the newest today)") + ".")
 
 
 def _x(v: float) -> str:

@@ -25,7 +25,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))          # tests/reference.py, the Python peer
 
-from _common import ROOT, benchmarks, machine  # noqa: E402
+from _common import ROOT, benchmarks, bot_versions_now, machine  # noqa: E402
 
 BENCHMARKS = {b.name: b for b in benchmarks()}     # each bench_*.py's record, in its order
 ORDER = tuple(BENCHMARKS)
@@ -38,6 +38,7 @@ def run_one(name: str, size: str, progress=print) -> dict:
     res["seconds"] = time.perf_counter() - t
     res["run"] = size
     res["machine"] = machine()
+    res["bot_versions"] = bot_versions_now()
     return res
 
 

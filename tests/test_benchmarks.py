@@ -55,6 +55,25 @@ def test_every_benchmark_writes_a_result_with_the_machine(tiny, run_all):
         for key in ("cpu", "cores", "python", "numba", "numpy", "pyarrow", "date"):
             assert m[key], key
         assert res["tables"] and all(t["rows"] for t in res["tables"])
+        # the version a plain spec played, so the figure stays labelled once a bot moves on
+        assert res["bot_versions"]["smart"] >= 3 and set(res["bot_versions"]) >= {"greedy", "rollout"}
+    text = (tiny / "BENCHMARKS.md").read_text()
+    assert text.count("*Bot versions*: a spec here without `v=` played") == len(run_all.ORDER)
+
+
+def test_a_result_of_an_older_bot_names_the_spec_that_replays_it(bench):
+    """A committed result played by a version that is no longer the newest says which spec
+    replays it today; BENCHMARKS.md carries that line for the strength tables."""
+    report = bench("report")
+    from shanghai_sim.bots import BOTS
+    line = report._versions_line({"greedy": BOTS["greedy"].version, "smart": 1})
+    assert "played greedy 2, smart 1 (today: `smart:v=1`)" in line
+    assert "(the newest today)" in report._versions_line({"smart": BOTS["smart"].version})
+    assert report._versions_line(None) == ""
+    from pathlib import Path
+    md = (Path(report.__file__).parents[1] / "BENCHMARKS.md").read_text()
+    section = md.split("## Bot strength")[1].split("\n## ")[0]
+    assert "played greedy 2, smart 1 (today: `smart:v=1`)" in section
 
 
 def test_charts_are_png(tiny, run_all):
