@@ -94,6 +94,12 @@ def machine() -> dict:
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                                 capture_output=True, text=True, timeout=10).stdout.strip() or None
+        # a run on uncommitted code says so: the figures are not those of the commit named
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--",
+                                "shanghai_sim", "benchmarks/*.py"], cwd=ROOT, capture_output=True,
+                               text=True, timeout=10).stdout.strip()
+        if commit and dirty:
+            commit += " with uncommitted changes"
     except (OSError, subprocess.SubprocessError):
         commit = None
     return {

@@ -170,3 +170,24 @@ def test_a_new_benchmark_is_its_one_module(tmp_path, run_all):
     assert (d / "charts" / "toy.png").read_bytes()[:8] == PNG
     md = (d / "BENCHMARKS.md").read_text()
     assert "## The toy section\n\nA toy.\n\nWhat the toy measures." in md and "(charts/toy.png)" in md
+
+
+def test_a_result_measured_on_uncommitted_code_says_so(tmp_path, bench, monkeypatch):
+    """The machine line names the commit, and a run on changed library or benchmark code says
+    "with uncommitted changes": its figures are not that commit's (a result in BENCHMARKS once
+    named the parent of the code it measured)."""
+    import subprocess
+    common = bench("_common")
+    (tmp_path / "shanghai_sim").mkdir()
+    code = tmp_path / "shanghai_sim" / "x.py"
+    code.write_text("A = 1\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run([*git, "add", "."], cwd=tmp_path, check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], cwd=tmp_path, check=True)
+    monkeypatch.setattr(common, "ROOT", tmp_path)
+    (tmp_path / "notes.txt").write_text("untracked, not code\n")
+    clean = common.machine()["commit"]
+    assert clean and " " not in clean
+    code.write_text("A = 2\n")
+    assert common.machine()["commit"] == f"{clean} with uncommitted changes"
