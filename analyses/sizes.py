@@ -23,6 +23,8 @@ both levels (`--levels smart,rollout@200`).
 
 from __future__ import annotations
 
+import argparse
+import os
 import re
 import shlex
 import sys
@@ -35,7 +37,7 @@ EFFECTS = "hand_points_effects.csv"
 
 def build_parser():
     ap = C.Parser(prog="analyses/sizes.py", description=__doc__.split("\n\n")[0],
-                  formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
+                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--smart", default=str(C.RESULTS / "buying"),
                     help="a buying.py results folder with a smart level (default analyses/results/buying)")
     ap.add_argument("--search", default=str(C.RESULTS / "buying_rollout"),
@@ -84,7 +86,6 @@ class Run:
         return int(v) if v is not None else self.versions["smart"]
 
     def link(self, out: Path) -> str:
-        import os
         return Path(os.path.relpath(self.folder / "report.md", out)).as_posix()
 
 
