@@ -109,8 +109,8 @@ def run(a) -> int:
         if lo_run.smart_version(lo) != base:
             raise C.AnalysisError(f"--smart {a.smart}: level {lo} is smart version {lo_run.smart_version(lo)}, "
                                   f"but the search in --search {a.search} plays over smart version {base}")
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = Path(a.out)                       # made only once every table is built: an error leaves no folder
+    tables = {}
     key = ["preset", "hand", "arm"]
     L = C.report_head("Do the sizes hold as the players get stronger?")
     L += [f"- Two committed `buying.py` runs, compared cell by cell (no game is played here):",
@@ -139,7 +139,7 @@ def run(a) -> int:
                                   f"played at both {lo} and {hi}")
         zt = buying.size_table(var, lo, hi)
         name = f"sizes_{C.file_part(lo)}_vs_{C.file_part(hi)}.csv"
-        zt.to_csv(out / name, index=False)
+        tables[name] = zt
         L += [f"### `{lo}` (smart v{base}) -> `{hi}` (rollout v{hi_run.versions['rollout']})", "",
               f"The size holds in {int(zt.holds.sum())} of {len(zt)} (preset, contract, arm) cells; the verdicts "
               f"(better, worse, cannot tell) agree in {int(zt.agree.sum())}; the search's effect is the larger "
@@ -152,6 +152,9 @@ def run(a) -> int:
                      f"{verb}. Answer: {r['answer']}.")
         L += ["", C.table_md(zt[key + [lo, hi, "change CI", "n deals", "holds", "answer"]]), "",
               f"File: {name}.", ""]
+    out.mkdir(parents=True, exist_ok=True)
+    for name, zt in tables.items():
+        zt.to_csv(out / name, index=False)
     (out / "report.md").write_text("\n".join(L), encoding="utf-8")
     C.say(a.quiet, f"written {out}/report.md")
     return 0
