@@ -9,7 +9,7 @@ import textwrap
 import numba as nb
 import numpy as np
 
-from shanghai_sim.kernels import inlining, linking
+from shanghai_sim.kernels import frontend, inlining, linking
 from shanghai_sim.kernels import meld_deficiency, meld_runs
 
 
@@ -45,6 +45,77 @@ def test_inliner_patch_emits_the_same_code():
     f1 = _fresh(meld_runs._runs_fast)
     f1.compile(sig)
     assert _asm(f0, sig) == _asm(f1, sig)
+
+
+def _runs_fast_case():
+    from shanghai_sim.kernels import layout as L
+    from shanghai_sim.rules import preset
+    R = preset("shanghai").arrays(4)      # hand 3: run4 run4, the finder's _runs_fast path
+    counts = np.zeros(53, np.int64)
+    counts[[1, 2, 3, 4, 14, 15, 16, 30, 31, 32, 45]] = 1
+    params = R[L.R_PARAMS]
+    C = L.Contract(R[L.R_MELD_KIND][2], R[L.R_MELD_SIZE][2], R[L.R_N_MELDS][2], R[L.R_JOKER_CAP],
+                   params[L.P_INITIAL_EXACT], params[L.P_SAME_SUIT_GAP])
+    assert meld_deficiency.deficiency_ws_nb(counts, C, L.new_cache()) == 1
+    return meld_runs._runs_fast.signatures[0]
+
+
+def test_frontend_patch_emits_the_same_code():
+    assert frontend.install()        # the numba in use is one the patch knows
+    sig = _runs_fast_case()
+    with frontend.numba_analyses():
+        f0 = _fresh(meld_runs._runs_fast)
+        f0.compile(sig)
+    f1 = _fresh(meld_runs._runs_fast)
+    f1.compile(sig)
+    assert _asm(f0, sig) == _asm(f1, sig)
+
+
+def test_frontend_analyses_equal_numbas_on_every_call(monkeypatch):
+    """Each liveness and SSA question of a compile (the finder's runs path, 21 inlined
+    helpers) answered both ways: the same live sets, the same IR after SSA."""
+    import contextlib
+    import copy
+    import io
+
+    from numba.core import analysis, ir_utils, ssa
+    assert frontend.install()
+    live, run_ssa = analysis.compute_live_map, ssa._run_ssa
+    seen = {"live": 0, "ssa": 0, "renamed": 0}
+
+    def dump(blocks):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            for k in sorted(blocks):
+                print(k)
+                blocks[k].dump()
+        return out.getvalue()
+
+    def live_both(cfg, blocks, use, defs):
+        with frontend.numba_analyses():
+            want = live(cfg, blocks, use, defs)
+        got = live(cfg, blocks, use, defs)
+        assert got == want
+        seen["live"] += 1
+        return got
+
+    def ssa_both(blocks):
+        before = dump(blocks)
+        theirs = copy.deepcopy(blocks)
+        with frontend.numba_analyses():
+            want = run_ssa(theirs)
+        got = run_ssa(blocks)
+        assert dump(got) == dump(want)
+        seen["ssa"] += 1
+        seen["renamed"] += dump(got) != before
+        return got
+
+    monkeypatch.setattr(analysis, "compute_live_map", live_both)
+    monkeypatch.setattr(ir_utils, "compute_live_map", live_both)
+    monkeypatch.setattr(ssa, "_run_ssa", ssa_both)
+    sig = _runs_fast_case()
+    _fresh(meld_runs._runs_fast).compile(sig)
+    assert seen["live"] > 100 and seen["ssa"] > 0 and seen["renamed"] > 0
 
 
 def test_separate_kernel_is_called_not_copied():

@@ -31,7 +31,9 @@ search branch unseen (``kernels.dispatch``); the smart bot likewise with SM. Two
 cuts: the largest kernels under many callers are compiled once in a library of their own
 and called by symbol (``kernels.linking``: numba otherwise re-optimises and re-emits a
 callee's code inside every caller), and numba's inliner copies a callee's IR once instead
-of block by block twice (``kernels.inlining``; same machine code).
+of block by block twice (``kernels.inlining``; same machine code), and two of numba's
+analyses that grow with an inlined body run on bit sets and on the blocks that matter
+(``kernels.frontend``; the same IR).
 
 Caching: every kernel is cached per user, keyed by the source's content, not
 beside the installed files (``kernels.cache``); a compile longer than a second
@@ -39,10 +41,12 @@ says so on stderr with its elapsed time.
 """
 
 from .cache import install_compile_notice, install_locator
+from .frontend import install as install_frontend
 from .inlining import install as install_inlining
 from .linking import install as install_linking
 
 install_locator()
 install_compile_notice()
 install_inlining()
+install_frontend()
 install_linking()

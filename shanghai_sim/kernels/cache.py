@@ -21,9 +21,9 @@ and ``linking``, never ``bots``). The kernels import nothing from the rest of th
 what its module imports, so a cached kernel stays valid until a module of its own closure
 changes: editing ``kernels/bots.py`` recompiles the bots and the engine above them, not the
 meld finder. The same source therefore shares one cache wherever it is installed (a
-wheel, an editable checkout, a second checkout). ``cache.py``, ``__init__.py`` and
-``inlining.py`` hold no kernel and are in no closure (inlining.py patches how numba
-inlines, not what it compiles: the same machine code). (numba alone checks only a
+wheel, an editable checkout, a second checkout). ``cache.py``, ``__init__.py``,
+``inlining.py`` and ``frontend.py`` hold no kernel and are in no closure (the last two
+patch how numba inlines and analyses, not what it compiles: the same machine code). (numba alone checks only a
 function's own file, while a cached caller embeds the machine code of what it calls in
 other files.)
 
@@ -62,8 +62,9 @@ _PKG = Path(__file__).resolve().parent.parent          # .../shanghai_sim
 _KERNELS = Path(__file__).resolve().parent
 # Every module the kernels are compiled from: kernels/*.py but this one and the
 # package's __init__, which hold no kernel, so editing them recompiles nothing.
-# inlining.py patches how numba inlines, not what it compiles (the same machine code).
-_NOT_KERNELS = ("cache.py", "__init__.py", "inlining.py")
+# inlining.py and frontend.py patch how numba inlines and analyses, not what it compiles
+# (the same machine code).
+_NOT_KERNELS = ("cache.py", "__init__.py", "inlining.py", "frontend.py")
 _SOURCES = sorted(p for p in _KERNELS.glob("*.py") if p.name not in _NOT_KERNELS)
 
 
