@@ -26,25 +26,20 @@ def _asm(f, sig):
     return [re.sub(r"B\d+v\d+", "BvN", x) for x in lines if "missing Environment" not in x]
 
 
-def test_inliner_patch_emits_the_same_code():
-    assert inlining.install()        # the numba in use is one the patch knows
-    from shanghai_sim.kernels import layout as L
-    from shanghai_sim.rules import preset
-    R = preset("shanghai").arrays(4)      # hand 3: run4 run4, the finder's _runs_fast path
-    counts = np.zeros(53, np.int64)
-    counts[[1, 2, 3, 4, 14, 15, 16, 30, 31, 32, 45]] = 1
-    params = R[L.R_PARAMS]
-    C = L.Contract(R[L.R_MELD_KIND][2], R[L.R_MELD_SIZE][2], R[L.R_N_MELDS][2], R[L.R_JOKER_CAP],
-                   params[L.P_INITIAL_EXACT], params[L.P_SAME_SUIT_GAP])
-    d = meld_deficiency.deficiency_ws_nb(counts, C, L.new_cache())
-    assert d == 1
-    sig = meld_runs._runs_fast.signatures[0]
-    with inlining.numba_copies():
+def _same_code_without(numbas_own):
+    """The finder's runs path compiled with the patches and inside ``numbas_own()``."""
+    sig = _runs_fast_case()
+    with numbas_own():
         f0 = _fresh(meld_runs._runs_fast)
         f0.compile(sig)
     f1 = _fresh(meld_runs._runs_fast)
     f1.compile(sig)
     assert _asm(f0, sig) == _asm(f1, sig)
+
+
+def test_inliner_patch_emits_the_same_code():
+    assert inlining.install()        # the numba in use is one the patch knows
+    _same_code_without(inlining.numba_copies)
 
 
 def _runs_fast_case():
@@ -62,13 +57,7 @@ def _runs_fast_case():
 
 def test_frontend_patch_emits_the_same_code():
     assert frontend.install()        # the numba in use is one the patch knows
-    sig = _runs_fast_case()
-    with frontend.numba_analyses():
-        f0 = _fresh(meld_runs._runs_fast)
-        f0.compile(sig)
-    f1 = _fresh(meld_runs._runs_fast)
-    f1.compile(sig)
-    assert _asm(f0, sig) == _asm(f1, sig)
+    _same_code_without(frontend.numba_analyses)
 
 
 def test_frontend_analyses_equal_numbas_on_every_call(monkeypatch):

@@ -27,7 +27,6 @@ the cache's source hash leaves it out (``kernels.cache``).
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import re
 import threading
@@ -38,6 +37,8 @@ from numba.core import analysis as _analysis
 from numba.core import ir as _ir
 from numba.core import ir_utils as _ir_utils
 from numba.core import ssa as _ssa
+
+from .inlining import switched_off
 
 _ORIGINAL = _analysis.compute_live_map
 _ORIGINAL_RUN_SSA = _ssa._run_ssa
@@ -233,12 +234,6 @@ def install() -> bool:
     return True
 
 
-@contextlib.contextmanager
 def numba_analyses():
     """Inside: numba's own liveness and SSA (for the tests that compare them)."""
-    before = getattr(_TLS, "off", False)
-    _TLS.off = True
-    try:
-        yield
-    finally:
-        _TLS.off = before
+    return switched_off(_TLS)

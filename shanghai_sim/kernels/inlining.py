@@ -84,11 +84,16 @@ def install() -> bool:
 
 
 @contextlib.contextmanager
-def numba_copies():
-    """Inside: numba's own copying (for the test that compares the code)."""
-    before = getattr(_TLS, "off", False)
-    _TLS.off = True
+def switched_off(tls):
+    """Inside: ``tls.off`` is set, so a patch of this thread calls numba's own code."""
+    before = getattr(tls, "off", False)
+    tls.off = True
     try:
         yield
     finally:
-        _TLS.off = before
+        tls.off = before
+
+
+def numba_copies():
+    """Inside: numba's own copying (for the test that compares the code)."""
+    return switched_off(_TLS)
