@@ -95,45 +95,6 @@ def _finder_half() -> None:
     _sets_runs.compile(tuple(numba.typeof(a) for a in args))
 
 
-def _finder_rest() -> None:
-    """The rest of the meld finder, with the engine's memo: what a cold command compiles
-    while its helper compiles :func:`_finder_half` (the finder's compile order reaches that
-    half last, when it is cached or nearly)."""
-    import numpy as np
-
-    from .hand import deficiency_batch
-    deficiency_batch(np.zeros((1, 53), np.int64), 2)
-
-
-def _engine_parts() -> None:
-    """Kernels under every engine, from the bottom up: a game's reset, the lay-off list, then
-    (once the meld finder is in the cache) the joker-swap, legal-list, go-down and state
-    checks. :func:`engine_helper`'s process compiles them beside a cold command that compiles
-    its engine from the top down. Each is asked for with the engine's own argument types, so
-    the engine loads what this compiles (tests/test_cache_closure.py checks it)."""
-    import numba
-    import numpy as np
-
-    from .kernels.flow import init_game_nb
-    from .kernels.godown import can_go_down_nb, go_down_possible_nb
-    from .kernels.layout import G_BUF, new_state
-    from .kernels.play import check_state_nb, layoff_list_nb, legal_list_nb
-    from .kernels.turn import swap_legal_nb
-    from .rules import preset
-    R = tuple(preset("shanghai").arrays(4))
-    G = new_state(R, 0)
-    init_game_nb(R, G, np.uint64(1), np.int64(0), np.int64(0))
-    layoff_list_nb(R, G, 0, G[G_BUF], 0, 0)
-    _finder_rest()                      # loads what the command compiled meanwhile
-    swap_legal_nb(R, G, 0, 0, 0, 0)
-    # the legal list as the random bot asks for it (with_go_down a literal False)
-    legal_list_nb.compile((numba.typeof(R), numba.typeof(G), numba.typeof(G[G_BUF]),
-                           numba.types.literal(False)))
-    can_go_down_nb(R, G, 0)
-    go_down_possible_nb(R, G, 0)
-    check_state_nb(R, G)
-
-
 def _lay_half() -> None:
     """The meld finder's lay-down search (``meld_lay.laydown_sat_nb``, about half of what
     ``meld`` compiles), compiled by its signature in ``hand.analyze_hand`` (nothing runs):
@@ -162,10 +123,16 @@ def hand_helper():
         yield
 
 
-def _helper_main() -> None:
-    """:func:`engine_helper`'s process (quiet: the command says what is compiling)."""
+def _helper_main(queue: str, parent: int) -> None:
+    """:func:`engine_helper`'s process (quiet: the command says what is compiling): the
+    finder's largest fast path, then the separate kernels the command announces in the file
+    ``queue`` (``kernels.linking.compile_announced``) until process ``parent`` ends. The
+    lay-down search comes second (:func:`_lay_half`: the engine calls it with the argument
+    types ``analyze_hand`` passes): the command finds it last, under the go-down checks."""
+    from .kernels.linking import compile_announced
     _finder_half()
-    _engine_parts()
+    _lay_half()          # the lay-down search, under the go-down checks: found late by the command
+    compile_announced(queue, until=lambda: os.getppid() != parent)
 
 
 def _engine_cold() -> bool:
@@ -188,22 +155,37 @@ def _module_cold(module: str) -> bool:
 @contextlib.contextmanager
 def engine_helper():
     """``with engine_helper():`` around a command's first engine call. When this source's
-    engine is not cached yet and a second core is free, a helper process compiles half of the
-    meld finder and then the kernels under every engine (:func:`_finder_half`,
-    :func:`_engine_parts`) while this one compiles the finder's other half and then its engine
-    from the top: a kernel both need is compiled once, by whichever reaches it first
-    (``kernels.cache``), so the two cores share a first run's compile (README's main job:
-    BENCHMARKS.md, First use). The helper is stopped when the block ends (what it compiled
-    stays in the cache); nothing depends on it finishing."""
-    with _helper("_helper_main", default_jobs() > 1 and _engine_cold()) as proc:
-        if proc is not None:
-            _finder_rest()
-        yield
+    engine is not cached yet and a second core is free, a helper process compiles the meld
+    finder's largest fast path (:func:`_finder_half`) and then the separate kernels this
+    process finds it needs while it compiles its engine from the top (``kernels.linking``:
+    a caller is compiled without its separate callees, which are compiled once it is done;
+    this process announces each to the helper as it finds it, and takes the last found
+    first, the helper the first found). A kernel both need is compiled once, by whichever
+    reaches it first (``kernels.cache``), so the two cores share a first run's compile
+    (README's main job: BENCHMARKS.md, First use). The helper is stopped when the block ends
+    (what it compiled stays in the cache); nothing depends on it finishing."""
+    import tempfile
+
+    from .kernels.linking import announce_to
+    start = default_jobs() > 1 and _engine_cold()
+    queue = None
+    if start:
+        fd, queue = tempfile.mkstemp(prefix="shanghai-sim-compile-", suffix=".queue")
+        os.close(fd)
+        announce_to(queue)
+    try:
+        with _helper("_helper_main", start, (queue, os.getpid())):
+            yield
+    finally:
+        if queue is not None:
+            announce_to(None)
+            with contextlib.suppress(OSError):
+                os.unlink(queue)
 
 
 @contextlib.contextmanager
-def _helper(fn: str, start: bool):
-    """A helper process running ``precompile.<fn>()`` (quiet) for the block, if ``start``;
+def _helper(fn: str, start: bool, args: tuple = ()):
+    """A helper process running ``precompile.<fn>(*args)`` (quiet) for the block, if ``start``;
     yields it (None: not started). Stopped when the block ends; what it compiled stays in
     the cache, and nothing depends on it finishing."""
     proc = None
@@ -212,7 +194,7 @@ def _helper(fn: str, start: bool):
         # again: a user's script without a main guard would run twice)
         try:
             proc = subprocess.Popen(
-                [sys.executable, "-c", f"from shanghai_sim.precompile import {fn}; {fn}()"],
+                [sys.executable, "-c", f"from shanghai_sim.precompile import {fn}; {fn}{args!r}"],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 env=dict(os.environ, SHANGHAI_SIM_QUIET_COMPILE="1"))
         except OSError:

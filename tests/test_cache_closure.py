@@ -240,17 +240,16 @@ HELPER_ON_WARM = COUNT_COMPILES + textwrap.dedent("""
     P._batch_engine()                        # loads the engine from the warm cache
     Count.n = 0
     P._finder_half()
-    P._finder_rest()
-    P._engine_parts()
+    P._lay_half()
     print(Count.n, P._engine_cold())
 """)
 
 
 def test_the_first_run_helper_asks_for_the_engines_own_signatures():
-    """engine_helper's process compiles kernels the engine calls with the engine's argument
-    types: after the engine is loaded every one of them loads from the cache too (a type that
-    differed would compile an extra signature nobody calls). And with the engine cached no
-    helper is started."""
+    """engine_helper's process starts on two kernels the engine calls, by signature (the rest
+    it takes from the command's announcements, with the command's own types): after the
+    engine is loaded both load from the cache too (a type that differed would compile an
+    extra signature nobody calls). And with the engine cached no helper is started."""
     r = subprocess.run([sys.executable, "-c", HELPER_ON_WARM], capture_output=True, text=True,
                        env=dict(os.environ, SHANGHAI_SIM_QUIET_COMPILE="1"), timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]

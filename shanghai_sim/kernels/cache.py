@@ -244,6 +244,33 @@ def _ours(disp) -> "_caching.IndexDataCacheFile | None":
     return None
 
 
+def _compile_lock_path(disp, args) -> str | None:
+    file = _ours(disp)
+    if file is None:
+        return None
+    key = hashlib.sha256(repr(tuple(args)).encode()).hexdigest()[:16]
+    return f"{file._index_path}.{key}.lock"
+
+
+def compiling_elsewhere(disp, args) -> bool:
+    """Whether another process holds the compile lock of ``disp`` for ``args`` right now
+    (it is compiling it: a compile here would wait for it)."""
+    path = _compile_lock_path(disp, args)
+    if path is None or path in _HELD or not os.path.exists(path):
+        return False
+    try:
+        import fcntl
+        with open(path, "a") as f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(f, fcntl.LOCK_UN)
+    except (ImportError, OSError):
+        pass
+    return False
+
+
 def _compile_once(self, sig):
     """numba's Dispatcher.compile, one process at a time for each kernel and signature.
 
@@ -254,15 +281,13 @@ def _compile_once(self, sig):
     The lock is taken inside numba's compiler lock (one compiling thread per process), and
     a process holds the locks of the kernels it is compiling, one inside the other in call
     order; callees never call their callers, so two processes never wait on each other."""
-    file = _ours(self)
-    if file is None:
+    if _ours(self) is None:
         return _NUMBA_COMPILE(self, sig)
     with _dispatcher.global_compiler_lock:
         args, _ = _sigutils.normalize_signature(sig)
         if tuple(args) in self.overloads:
             return _NUMBA_COMPILE(self, sig)
-        key = hashlib.sha256(repr(tuple(args)).encode()).hexdigest()[:16]
-        path = f"{file._index_path}.{key}.lock"
+        path = _compile_lock_path(self, args)
         if path in _HELD:
             return _NUMBA_COMPILE(self, sig)
         try:
@@ -431,3 +456,6 @@ def install_compile_notice(stream=None) -> None:
     if _NOTICE is None:
         _NOTICE = _CompileNotice(stream)
         _event.register("numba:compile", _NOTICE)
+        # kernels.linking: a whole compile (the outermost kernel, then the separate kernels its
+        # code calls) is one compile to the notice
+        _event.register("custom/shanghai_sim:compile", _NOTICE)

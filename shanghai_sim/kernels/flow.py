@@ -5,6 +5,8 @@ the automatic phases up to the next decision."""
 import numba as nb
 import numpy as np
 
+from .linking import separate
+
 from .layout import (G_HANDS, G_LOG, G_MKEYS, G_PILE, G_PS, G_REC, G_RNG, G_S, G_STOCK, JOKER,
                      MAXP, NCARDS, NPS, NS, PS_BUYCARDS, PS_BUYS, PS_DOWN, PS_DOWNTURN, PS_KNOWN0,
                      PS_N, PS_POINTS, PS_TOOK, PS_TOTAL, PS_TURNS, P_BLIND_JOKER, P_BLIND_NO_JOKER,
@@ -294,6 +296,7 @@ def advance_nb(R, G):
             return
 
 
+@separate(returns=nb.none)
 @nb.njit(cache=True, _nrt=False)
 def init_game_nb(R, G, seed, log_on, check):
     """Reset G to the start of a game seeded ``seed`` and advance to the first decision."""

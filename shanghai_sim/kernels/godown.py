@@ -4,6 +4,8 @@ a hand can go down now, and how a turn may end (go_out)."""
 import numba as nb
 import numpy as np
 
+from .linking import separate
+
 from .layout import (NRANKS, GO_DISCARD_REQUIRED, GO_NO_DISCARD, G_GD, G_GDJ, G_HANDS, G_LD, G_PS, G_S,
                      G_SCR, G_TABLE, G_TCARDS, G_TJOKERS, JOKER, M_CARDS, M_KEY, M_KIND, M_LO, M_N,
                      NCARDS, NTM, PS_DOWN, PS_N, P_GO_OUT, P_INITIAL_EXACT, P_SAME_SUIT_GAP,
@@ -279,6 +281,7 @@ def _may_go_down(R, G, p):
     return hand_def_nb(R, G, p) == 0
 
 
+@separate(returns=nb.boolean)
 @nb.njit(cache=True, _nrt=False)
 def can_go_down_nb(R, G, p):
     """Write the meld finder's least-deadwood lay-down into GD; True if it is legal now."""
@@ -307,6 +310,7 @@ def can_go_down_nb(R, G, p):
     return ok
 
 
+@separate(returns=nb.boolean)
 @nb.njit(cache=True, _nrt=False)
 def go_down_possible_nb(R, G, p):
     """can_go_down_nb's answer for seat p's hand as it is now, which may be a hand with a

@@ -25,6 +25,7 @@ import copy
 import inspect
 import threading
 
+from numba.core import bytecode as _bytecode
 from numba.core import inline_closurecall as _icc
 
 _TLS = threading.local()
@@ -60,6 +61,14 @@ def _patchable() -> bool:
             and getattr(_icc, "copy", None) is copy)
 
 
+_UNTYPED: dict = {}      # (function, SSA, flags, locals) -> its IR after the untyped passes
+
+
+def _untyped_key(worker, func, enable_ssa):
+    return (func, enable_ssa, repr(worker.flags), repr(sorted(worker.locals.items())),
+            worker._compiler_pipeline)
+
+
 def install() -> bool:
     """Patch numba's inliner (idempotent); whether it is patched."""
     global _INSTALLED
@@ -78,6 +87,30 @@ def install() -> bool:
             _TLS.state = prev
 
     _icc.InlineWorker.inline_ir = inline_ir_copy_once
+
+    run_untyped = _icc.InlineWorker.run_untyped_passes
+
+    def run_untyped_once(self, func, enable_ssa=False):
+        # the untyped passes (bytecode to IR, with the callee's own inlining) once per
+        # function: each call site gets the IR under a fresh identity, as from numba
+        if getattr(_TLS, "off", False):
+            return run_untyped(self, func, enable_ssa)
+        key = _untyped_key(self, func, enable_ssa)
+        try:
+            hit = _UNTYPED.get(key)
+        except TypeError:                    # an unhashable part: numba's own way
+            return run_untyped(self, func, enable_ssa)
+        if hit is None:
+            hit = _UNTYPED[key] = run_untyped(self, func, enable_ssa)
+        self.flags.enable_ssa = enable_ssa   # what numba's own run leaves set
+        out = copy.copy(hit)
+        fid = copy.copy(hit.func_id)
+        fid.unique_id = next(_bytecode.FunctionIdentity._unique_ids)
+        fid.unique_name = f"{fid.func_qualname}${fid.unique_id}"
+        out.func_id = fid
+        return out
+
+    _icc.InlineWorker.run_untyped_passes = run_untyped_once
     _icc.copy = _CopyShim()
     _INSTALLED = True
     return True

@@ -9,35 +9,58 @@ swap and go-down checks, the bots' helpers, the engine) and was optimised and co
 again in each, about 8 s a time on this machine. Its fast paths and general search are
 now separate (``deficiency_ws_nb`` itself, small and called often, stays linked).
 
-``separate(kernel)`` marks a kernel whose callers do not take a copy of its code: they
-only declare its symbol, and numba's JIT resolves it against the kernel's own compiled
-code, registered with ``llvmlite.binding.add_symbol`` when that code is compiled or
-loaded from the cache. The machine code is the kernel's own; only the call cannot be
-inlined by LLVM any more, so mark only large kernels that do much work per call
-(``deficiency_ws_nb`` marked separate cost greedy games about 4%: many of its calls are cheap).
+``separate(kernel)`` marks a kernel whose callers do not take a copy of its code: they call
+it through its *cell*, a pointer with a symbol of its own (``_shsep...``: the kernel's name
+and a hash of the argument types, the same in every process) given to the JIT with
+``llvmlite.binding.add_symbol``; the cell points at the kernel's own machine code once that
+is compiled or loaded. Only the call cannot be inlined by LLVM, so mark only large kernels
+that do much work per call (``deficiency_ws_nb`` marked separate cost greedy games about 4%:
+many of its calls are cheap).
 
-Order of loading: a caller's machine code can be loaded once the symbols it calls are
-known. In a compile that holds, as typing the call compiles (or loads) the callee first.
-A caller loaded from the cache in a new process declares the callee's symbols in its
-object code: before loading it, ``_load_overload`` below loads the callee's cached
-signatures; if a symbol is still missing (a callee's cache entry gone), the cached caller
-is not used and numba compiles it again, which compiles the callee as well.
+Callers do not wait for it. numba types a call by compiling the callee first, for its
+return type; a separate kernel declares its return type (``@separate`` is int64,
+``@separate(returns=nb.boolean)``; checked when the kernel is compiled), so a caller is
+typed, lowered and compiled without it, and the outermost compile, once done, compiles (or
+loads) every kernel whose cell is still empty before anything can call it (until then a
+cell points at numba's stand-in that raises RuntimeError). So a command compiles its engine
+from the top while a second process compiles the kernels below (``precompile.engine_helper``:
+the command announces each cell it makes in a file, :func:`announce_to`, which the helper
+reads, :func:`compile_announced`); the engine no longer waits for the meld finder.
+
+A cached caller's object code names its cells. Their argument types are kept beside the
+callee's cache index (``<index>.<hash>.cell``), so loading the caller makes the cells and the
+callees are loaded (or compiled) at the end of that compile; without those types (a callee's
+cache files gone) the cached caller is not used and numba compiles it again.
 """
 
 from __future__ import annotations
 
+import base64
+import ctypes
+import hashlib
 import inspect
+import os
+import pickle
 import re
+import time
 
 import llvmlite.binding as ll
 import numba
 from numba.core import base as _base
 from numba.core import caching as _caching
 from numba.core import dispatcher as _dispatcher
+from numba.core import event as _event
+from numba.core import types as _types
+from numba.core import typing as _typing
 
 _SEPARATE: dict[tuple[str, str], object] = {}     # (module, qualname) -> dispatcher
-_PREFIXES: dict[bytes, object] = {}               # mangled-name prefix -> dispatcher
-_LOADED: set[str] = set()                         # symbols registered with the JIT
+_RETURNS: dict[object, object] = {}               # their Python functions -> declared return type
+_PREFIXES: dict[str, object] = {}                 # cell-name prefix -> dispatcher
+_CELLS: dict[str, ctypes.c_void_p] = {}           # cell symbol -> the pointer it holds
+_CELL_OF: dict[str, tuple] = {}                   # cell symbol -> (dispatcher, argument types)
+_ABORT: int | None = None
+_ANNOUNCE = None                                  # announce_to(): where new empty cells are written
+_HELPER = False                                   # compile_announced() runs in this process
 _PATTERN: re.Pattern | None = None
 
 
@@ -51,6 +74,11 @@ def _mangled_prefix(module: str, qualname: str) -> bytes:
 # numba they are not installed and ``separate`` marks nothing: every kernel is linked into
 # its callers as numba does by default (the same results, only a longer first compile).
 TESTED_NUMBA = ((0, 68),)
+COMPILE_EVENT = "custom/shanghai_sim:compile"    # a whole compile: the outermost kernel and the cells
+_TEMPLATE_LINES = (
+    "pysig, args = self._compiler.fold_argument_types(args, kws)",
+    "self.compile(tuple(args))",
+)
 _LOAD_OVERLOAD_LINES = (
     "if not self._enabled:",
     "key = self._index_key(sig, target_context.codegen())",
@@ -64,41 +92,113 @@ def patchable() -> bool:
     try:
         version = tuple(int(x) for x in numba.__version__.split(".")[:2])
         src = inspect.getsource(_caching.Cache._load_overload)
-        insert = list(inspect.signature(_base.BaseContext.insert_user_function).parameters)
+        tsrc = inspect.getsource(_dispatcher.Dispatcher.get_call_template)
+        getf = list(inspect.signature(_base.BaseContext.get_function).parameters)
         overload = list(inspect.signature(_dispatcher.Dispatcher.add_overload).parameters)
+        _base._wrap_impl                                         # noqa: B018
     except (ValueError, OSError, TypeError, AttributeError):
         return False
     return (version in TESTED_NUMBA and all(line in src for line in _LOAD_OVERLOAD_LINES)
-            and insert == ["self", "func", "fndesc", "libs"] and overload == ["self", "cres"])
+            and all(line in tsrc for line in _TEMPLATE_LINES)
+            and getf == ["self", "fn", "sig", "_firstcall"] and overload == ["self", "cres"])
 
 
-def separate(kernel):
-    """Decorator, above ``@nb.njit``: callers call this kernel's own compiled code by symbol
-    instead of linking (and optimising and compiling again) a copy of it. A no-op with a
+def separate(kernel=None, *, returns=_types.int64):
+    """Decorator, above ``@nb.njit``: callers call this kernel's own compiled code through its
+    cell instead of linking (and optimising and compiling again) a copy of it, and they are
+    typed from ``returns`` (a numba type, checked when the kernel is compiled) without
+    compiling it first. ``@separate`` or ``@separate(returns=nb.boolean)``. A no-op with a
     numba the patches were not tested with (``patchable``)."""
     global _PATTERN
+    if kernel is None:
+        return lambda k: separate(k, returns=returns)
     if not install():
         return kernel
     f = kernel.py_func
     key = (f.__module__, f.__qualname__)
     _SEPARATE[key] = kernel
-    _PREFIXES[_mangled_prefix(*key)] = kernel
-    _PATTERN = re.compile(b"(?:" + b"|".join(re.escape(p) for p in _PREFIXES) + b")[A-Za-z0-9_$]*")
+    _RETURNS[f] = returns
+    _PREFIXES[_cell_prefix(*key)] = kernel
+    _PATTERN = re.compile(b"(?:" + b"|".join(re.escape(p.encode()) for p in _PREFIXES) + b")[0-9a-f]{16}")
     return kernel
 
 
+def _cell_prefix(module: str, qualname: str) -> str:
+    return "_shsep" + _mangled_prefix(module, qualname).decode() + "_"
+
+
+def _cell_name(disp, args) -> str:
+    """The symbol of the pointer cell through which callers call ``disp`` compiled for
+    ``args``: the kernel's name and a hash of the argument types (the same in every process)."""
+    f = disp.py_func
+    digest = hashlib.sha256(str(tuple(args)).encode()).hexdigest()[:16]
+    return _cell_prefix(f.__module__, f.__qualname__) + digest
+
+
+def _abort_address() -> int:
+    """numba's stand-in for a function not loaded yet: it raises RuntimeError ("aborted due
+    to unresolved symbol"), whatever the arguments (numba's own recursion uses it so)."""
+    global _ABORT
+    if _ABORT is None:
+        from numba.core.runtime import rtsys
+        _ABORT = rtsys.library.get_pointer_to_function("nrt_unresolved_abort")
+    return _ABORT
+
+
+def _cell(disp, args) -> str:
+    """The cell of ``disp`` for ``args``, made and given to the JIT as a symbol if new (it
+    points at :func:`_abort_address` until the kernel is compiled or loaded)."""
+    name = _cell_name(disp, args)
+    if name not in _CELLS:
+        cell = ctypes.c_void_p(_abort_address())
+        ll.add_symbol(name, ctypes.addressof(cell))
+        _CELLS[name] = cell
+        _CELL_OF[name] = (disp, tuple(args))
+    return name
+
+
 def _register(cres) -> None:
+    """A separate kernel just compiled or loaded: its cell now points at its code."""
     fd = cres.fndesc
-    if (fd.modname, fd.qualname) in _SEPARATE and fd.mangled_name not in _LOADED:
-        addr = cres.library.get_pointer_to_function(fd.mangled_name)
-        if addr:
-            ll.add_symbol(fd.mangled_name, addr)
-            _LOADED.add(fd.mangled_name)
+    disp = _SEPARATE.get((fd.modname, fd.qualname))
+    if disp is None:
+        return
+    declared = _RETURNS[disp.py_func]
+    if cres.signature.return_type != declared:
+        raise TypeError(f"{fd.modname}.{fd.qualname} is declared to return {declared} "
+                        f"(kernels.linking.separate) but returns {cres.signature.return_type}")
+    name = _cell(disp, fd.argtypes)
+    if _CELLS[name].value == _abort_address():
+        _CELLS[name].value = cres.library.get_pointer_to_function(fd.mangled_name)
+
+
+def _cell_file(disp, name: str) -> "str | None":
+    """Where the argument types of cell ``name`` of cached kernel ``disp`` are kept, beside
+    the kernel's cache index (None: the kernel is not cached)."""
+    path = getattr(getattr(getattr(disp, "_cache", None), "_cache_file", None), "_index_path", None)
+    return None if path is None else f"{path}.{name[-16:]}.cell"
+
+
+def _remember(disp, args, name: str) -> None:
+    """Keep the argument types of a cell a caller's code names, so that a process that
+    loads the cached caller can compile the callee for them."""
+    path = _cell_file(disp, name)
+    if path is None or os.path.exists(path):
+        return
+    try:
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as f:
+            pickle.dump(tuple(args), f)
+        os.replace(tmp, path)
+    except OSError:
+        pass
 
 
 def _callees_loaded(data, own) -> bool:
-    """Load the separate kernels whose symbols a cached library's object code names (all
-    their cached signatures); whether every such symbol is then known to the JIT."""
+    """Make the cells a cached library's object code names (empty: the outermost compile
+    fills them when it is done). Whether every such cell is known: its argument types are
+    kept beside the callee's cache index (:func:`_remember`); without them the cached
+    caller is not used (numba compiles it again, which makes the cell)."""
     try:
         obj = data[0][2][0]           # CompileResult._reduce: (libdata, ...); libdata (name, 'object', (obj, bitcode))
     except (IndexError, TypeError):
@@ -107,30 +207,154 @@ def _callees_loaded(data, own) -> bool:
         return True
     for m in set(_PATTERN.findall(obj)):
         name = m.decode()
-        if name in _LOADED:
+        if name in _CELLS:
             continue
-        disp = next(d for p, d in _PREFIXES.items() if m.startswith(p))
-        if disp.py_func is own:
-            continue                  # the kernel's own definition
-        cache = getattr(disp, "_cache", None)
-        if cache is not None:
-            for key in list(cache._cache_file._load_index()):
-                try:
-                    disp.compile(key[0])
-                except Exception:     # noqa: BLE001  (a stale entry: the caller then compiles)
-                    pass
-        if name not in _LOADED:
+        disp = next(d for p, d in _PREFIXES.items() if name.startswith(p))
+        path = _cell_file(disp, name)
+        try:
+            with open(path, "rb") as f:
+                args = pickle.load(f)
+        except (OSError, TypeError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
             return False
+        if _cell_name(disp, args) != name:
+            return False
+        _cell(disp, args)
     return True
+
+
+def _call_separate(disp):
+    """The lowering of a call of separate kernel ``disp``: load the function pointer from its
+    cell and call it with numba's calling convention (as numba's ``user_function`` does
+    with a declared symbol)."""
+    from numba.core import cgutils
+    from numba.core.imputils import impl_ret_new_ref
+    from llvmlite import ir
+
+    restype = _RETURNS[disp.py_func]
+
+    def imp(context, builder, sig, args):
+        new = _cell_name(disp, sig.args) not in _CELLS
+        name = _cell(disp, sig.args)
+        _remember(disp, sig.args, name)
+        if new and _ANNOUNCE is not None and _CELLS[name].value == _abort_address():
+            _announce(disp, sig.args)
+        fnty = context.call_conv.get_function_type(restype, sig.args)
+        module = builder.module
+        gv = module.globals.get(name)
+        if gv is None:
+            gv = ir.GlobalVariable(module, fnty.as_pointer(), name=name)
+            gv.linkage = "external"
+        fn = builder.load(gv)
+        status, retval = context.call_conv.call_function(builder, fn, restype, sig.args, args)
+        with cgutils.if_unlikely(builder, status.is_error):
+            context.call_conv.return_status_propagate(builder, status)
+        return impl_ret_new_ref(context, builder, restype, retval)
+
+    return imp
+
+
+def _fill_cells() -> None:
+    """Compile (or load) every separate kernel whose cell a compiled or loaded caller names
+    and that is not loaded yet, so nothing calls numba's stand-in: the last found first (a
+    helper reading the announcements takes the first found first). The kernels another
+    process is compiling now (``kernels.cache``'s locks) come last: the others are compiled
+    meanwhile, and those are then loaded from the cache once that process has saved them.
+    A helper (:func:`compile_announced`), which runs nothing, leaves those to that process."""
+    from .cache import compiling_elsewhere
+    skipped: set[str] = set()
+    while True:
+        todo = [n for n, c in _CELLS.items() if c.value == _abort_address() and n not in skipped]
+        if not _HELPER:
+            todo.reverse()
+        todo.sort(key=lambda n: compiling_elsewhere(*_CELL_OF[n]))
+        if todo and _HELPER and compiling_elsewhere(*_CELL_OF[todo[0]]):
+            skipped.update(todo)
+            todo = []
+        if not todo:
+            return
+        disp, args = _CELL_OF[todo[0]]
+        disp.compile(args)
+        if _CELLS[todo[0]].value == _abort_address():
+            raise RuntimeError(f"{disp.py_func.__qualname__}{args}: compiled, but its cell is "
+                               "still empty (kernels.linking)")
+
+
+def _announce(disp, args) -> None:
+    f = disp.py_func
+    rec = base64.b64encode(pickle.dumps((f.__module__, f.__qualname__, tuple(args))))
+    try:
+        _ANNOUNCE.write(f"{time.time():.3f} {rec.decode()}\n")
+        _ANNOUNCE.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def announce_to(path: "str | None") -> None:
+    """From now on, write each separate kernel a compile here finds it will need (its cell,
+    still empty) to the file ``path``, for :func:`compile_announced` in a helper process
+    (``precompile.engine_helper``); None stops it."""
+    global _ANNOUNCE
+    if _ANNOUNCE is not None:
+        _ANNOUNCE.close()
+    _ANNOUNCE = None if path is None else open(path, "a")
+
+
+def compile_announced(path: str, wait: float = 1.0, until=None) -> None:
+    """A helper's loop: compile (into the cache) the separate kernels another process
+    announces in ``path`` (:func:`announce_to`), first found first, each once it has waited
+    ``wait`` seconds and nobody is compiling it (the announcing process takes its newest
+    itself, at once). Returns once ``until()`` is true (None: never)."""
+    global _HELPER
+    from .cache import compiling_elsewhere
+    import importlib
+    _HELPER = True
+    queue: list[tuple[float, object, tuple]] = []
+    done: set[tuple] = set()
+    pos = 0
+    while until is None or not until():
+        try:
+            with open(path, "rb") as f:
+                f.seek(pos)
+                data = f.read()
+        except OSError:
+            return
+        end = data.rfind(b"\n") + 1
+        pos += end
+        for line in data[:end].splitlines():
+            t, rec = line.split(b" ", 1)
+            module, qualname, args = pickle.loads(base64.b64decode(rec))
+            queue.append((float(t), getattr(importlib.import_module(module), qualname), args))
+        now = time.time()
+        ready = [q for q in queue if now - q[0] >= wait and (q[1], q[2]) not in done
+                 and not compiling_elsewhere(q[1], q[2])]
+        if not ready:
+            time.sleep(0.1)
+            continue
+        _, disp, args = ready[0]
+        done.add((disp, args))
+
+        if not _cached(disp, args):
+            disp.compile(args)
+
+
+def _cached(disp, args) -> bool:
+    """Whether ``disp`` is in the cache (or loaded here) for ``args``."""
+    if tuple(args) in disp.overloads:
+        return True
+    try:
+        return any(k[0] == tuple(args) for k in disp._cache._cache_file._load_index())
+    except Exception:                 # noqa: BLE001  (no cache, or an unreadable index)
+        return False
 
 
 _INSTALLED = False
 
 
 def install() -> bool:
-    """Patch numba (idempotent): no linking of separate kernels into callers, their symbols
-    registered once compiled or loaded, cached callers loaded after their callees. Whether
-    it is patched (not with a numba it was not tested with)."""
+    """Patch numba (idempotent): calls of separate kernels typed from their declared return
+    type and made through their cells, the kernels compiled or loaded once the outermost
+    compile is done, cached callers loaded with their cells. Whether it is patched (not with
+    a numba it was not tested with)."""
     global _INSTALLED
     if _INSTALLED:
         return True
@@ -138,14 +362,29 @@ def install() -> bool:
         return False
     _INSTALLED = True
 
-    insert = _base.BaseContext.insert_user_function
+    template = _dispatcher.Dispatcher.get_call_template
 
-    def insert_user_function(self, func, fndesc, libs=()):
-        if (fndesc.modname, fndesc.qualname) in _SEPARATE:
-            libs = ()
-        return insert(self, func, fndesc, libs)
+    def get_call_template(self, args, kws):
+        if self.py_func not in _RETURNS:
+            return template(self, args, kws)
+        # numba compiles the callee here to learn its return type; a separate kernel's is
+        # declared, so the caller is typed (and lowered, and compiled) without it
+        pysig, args = self._compiler.fold_argument_types(args, kws)
+        sig = _typing.signature(_RETURNS[self.py_func], *args)
+        call = _typing.make_concrete_template(f"CallTemplate({self.py_func.__name__})",
+                                              key=self.py_func.__name__, signatures=[sig])
+        return call, pysig, args, {}
 
-    _base.BaseContext.insert_user_function = insert_user_function
+    _dispatcher.Dispatcher.get_call_template = get_call_template
+
+    get_function = _base.BaseContext.get_function
+
+    def get_function_or_cell(self, fn, sig, _firstcall=True):
+        if isinstance(fn, _types.Dispatcher) and fn.dispatcher.py_func in _RETURNS:
+            return _base._wrap_impl(_call_separate(fn.dispatcher), self, sig.as_function())
+        return get_function(self, fn, sig, _firstcall)
+
+    _base.BaseContext.get_function = get_function_or_cell
 
     add_overload = _dispatcher.Dispatcher.add_overload
 
@@ -167,4 +406,28 @@ def install() -> bool:
         return self._impl.rebuild(target_context, data)
 
     _caching.Cache._load_overload = _load_overload
+
+    compile_ = _dispatcher.Dispatcher.compile
+    depth = [0]
+
+    def compile_then_fill(self, sig):
+        # under numba's compiler lock (one compiling thread per process); the outermost
+        # compile fills the cells its callers name before anything can call them
+        with _dispatcher.global_compiler_lock:
+            if depth[0]:
+                depth[0] += 1
+                try:
+                    return compile_(self, sig)
+                finally:
+                    depth[0] -= 1
+            with _event.trigger_event(COMPILE_EVENT):
+                depth[0] += 1
+                try:
+                    out = compile_(self, sig)
+                    _fill_cells()
+                finally:
+                    depth[0] -= 1
+            return out
+
+    _dispatcher.Dispatcher.compile = compile_then_fill
     return True

@@ -50,6 +50,8 @@ Public helpers for bot kernels (``kernels.bots`` uses only these): ``legal_list_
 import numba as nb
 import numpy as np
 
+from .linking import separate
+
 from .layout import (NRANKS, G_GD, G_HANDS, G_LOG, G_PILE, G_PS, G_S, G_SCR, G_STOCK, G_TABLE, G_TCARDS,
                      G_TJOKERS, JOKER, M_CARDS, M_N, NCARDS, PS_BLIND, PS_BUYCARDS, PS_BUYS,
                      PS_DECL0, PS_DOWN, PS_DOWNTURN, PS_KNOWN0, PS_N, PS_TURNS, PS_WENTOUT,
@@ -96,6 +98,7 @@ def _go_out(R, G, p, how):
     S[S_PHASE] = PH_ENDHAND
 
 
+@separate
 @nb.njit(cache=True, _nrt=False)
 def _apply_go_down(R, G, p, custom):
     S = G[G_S]
@@ -384,6 +387,7 @@ def legal_actions_nb(R, G, out):
     return legal_list_nb(R, G, out, True)
 
 
+@separate
 @nb.njit(cache=True, _nrt=False)
 def legal_list_nb(R, G, out, with_go_down):
     """legal_actions_nb; with_go_down=False leaves going down out (it alone may need
@@ -451,6 +455,7 @@ def legal_list_nb(R, G, out, with_go_down):
     return n
 
 
+@separate
 @nb.njit(cache=True, _nrt=False)
 def layoff_list_nb(R, G, p, out, n, first):
     """Append seat p's legal lay-offs (layoff_legal_nb) to out from n; returns the new n.
@@ -487,6 +492,7 @@ def layoff_list_nb(R, G, p, out, n, first):
 
 # ---------------------------------------------------------------- checks
 
+@separate
 @nb.njit(cache=True, _nrt=False)
 def check_state_nb(R, G):
     """Card conservation, hand sizes and the validity of every table meld."""

@@ -4,6 +4,8 @@
 import numba as nb
 import numpy as np
 
+from .linking import separate
+
 from .layout import (G_HANDS, G_PS, G_S, JOKER, NCARDS, PS_DOWN, PS_N, P_GO_OUT,
                      P_INITIAL_EXACT, P_JOKER_SWAP, R_PARAMS, SWAP_DOWN_ONLY, S_CUR, S_DOWN_NOW,
                      S_MUST_DOWN, S_NT, S_PHASE)
@@ -85,6 +87,7 @@ def swap_legal_nb(R, G, p, c, m, slot):
     return swap_check_nb(R, G, p, c, m, slot) == E_OK
 
 
+@separate
 @nb.njit(cache=True, _nrt=False)
 def swap_check_nb(R, G, p, c, m, slot):
     """E_OK if seat p may put card c in place of the joker at slot of meld m now, else the reason."""
