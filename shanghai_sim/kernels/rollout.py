@@ -34,6 +34,8 @@ dispatches through ``kernels.dispatch``.
 import numba as nb
 import numpy as np
 
+from .linking import separate
+
 from .bots import (BUY_AUTO, _buy_policy, _contract_kinds, _def_plus, _mates, _smart_discard,
                    cards_short_nb, greedy_action_nb, smart_action_nb, unseen_counts_nb)
 from .botparams import (BP_BUY, BP_CANDS, BP_DECL, BP_FIT, BP_HAND0, BP_KMAX, BP_MARGIN,
@@ -314,6 +316,7 @@ def fit_hands_nb(R, G, p, pool, npool, fit, decl, rng, tmp, spare):
 
 # ---------------------------------------------------------------- playouts
 
+@separate(returns=nb.boolean)
 @nb.njit(cache=True, _nrt=False)
 def playout_nb(R, G2, p, RF, policy, h):
     """Play hand h of G2 to its end: seat p with RF[RF_SELF], the others with
@@ -344,6 +347,7 @@ def outcome_nb(G2, p, h, util):
     return float(PS2[p, PS_TOTAL] - best)
 
 
+@separate(returns=nb.boolean)
 @nb.njit(cache=True, _nrt=False)
 def search_nb(R, G, W, p, bp, n, k0, k1):
     """Samples k0..k1-1 of a search (common to all candidates): each of the n candidate
@@ -520,6 +524,7 @@ def race_nb(R, G, W, p, bp, n, K, cap):
         K = 2 * K
 
 
+@separate
 @nb.njit(cache=True, _nrt=False)
 def rollout_action_nb(R, G, W, p, bp):
     """The rollout bot's action for seat p (the seat to act)."""
