@@ -22,7 +22,7 @@ from .play import apply_action_nb
 from .state import new_state_nb
 
 
-@separate
+@separate(function_passes=False)
 @nb.njit(cache=True, nogil=True, _nrt=False)
 def play_game_nb(R, G, W, SM, bot_kind, bot_params, seed, log_on, check):
     """Play one game with bots; returns E_OK or the error code of a broken action/check.

@@ -48,6 +48,7 @@ import llvmlite.binding as ll
 import numba
 from numba.core import base as _base
 from numba.core import caching as _caching
+from numba.core import codegen as _codegen
 from numba.core import dispatcher as _dispatcher
 from numba.core import event as _event
 from numba.core import types as _types
@@ -60,6 +61,7 @@ _CELLS: dict[str, ctypes.c_void_p] = {}           # cell symbol -> the pointer i
 _CELL_OF: dict[str, tuple] = {}                   # cell symbol -> (dispatcher, argument types)
 _ABORT: int | None = None
 _ANNOUNCE = None                                  # announce_to(): where new empty cells are written
+_NO_FUNCTION_PASSES: set[str] = set()             # libraries (kernel names) not given them
 _HELPER = False                                   # compile_announced() runs in this process
 _PATTERN: re.Pattern | None = None
 
@@ -79,6 +81,11 @@ _TEMPLATE_LINES = (
     "pysig, args = self._compiler.fold_argument_types(args, kws)",
     "self.compile(tuple(args))",
 )
+_FUNCTION_PASS_LINES = (
+    "ll_module.data_layout = self._codegen._data_layout",
+    "fpm, pb = self._codegen._function_pass_manager()",
+    "fpm.run(func, pb)",
+)
 _LOAD_OVERLOAD_LINES = (
     "if not self._enabled:",
     "key = self._index_key(sig, target_context.codegen())",
@@ -93,6 +100,7 @@ def patchable() -> bool:
         version = tuple(int(x) for x in numba.__version__.split(".")[:2])
         src = inspect.getsource(_caching.Cache._load_overload)
         tsrc = inspect.getsource(_dispatcher.Dispatcher.get_call_template)
+        fsrc = inspect.getsource(_codegen.CPUCodeLibrary._optimize_functions)
         getf = list(inspect.signature(_base.BaseContext.get_function).parameters)
         overload = list(inspect.signature(_dispatcher.Dispatcher.add_overload).parameters)
         _base._wrap_impl                                         # noqa: B018
@@ -100,24 +108,33 @@ def patchable() -> bool:
         return False
     return (version in TESTED_NUMBA and all(line in src for line in _LOAD_OVERLOAD_LINES)
             and all(line in tsrc for line in _TEMPLATE_LINES)
+            and all(line in fsrc for line in _FUNCTION_PASS_LINES)
             and getf == ["self", "fn", "sig", "_firstcall"] and overload == ["self", "cres"])
 
 
-def separate(kernel=None, *, returns=_types.int64):
+def separate(kernel=None, *, returns=_types.int64, function_passes=True):
     """Decorator, above ``@nb.njit``: callers call this kernel's own compiled code through its
     cell instead of linking (and optimising and compiling again) a copy of it, and they are
     typed from ``returns`` (a numba type, checked when the kernel is compiled) without
-    compiling it first. ``@separate`` or ``@separate(returns=nb.boolean)``. A no-op with a
-    numba the patches were not tested with (``patchable``)."""
+    compiling it first. ``@separate`` or ``@separate(returns=nb.boolean)``.
+
+    ``function_passes=False``: numba optimises each function of a new library on its own
+    (LLVM's function passes, at ``NUMBA_OPT``) before it optimises the whole module; for the
+    engine's one very large function that first round is most of its LLVM time and the
+    module's own passes give code that plays as fast (BENCHMARKS.md), so it is skipped.
+
+    A no-op with a numba the patches were not tested with (``patchable``)."""
     global _PATTERN
     if kernel is None:
-        return lambda k: separate(k, returns=returns)
+        return lambda k: separate(k, returns=returns, function_passes=function_passes)
     if not install():
         return kernel
     f = kernel.py_func
     key = (f.__module__, f.__qualname__)
     _SEPARATE[key] = kernel
     _RETURNS[f] = returns
+    if not function_passes:
+        _NO_FUNCTION_PASSES.add(f.__qualname__)
     _PREFIXES[_cell_prefix(*key)] = kernel
     _PATTERN = re.compile(b"(?:" + b"|".join(re.escape(p.encode()) for p in _PREFIXES) + b")[0-9a-f]{16}")
     return kernel
@@ -406,6 +423,16 @@ def install() -> bool:
         return self._impl.rebuild(target_context, data)
 
     _caching.Cache._load_overload = _load_overload
+
+    optimize_functions = _codegen.CPUCodeLibrary._optimize_functions
+
+    def optimize_functions_unless_skipped(self, ll_module):
+        if self.name in _NO_FUNCTION_PASSES:
+            ll_module.data_layout = self._codegen._data_layout
+            return
+        optimize_functions(self, ll_module)
+
+    _codegen.CPUCodeLibrary._optimize_functions = optimize_functions_unless_skipped
 
     compile_ = _dispatcher.Dispatcher.compile
     depth = [0]

@@ -56,6 +56,7 @@ def _group_em(k, g, s, thr):
     return (e if e > 0 else 0), k * s - g
 
 
+@separate
 @nb.njit(cache=True, _nrt=False)
 def _ranks_choice(counts, ra, ka, rb, kb, J, s_set, thr, nr, s_run, joker_cap, exact, gap,
                   ckeys, cvals, cn, scratch, best):
