@@ -250,11 +250,17 @@ def measure(reps: int = 3, cold: bool = True, cold_reps: int = 1, whole_reps: in
     }
 
 
+NOTE_BOTH_CORES = (
+    "A cold batch command compiles on both cores: the command compiles its engine from the top "
+    "at once (a caller does not wait for the separate kernels it calls: `kernels.linking`) and "
+    "announces each separate kernel it will need to a helper process, which compiles the meld "
+    "finder's largest path, the lay-down search and then what is announced, while the command "
+    "compiles the rest (`precompile.engine_helper`)")
+
+
 def _notes(wholes: list[dict]) -> list[str]:
     twice = next((w["compiled_twice"] for w in wholes if w["command"].startswith("README")), None)
-    out = ["A cold batch command compiles on both cores: a helper process compiles half of the "
-           "meld finder and kernels under every engine while the command compiles the rest "
-           "(`precompile.engine_helper`); a cold `meld` likewise compiles the lay-down search in a "
+    out = [NOTE_BOTH_CORES + "; a cold `meld` likewise compiles the lay-down search in a "
            "helper while it compiles the deficiency (`precompile.hand_helper`); `warmup` runs every "
            "step at once in one process per core. A kernel two processes need is compiled once "
            "(`kernels.cache`)."]

@@ -29,9 +29,12 @@ kernel is an int64 variable: counters start at ``np.int64(0)``, constants are
 bots' workspace W, or None for a line-up without a search bot: numba then prunes the
 search branch unseen (``kernels.dispatch``); the smart bot likewise with SM. Two more
 cuts: the largest kernels under many callers are compiled once in a library of their own
-and called by symbol (``kernels.linking``: numba otherwise re-optimises and re-emits a
-callee's code inside every caller), and numba's inliner copies a callee's IR once instead
-of block by block twice (``kernels.inlining``; same machine code), and two of numba's
+and called through a pointer cell (``kernels.linking``: numba otherwise re-optimises and
+re-emits a callee's code inside every caller), their callers typed from a declared return
+type without waiting for them (so two processes can compile the two ends of an engine at
+once), and numba's inliner runs a callee's untyped passes once per function and copies its
+IR once instead of block by block twice (``kernels.inlining``; same machine code), and two
+of numba's
 analyses that grow with an inlined body run on bit sets and on the blocks that matter
 (``kernels.frontend``; the same IR).
 
