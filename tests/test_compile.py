@@ -198,6 +198,14 @@ def test_a_separate_kernel_returns_what_it_declares():
 
     with pytest.raises(TypeError, match="wrong_nb is declared to return bool"):
         caller_nb(np.arange(3))
+    # the failed kernel is not added, and no later compile tries it again
+    assert not wrong_nb.overloads
+
+    @nb.njit
+    def other_nb(a):
+        return a[0] * 2
+
+    assert other_nb(np.arange(1, 3)) == 2
 
 
 _ANNOUNCER = """

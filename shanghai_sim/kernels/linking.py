@@ -62,6 +62,7 @@ _CELL_OF: dict[str, tuple] = {}                   # cell symbol -> (dispatcher, 
 _ABORT: int | None = None
 _ANNOUNCE = None                                  # announce_to(): where new empty cells are written
 _NO_FUNCTION_PASSES: set[str] = set()             # libraries (kernel names) not given them
+_UNFILLABLE: set[str] = set()                     # cells whose kernel failed to compile
 _HELPER = False                                   # compile_announced() runs in this process
 _PATTERN: re.Pattern | None = None
 
@@ -174,8 +175,9 @@ def _cell(disp, args) -> str:
     return name
 
 
-def _register(cres) -> None:
-    """A separate kernel just compiled or loaded: its cell now points at its code."""
+def _check_return(cres) -> None:
+    """A separate kernel must return what it declares (its callers were typed from that):
+    checked before numba adds the compiled kernel to its dispatcher."""
     fd = cres.fndesc
     disp = _SEPARATE.get((fd.modname, fd.qualname))
     if disp is None:
@@ -184,6 +186,14 @@ def _register(cres) -> None:
     if cres.signature.return_type != declared:
         raise TypeError(f"{fd.modname}.{fd.qualname} is declared to return {declared} "
                         f"(kernels.linking.separate) but returns {cres.signature.return_type}")
+
+
+def _register(cres) -> None:
+    """A separate kernel just compiled or loaded: its cell now points at its code."""
+    fd = cres.fndesc
+    disp = _SEPARATE.get((fd.modname, fd.qualname))
+    if disp is None:
+        return
     name = _cell(disp, fd.argtypes)
     if _CELLS[name].value == _abort_address():
         _CELLS[name].value = cres.library.get_pointer_to_function(fd.mangled_name)
@@ -280,7 +290,8 @@ def _fill_cells() -> None:
     from .cache import compiling_elsewhere
     skipped: set[str] = set()
     while True:
-        todo = [n for n, c in _CELLS.items() if c.value == _abort_address() and n not in skipped]
+        todo = [n for n, c in _CELLS.items()
+                if c.value == _abort_address() and n not in skipped and n not in _UNFILLABLE]
         if not _HELPER:
             todo.reverse()
         todo.sort(key=lambda n: compiling_elsewhere(*_CELL_OF[n]))
@@ -289,11 +300,17 @@ def _fill_cells() -> None:
             todo = []
         if not todo:
             return
-        disp, args = _CELL_OF[todo[0]]
-        disp.compile(args)
-        if _CELLS[todo[0]].value == _abort_address():
-            raise RuntimeError(f"{disp.py_func.__qualname__}{args}: compiled, but its cell is "
-                               "still empty (kernels.linking)")
+        name = todo[0]
+        disp, args = _CELL_OF[name]
+        try:
+            disp.compile(args)
+            if _CELLS[name].value == _abort_address():
+                raise RuntimeError(f"{disp.py_func.__qualname__}{args}: compiled, but its cell is "
+                                   "still empty (kernels.linking)")
+        except BaseException:
+            # its callers raise RuntimeError if called; later compiles do not try it again
+            _UNFILLABLE.add(name)
+            raise
 
 
 def _announce(disp, args) -> None:
@@ -406,6 +423,7 @@ def install() -> bool:
     add_overload = _dispatcher.Dispatcher.add_overload
 
     def add_overload_registered(self, cres):
+        _check_return(cres)
         add_overload(self, cres)
         _register(cres)
 
