@@ -221,7 +221,7 @@ def _remember(disp, args, name: str) -> None:
         pass
 
 
-def _callees_loaded(data, own) -> bool:
+def _callees_loaded(data) -> bool:
     """Make the cells a cached library's object code names (empty: the outermost compile
     fills them when it is done). Whether every such cell is known: its argument types are
     kept beside the callee's cache index (:func:`_remember`); without them the cached
@@ -436,7 +436,7 @@ def install() -> bool:
         data = self._cache_file.load(key)
         if data is None:
             return None
-        if _PATTERN is not None and not _callees_loaded(data, self._py_func):
+        if _PATTERN is not None and not _callees_loaded(data):
             return None
         return self._impl.rebuild(target_context, data)
 
