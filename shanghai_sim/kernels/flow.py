@@ -60,6 +60,7 @@ def _stop_hand(G):
     S[S_PHASE] = PH_ENDHAND
 
 
+@separate(returns=nb.none)
 @nb.njit(cache=True, _nrt=False)
 def _start_hand(R, G):
     S = G[G_S]
@@ -215,6 +216,7 @@ def _after_window(R, G):
         _stock_draw_turn(R, G, p)  # refused (dead) or bought: the stock
 
 
+@separate(returns=nb.none)
 @nb.njit(cache=True, _nrt=False)
 def _end_hand(R, G):
     S = G[G_S]

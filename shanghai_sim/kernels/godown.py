@@ -56,6 +56,7 @@ def _sort_small(a, n):
         a[j + 1] = v
 
 
+@separate
 @nb.njit(cache=True, _nrt=False)
 def place_proposal_nb(R, G, p, nm):
     """Append the proposal's melds to the table (hand untouched); returns the first index."""
@@ -130,6 +131,7 @@ def unplace_nb(G, base):
     S[S_NT] = base
 
 
+@separate
 @nb.njit(cache=True, _nrt=False)
 def check_proposal_nb(R, G, p):
     """Is the proposal in GD a legal going down for seat p now? Returns E_OK or an E_GD_* code."""

@@ -24,6 +24,7 @@ from .meld_deficiency import deficiency_nb
 # hand natural could go (that natural stays in hand): under `exact` that is
 # sometimes the only way to lay a joker down, so those choices are searched too.
 
+@separate
 @nb.njit(cache=True, _nrt=True)
 def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cnt_hand, jtotal,
                 rank_av, bestcfg, only_suit, best_j, cfg_j):

@@ -43,10 +43,18 @@ def _lb_of(counts, qb, lbt, W, E0, M0, s, nr, J, joker_cap, exact, gap, cvals, c
     i = E0 * W + M0
     v = lbt[i]
     if v == UNSET:
-        v = _split_min(counts, qb[0], qb[1], qb[2], qb[3], s, nr, E0, M0, J, INF,
-                       joker_cap, exact, gap, cvals, cn, scratch)
+        v = _lb_split(counts, qb, s, nr, E0, M0, J, joker_cap, exact, gap, cvals, cn, scratch)
         lbt[i] = v
     return v
+
+
+# Separate: the split's code (most of the mixed path's) is compiled once, not again inside
+# both of _lb_of's callers (_sets_runs and _ranks_choice); a memo miss pays one call.
+@separate
+@nb.njit(cache=True, _nrt=False)
+def _lb_split(counts, qb, s, nr, E0, M0, J, joker_cap, exact, gap, cvals, cn, scratch):
+    return _split_min(counts, qb[0], qb[1], qb[2], qb[3], s, nr, E0, M0, J, INF,
+                      joker_cap, exact, gap, cvals, cn, scratch)
 
 
 @nb.njit(cache=True, inline="always")
