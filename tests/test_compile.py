@@ -247,3 +247,51 @@ def test_a_helper_compiles_the_kernels_a_command_announces(tmp_path):
     assert "Array(int64, 1, 'C'" in r.stdout and "Literal[int](3)" in r.stdout
     assert r.stdout.split()[-1] == "1"
     assert list((tmp_path / "helper" / "__pycache__").glob("toy.big_nb*.nbc"))
+
+
+_WRAPPED = """
+import numba as nb
+
+@nb.njit
+def inner_nb(x):
+    return x + 1
+
+@nb.njit
+def outer_nb(x):
+    return inner_nb(x) * 2
+"""
+
+
+def _wrapper_address(disp, args):
+    cres = disp.overloads[args]
+    return cres.library.get_pointer_to_function(cres.fndesc.llvm_cpython_wrapper_name)
+
+
+def test_a_kernel_only_kernels_call_has_no_python_wrapper():
+    # compiled for its caller: no CPython wrapper, and not callable from Python as it is;
+    # a call from Python compiles it again, with its wrapper, and the caller still works
+    ns = {"__name__": "shanghai_sim.kernels.wrappers_case"}      # a kernel module's own
+    exec(textwrap.dedent(_WRAPPED), ns)
+    inner, outer = ns["inner_nb"], ns["outer_nb"]
+    args = (nb.int64,)
+    assert outer(3) == 8
+    assert _wrapper_address(outer, args) != 0
+    assert _wrapper_address(inner, args) == 0
+    assert (id(inner), args) in linking._BARE
+    assert inner(3) == 4
+    assert _wrapper_address(inner, args) != 0
+    assert (id(inner), args) not in linking._BARE
+    assert outer(5) == 12
+    # outside the kernel modules numba's own way: every kernel has its wrapper
+    other = {"__name__": "elsewhere"}
+    exec(textwrap.dedent(_WRAPPED), other)
+    assert other["outer_nb"](3) == 8
+    assert _wrapper_address(other["inner_nb"], args) != 0
+
+
+def test_the_cache_keeps_kernels_without_wrappers_apart():
+    # the finder's runs path, compiled for its caller's cell: cached under its own key
+    sig = _runs_fast_case()
+    keys = [k for k in meld_runs._runs_fast._cache._cache_file._load_index() if k[0] == sig]
+    assert any(k[-1] == linking.NO_WRAPPERS for k in keys)
+    assert linking._cached(meld_runs._runs_fast, sig)
