@@ -428,7 +428,8 @@ _WRAP = threading.local()        # .stack: per compile in progress, whether it k
 _BARE: set = set()               # (dispatcher id, argument types) compiled without wrappers
 
 
-def _ours(disp) -> bool:
+def _in_package(disp) -> bool:
+    """A kernel of this package (the wrappers rule is for those only)."""
     return getattr(disp.py_func, "__module__", "").startswith(__package__ + ".")
 
 
@@ -486,7 +487,7 @@ def install() -> bool:
     def add_overload_registered(self, cres):
         _check_return(cres)
         args = tuple(cres.signature.args)
-        if _bare_now() and _ours(self):
+        if _bare_now() and _in_package(self):
             self.overloads[args] = cres      # numba's add_overload, minus Python's table
             _BARE.add((id(self), args))
         else:
@@ -554,7 +555,7 @@ def install() -> bool:
     def compile_wrapped_or_bare(self, sig, top):
         python = getattr(_WRAP, "python", False)
         _WRAP.python = False
-        wrap = (not _ours(self) or python
+        wrap = (not _in_package(self) or python
                 or (top and self.py_func not in _RETURNS and not _HELPER))
         args = tuple(_sigutils.normalize_signature(sig)[0])
         bare = None
