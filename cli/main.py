@@ -71,6 +71,6 @@ _register()
 
 # Registered first, so run last: at exit, the interpreter's own collections pass over every
 # object still alive, several times (after a first compile, about 800,000 objects of numba's:
-# 2.5 s of a 50 s first run); frozen, they are freed by reference count alone, as they would
-# be anyway, and the command ends at once. Nothing the command writes waits for this.
+# 2.5 s); frozen, they are freed by reference count alone, and what is cyclic garbage then is
+# left to the process's end. Nothing the command writes waits for this.
 atexit.register(gc.freeze)
