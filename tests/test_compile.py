@@ -295,3 +295,44 @@ def test_the_cache_keeps_kernels_without_wrappers_apart():
     keys = [k for k in meld_runs._runs_fast._cache._cache_file._load_index() if k[0] == sig]
     assert any(k[-1] == linking.NO_WRAPPERS for k in keys)
     assert linking._cached(meld_runs._runs_fast, sig)
+
+
+def test_a_kernel_python_calls_keeps_its_wrappers_under_its_callers_too():
+    # replay calls play_game_nb from Python, the batch engine from play_games_on_nb: compiled
+    # with its wrappers for both, once (not once without them and again with them)
+    from shanghai_sim.kernels.engine import play_game_nb
+    from shanghai_sim.precompile import _batch_engine
+    called = linking.python_called()
+    assert {"play_game_nb", "seat_action_nb", "deficiency_nb", "search_nb"} <= called
+    assert not {"_runs_fast", "_sets_runs", "deficiency_ws_nb", "_lay_search"} & called
+    _batch_engine()                    # one game through play_games_on_nb, as `run` plays it
+    assert play_game_nb.overloads
+    index = play_game_nb._cache._cache_file._load_index()
+    for args in play_game_nb.overloads:
+        assert _wrapper_address(play_game_nb, args) != 0
+        assert (id(play_game_nb), args) not in linking._BARE
+        keys = [k for k in index if k[0] == args]
+        assert keys and all(k[-1] != linking.NO_WRAPPERS for k in keys)
+
+
+def test_a_kernel_wanted_without_wrappers_loads_the_one_cached_with_them():
+    # a caller's cell wants the kernel without wrappers; cached only with them (Python called
+    # it first), that one is loaded, and entered in Python's table as the whole thing it is
+    from shanghai_sim.kernels.engine import play_game_nb
+    from shanghai_sim.precompile import _batch_engine
+    _batch_engine()
+    args = next(iter(play_game_nb.overloads))
+    stack = linking._stack()
+    stack.append(False)                # the compile in progress leaves wrappers out
+    try:
+        key = play_game_nb._cache._index_key(args, play_game_nb.targetctx.codegen())
+        assert key[-1] == linking.NO_WRAPPERS
+        assert play_game_nb._cache._cache_file.load(key) is None
+        cres = play_game_nb._cache.load_overload(args, play_game_nb.targetctx)
+        assert cres is not None
+        play_game_nb.add_overload(cres)
+    finally:
+        stack.pop()
+    assert play_game_nb.overloads[args] is cres
+    assert (id(play_game_nb), args) not in linking._BARE
+    assert _wrapper_address(play_game_nb, args) != 0

@@ -386,8 +386,8 @@ def _cached(disp, args) -> bool:
     if tuple(args) in disp.overloads:
         return True
     try:
-        return any(k[0] == tuple(args) and k[-1] == NO_WRAPPERS
-                   for k in disp._cache._cache_file._load_index())
+        # with or without wrappers: one with them does for a caller (_load_overload)
+        return any(k[0] == tuple(args) for k in disp._cache._cache_file._load_index())
     except Exception:                 # noqa: BLE001  (no cache, or an unreadable index)
         return False
 
@@ -431,6 +431,52 @@ _BARE: set = set()               # (dispatcher id, argument types) compiled with
 def _in_package(disp) -> bool:
     """A kernel of this package (the wrappers rule is for those only)."""
     return getattr(disp.py_func, "__module__", "").startswith(__package__ + ".")
+
+
+_PY_NAMES: "frozenset[str] | None" = None
+
+
+def python_called() -> frozenset:
+    """The names of the kernels Python code calls: what the package's modules outside
+    ``kernels/`` (and the repository's ``benchmarks/`` and ``analyses/``, where they are)
+    import from a kernel module, or read as an attribute of a kernel module they import
+    (``precompile.py`` aside: it compiles kernels by signature as their callers would).
+    Such a kernel always keeps its wrappers: ``replay`` calls ``play_game_nb`` from Python
+    and the batch engine calls it from ``play_games_on_nb``, and compiled once without and
+    once with them it cost a first replay (and a warm-up) the engine's largest compile again.
+    Read from the sources (not from what happens to be imported), so every process decides
+    alike; a name that is not a kernel is never asked about."""
+    global _PY_NAMES
+    if _PY_NAMES is None:
+        import ast
+        from pathlib import Path
+
+        pkg = Path(__file__).resolve().parent.parent
+        # precompile.py compiles kernels by signature as their callers would, not for Python
+        files = [p for p in pkg.rglob("*.py")
+                 if p.relative_to(pkg).parts[0] != "kernels" and p.name != "precompile.py"]
+        for extra in ("benchmarks", "analyses"):
+            files += sorted((pkg.parent / extra).glob("*.py"))
+        names: set[str] = set()
+        for path in files:
+            try:
+                tree = ast.parse(path.read_text(), str(path))
+            except (OSError, SyntaxError, UnicodeDecodeError):
+                continue
+            aliases = set()                   # names bound to kernel modules
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom):
+                    mod = node.module or ""
+                    if mod.split(".")[-1] == "kernels":      # from .kernels import melds as K
+                        aliases.update(a.asname or a.name for a in node.names)
+                    elif "kernels" in mod.split("."):        # from .kernels.engine import x
+                        names.update(a.name for a in node.names)
+            if aliases:
+                names.update(node.attr for node in ast.walk(tree)
+                             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                             and node.value.id in aliases)
+        _PY_NAMES = frozenset(names)
+    return _PY_NAMES
 
 
 def _stack() -> list:
@@ -487,7 +533,9 @@ def install() -> bool:
     def add_overload_registered(self, cres):
         _check_return(cres)
         args = tuple(cres.signature.args)
-        if _bare_now() and _in_package(self):
+        wrapped = getattr(_WRAP, "loaded_wrapped", None) is cres
+        _WRAP.loaded_wrapped = None
+        if _bare_now() and _in_package(self) and not wrapped:
             self.overloads[args] = cres      # numba's add_overload, minus Python's table
             _BARE.add((id(self), args))
         else:
@@ -531,11 +579,19 @@ def install() -> bool:
             return None
         key = self._index_key(sig, target_context.codegen())
         data = self._cache_file.load(key)
+        wrapped = False
+        if data is None and key[-1] == NO_WRAPPERS:
+            # wanted without wrappers, cached with them (Python called it first): as good
+            data = self._cache_file.load(key[:-1])
+            wrapped = True
         if data is None:
             return None
         if _PATTERN is not None and not _callees_loaded(data):
             return None
-        return self._impl.rebuild(target_context, data)
+        cres = self._impl.rebuild(target_context, data)
+        if wrapped:                           # add_overload, next, enters it in Python's table
+            _WRAP.loaded_wrapped = cres
+        return cres
 
     _caching.Cache._load_overload = _load_overload
 
@@ -556,7 +612,8 @@ def install() -> bool:
         python = getattr(_WRAP, "python", False)
         _WRAP.python = False
         wrap = (not _in_package(self) or python
-                or (top and self.py_func not in _RETURNS and not _HELPER))
+                or (top and self.py_func not in _RETURNS and not _HELPER)
+                or self.py_func.__name__ in python_called())
         args = tuple(_sigutils.normalize_signature(sig)[0])
         bare = None
         if wrap and (id(self), args) in _BARE:
