@@ -173,14 +173,17 @@ def close_game(g, t: Tally) -> None:
 def play_counted(g, t: Tally) -> list[int]:
     """Play game ``g`` to the end with its seats' built-in bots, counting into ``t``.
     Returns the totals (the same game as a batch run of the same seed)."""
+    import numpy as np
+
     from shanghai_sim.kernels import codes as K
     from shanghai_sim.kernels.play import apply_action_nb
-    from shanghai_sim.kernels.dispatch import bot_action_nb
+    from shanghai_sim.kernels.dispatch import seat_action_nb
     R, G = g.R, g.G
     kinds, params = g.kinds, g.params
     while not g.over:
         p = g.to_act
-        code = int(bot_action_nb(R, G, kinds[p], params[p]))
+        # the step API's own call (Game.bot_action): the kernels `replay` and `play` use
+        code = int(seat_action_nb(R, G, g.W, g.SM, np.int64(kinds[p]), params[p]))
         observe(g, code, t)
         err = apply_action_nb(R, G, code)
         if err != K.E_OK:

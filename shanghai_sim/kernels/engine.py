@@ -62,6 +62,12 @@ def play_games_on_nb(R, G, W, SM, bot_kind, bot_params, seeds, hand_out):
     return -1
 
 
+# The smart gate on, typed as a runner's line-up with a smart seat types it (``smart_flag``'s
+# True from Python is a boolean; a literal True here would be a type of its own, and the
+# engine would be compiled once more for it alone)
+_SMART_ON = np.bool_(True)
+
+
 @nb.njit(cache=True, nogil=True, _nrt=True)
 def play_games_nb(params, points, joker_cap, meld_kind, meld_size, n_melds, deal, buys,
                   bot_kind, bot_params, seeds, hand_out):
@@ -69,5 +75,5 @@ def play_games_nb(params, points, joker_cap, meld_kind, meld_size, n_melds, deal
     R = (params, points, joker_cap, meld_kind, meld_size, n_melds, deal, buys)
     G = new_state_nb(params, 0)
     W = new_workspace_nb(params)
-    if play_games_on_nb(R, G, W, True, bot_kind, bot_params, seeds, hand_out) >= 0:
+    if play_games_on_nb(R, G, W, _SMART_ON, bot_kind, bot_params, seeds, hand_out) >= 0:
         raise RuntimeError("engine: a bot chose an illegal action (run the replay of this seed)")
