@@ -3,7 +3,10 @@
 Compile (or load from the per-user kernel cache) every kernel once, in this
 process, before any test runs: tests that start other processes (Dask
 workers, the CLI in a subprocess) then load the cached machine code instead
-of compiling the engine several times at once. pytest's output capture is
+of compiling the engine several times at once. With ``-n auto`` (pytest-xdist,
+README's test command) the controlling process compiles first, and each worker
+loads the cache when it starts; each test file runs in one worker
+(``--dist loadfile`` in pyproject.toml). pytest's output capture is
 suspended meanwhile, so a compile says so on the terminal with its elapsed
 time (``shanghai_sim.kernels.cache``) instead of looking like a hang.
 
@@ -27,6 +30,23 @@ ROOT = Path(__file__).resolve().parents[1]
 ANALYSES = ROOT / "analyses"
 BENCHMARKS = ROOT / "benchmarks"
 TESTS = ROOT / "tests"
+
+
+MAX_WORKERS = 4
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto`` (README's test command): one worker per core this process may run on, at
+    most MAX_WORKERS (each holds every kernel, and many tests start processes of their own).
+    PYTEST_XDIST_AUTO_NUM_WORKERS, where set, decides instead (pytest-xdist's own rule)."""
+    import os
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:                   # not Linux
+        n = os.cpu_count() or 1
+    return max(1, min(MAX_WORKERS, n))
 
 
 def pytest_sessionstart(session):
