@@ -305,6 +305,8 @@ def test_a_kernel_python_calls_keeps_its_wrappers_under_its_callers_too():
     called = linking.python_called()
     assert {"play_game_nb", "seat_action_nb", "deficiency_nb", "search_nb"} <= called
     assert not {"_runs_fast", "_sets_runs", "deficiency_ws_nb", "_lay_search"} & called
+    clause = "(a,  # the first\n    b as c)"
+    assert linking._imported(clause) == ["a", "b"] and linking._imported(clause, True) == ["a", "c"]
     _batch_engine()                    # one game through play_games_on_nb, as `run` plays it
     assert play_game_nb.overloads
     index = play_game_nb._cache._cache_file._load_index()

@@ -422,7 +422,9 @@ def _collector_paused():
 # cell) is compiled without them; one that Python calls (or compiles by signature, unless
 # separate) keeps them. The two are cached apart (the index key of one without ends with
 # NO_WRAPPERS), and one without is never entered in numba's table of what Python may call:
-# a call from Python compiles (or loads) the kernel again with its wrappers.
+# a call from Python compiles (or loads) the kernel again with its wrappers. A kernel the
+# package's Python code calls as well keeps them everywhere (python_called), and a kernel
+# wanted without them that is cached only with them is loaded as it is (_load_overload).
 NO_WRAPPERS = "no-wrappers"
 _WRAP = threading.local()        # .stack: per compile in progress, whether it keeps wrappers
 _BARE: set = set()               # (dispatcher id, argument types) compiled without wrappers
@@ -434,6 +436,20 @@ def _in_package(disp) -> bool:
 
 
 _PY_NAMES: "frozenset[str] | None" = None
+_FROM_KERNEL_MODULE = re.compile(r"^\s*from\s+[\w.]*\bkernels\.\w+\s+import\s+(\([^)]*\)|[^\n]*)", re.M)
+_FROM_KERNELS = re.compile(r"^\s*from\s+[\w.]*\bkernels\s+import\s+(\([^)]*\)|[^\n]*)", re.M)
+_IMPORT_AS = re.compile(r"^\s*import\s+[\w.]*\bkernels\.\w+\s+as\s+(\w+)", re.M)
+
+
+def _imported(clause: str, bound: bool = False) -> list[str]:
+    """The names an import clause (``a, b as c``, or in parentheses) imports, or with
+    ``bound`` the names it binds."""
+    out = []
+    for part in re.sub(r"#[^\n]*", "", clause).strip("() \n").replace("\n", " ").split(","):
+        words = part.split()
+        if words:
+            out.append(words[-1] if bound else words[0])
+    return out
 
 
 def python_called() -> frozenset:
@@ -448,7 +464,6 @@ def python_called() -> frozenset:
     alike; a name that is not a kernel is never asked about."""
     global _PY_NAMES
     if _PY_NAMES is None:
-        import ast
         from pathlib import Path
 
         pkg = Path(__file__).resolve().parent.parent
@@ -458,23 +473,19 @@ def python_called() -> frozenset:
         for extra in ("benchmarks", "analyses"):
             files += sorted((pkg.parent / extra).glob("*.py"))
         names: set[str] = set()
-        for path in files:
+        for path in files:          # read with patterns, not parsed: every process asks
             try:
-                tree = ast.parse(path.read_text(), str(path))
-            except (OSError, SyntaxError, UnicodeDecodeError):
+                text = path.read_text()
+            except (OSError, UnicodeDecodeError):
                 continue
-            aliases = set()                   # names bound to kernel modules
-            for node in ast.walk(tree):
-                if isinstance(node, ast.ImportFrom):
-                    mod = node.module or ""
-                    if mod.split(".")[-1] == "kernels":      # from .kernels import melds as K
-                        aliases.update(a.asname or a.name for a in node.names)
-                    elif "kernels" in mod.split("."):        # from .kernels.engine import x
-                        names.update(a.name for a in node.names)
-            if aliases:
-                names.update(node.attr for node in ast.walk(tree)
-                             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                             and node.value.id in aliases)
+            if "kernels" not in text:
+                continue
+            for m in _FROM_KERNEL_MODULE.finditer(text):       # from .kernels.engine import x
+                names.update(_imported(m.group(1)))
+            aliases = {a for m in _FROM_KERNELS.finditer(text) for a in _imported(m.group(1), True)}
+            aliases.update(_IMPORT_AS.findall(text))           # import ....kernels.melds as K
+            for a in aliases:                                  # K.deficiency_nb
+                names.update(re.findall(r"\b" + re.escape(a) + r"\.(\w+)", text))
         _PY_NAMES = frozenset(names)
     return _PY_NAMES
 
