@@ -32,21 +32,16 @@ BENCHMARKS = ROOT / "benchmarks"
 TESTS = ROOT / "tests"
 
 
-MAX_WORKERS = 4
-
-
 def pytest_xdist_auto_num_workers(config):
-    """``-n auto`` (README's test command): one worker per core this process may run on, at
-    most MAX_WORKERS (each holds every kernel, and many tests start processes of their own).
+    """``-n auto`` (README's test command): as many workers as a cold warm-up uses processes
+    (``precompile.default_jobs``: the cores this process may run on, at most 4; each worker
+    holds every kernel, and many tests start processes of their own).
     PYTEST_XDIST_AUTO_NUM_WORKERS, where set, decides instead (pytest-xdist's own rule)."""
     import os
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None
-    try:
-        n = len(os.sched_getaffinity(0))
-    except AttributeError:                   # not Linux
-        n = os.cpu_count() or 1
-    return max(1, min(MAX_WORKERS, n))
+    from shanghai_sim.precompile import default_jobs
+    return default_jobs()
 
 
 def pytest_sessionstart(session):
