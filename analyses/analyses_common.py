@@ -388,7 +388,9 @@ def environment() -> str:
 
 
 def command_line() -> str:
-    args = " ".join(sys.argv[1:])
+    """The command as a shell takes it back (an argument with ';' or a space quoted)."""
+    import shlex
+    args = shlex.join(sys.argv[1:])
     return f"python analyses/{Path(sys.argv[0]).name}" + (f" {args}" if args else "")
 
 

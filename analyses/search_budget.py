@@ -59,10 +59,27 @@ def parse_variants(text: str) -> dict[str, str]:
     return out
 
 
+def evaluator_name(a) -> str:
+    """The evaluator as the report names it: ``rollout`` unless --evaluator chose another."""
+    return parse_evaluator(getattr(a, "evaluator", EVALUATOR))
+
+
+def parse_evaluator(spec: str) -> str:
+    """The evaluator's canonical rollout spec; a spec of another bot, one line."""
+    from shanghai_sim.bots import BotError, parse_bot
+    try:
+        b = parse_bot(spec)
+    except BotError as e:
+        raise C.AnalysisError(f"--evaluator: {e}") from None
+    if b.name.split(":")[0] != "rollout":
+        raise C.AnalysisError(f"--evaluator: {spec!r} is not a rollout spec")
+    return b.name
+
+
 def play_game(args) -> list[dict]:
     """One game of four smart (seed ``seed``): every searched decision of seat 0, each
     variant's choice, search time and samples, and the value of each departure."""
-    preset, seed, variants, n_eval = args
+    preset, seed, variants, n_eval, evaluator = args
     import time
 
     import numpy as np
@@ -75,7 +92,7 @@ def play_game(args) -> list[dict]:
     bots = {k: (np.int64(b.kind), b.array()) for k, b in ((k, parse_bot(s)) for k, s in variants.items())}
     sb = parse_bot(SMART)
     smart_kind, smart_bp = np.int64(sb.kind), sb.array()
-    ev = parse_bot(EVALUATOR).array()
+    ev = parse_bot(evaluator).array()
     g = Game(rules=preset, players=4, seed=seed, bots="smart")
     W = g.workspace()
     g.SM = True
@@ -191,7 +208,9 @@ def chart(sm, variants, a, path):
         ax.annotate(r.variant, (r.cost_share, r.vs_first_mean), textcoords="offset points", xytext=(5, 4), fontsize=8)
     ax.set_xlabel(f"search time per game, share of {ref}'s")
     ax.set_ylabel(f"one-step value of its departures from smart\nless {ref}'s, points per game (higher is better)")
-    ax.set_title(f"What does a cheaper search give up? ({a.preset}, seat 0 of four smart)")
+    ax.set_title(f"Which search chooses best, judged with the true hands? ({a.preset}, seat 0 of four smart)"
+                 if "oracle=" in evaluator_name(a) else
+                 f"What does a cheaper search give up? ({a.preset}, seat 0 of four smart)")
     ax.set_xlim(left=0)
     ax.grid(alpha=0.3)
     r0 = d.iloc[0]
@@ -210,6 +229,10 @@ def main(argv=None) -> int:
                     help="name=rollout-spec;... the first is the reference (default: the budget and race "
                          "settings of docs/rollout.md)")
     ap.add_argument("--eval", type=int, default=512, help="fresh samples that value a departure (default 512)")
+    ap.add_argument("--evaluator", default=EVALUATOR,
+                    help="the rollout spec whose sampling values a departure (default rollout; "
+                         "rollout:oracle=hands: the other hands' true cards, a value in hindsight "
+                         "that also judges the variants' samplers)")
     a = ap.parse_args(argv)
     if not 2 <= a.eval <= 8192:
         ap.error(f"--eval {a.eval}: give 2 to 8192")
@@ -225,16 +248,17 @@ def run(a) -> int:
     from shanghai_sim.rules import load_rules
     load_rules(a.preset)                                 # a bad preset: one line, before any work
     variants = parse_variants(a.variants)
+    evaluator = parse_evaluator(a.evaluator)
     st = C.Study(a)
-    settings = {"preset": a.preset, "variants": variants, "eval": a.eval,
+    settings = {"preset": a.preset, "variants": variants, "eval": a.eval, "evaluator": evaluator,
                 "bots": {k: parse_bot_name(v) for k, v in variants.items()}, "package": package_version()}
     meta = st.data / "settings.json"
     if meta.exists() and json.loads(meta.read_text()) != settings:
         raise C.AnalysisError(f"{st.data} holds games played with other settings (preset, variants, "
-                              "--eval or package version): delete it or choose another --out")
+                              "--eval, --evaluator or package version): delete it or choose another --out")
     meta.write_text(json.dumps(settings, indent=1))
     done = {k: st.data / f"game-{a.seed + k}.csv" for k in range(a.games)}
-    jobs = [(a.preset, a.seed + k, variants, a.eval) for k in range(a.games) if not done[k].exists()]
+    jobs = [(a.preset, a.seed + k, variants, a.eval, evaluator) for k in range(a.games) if not done[k].exists()]
     if len(jobs) < a.games:
         st.say(f"{a.games - len(jobs)} games already played in {st.data}: reused")
     workers = a.threads or os.cpu_count() or 1
@@ -261,12 +285,14 @@ def report(a, st, df, sm, variants):
     names = list(variants)
     ref = names[0]
     n_dec = df[df.variant == ref].shape[0]
-    L = C.report_head("Where does the search's budget pay?")
+    oracle = "oracle=" in evaluator_name(a)
+    L = C.report_head("Which search chooses best, judged with the true hands?" if oracle
+                      else "Where does the search's budget pay?")
     L += [f"- Games of four `smart` (`{a.preset}`, 4 players), seeds {a.seed}..{a.seed + a.games - 1} "
           f"({a.games} games); seat 0's searched decisions: {n_dec:,}.",
           "- At each, every variant is asked on the same state and samples (the seat's random stream "
           "restored after each ask) and timed; the game goes on as smart plays it.",
-          f"- A departure from smart's choice is valued by the search's evaluator (`{EVALUATOR}`'s sampling, smart "
+          f"- A departure from smart's choice is valued by the search's evaluator (`{evaluator_name(a)}`'s sampling, smart "
           f"playouts) on {a.eval} fresh samples with common random numbers: smart's choice's points for the hand "
           "less the departure's (> 0: it pays). Per variant: the sum over a game, mean over games with a 95% CI "
           "(Student t over games), and the paired difference from the first variant on the same decisions.",
@@ -274,6 +300,10 @@ def report(a, st, df, sm, variants):
           f"{a.threads or 'every'} worker(s)).",
           "- One-step values credit each departure with smart playing on after it; they rank budgets, "
           "they are not a tournament's points (a tournament measures the chosen budget).",
+          *(["- The evaluator reads the other hands' true cards (`oracle=`, a diagnostic that cheats): each "
+             "departure is valued in hindsight, so the variants' models of the other hands (their samplers) "
+             "are judged too; a variant that is itself an oracle is judged by its own model, which flatters it."]
+            if oracle else []),
           "", "## Answer", ""]
     al = sm[sm.kind == "all"].set_index("variant")
     r0 = al.loc[ref]

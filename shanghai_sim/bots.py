@@ -314,6 +314,20 @@ _ROLLOUT_PARAMS = (
     BotParam("prune", "int", "BP_PRUNE", 1,
              "upcards searched: 0 every one, 1 a joker, one that lowers the deficiency or "
              "has a partner in hand, 2 a joker or one that lowers the deficiency", lo=0, hi=2),
+    BotParam("unready", "bool", "BP_UNREADY", 0,
+             "a sampled other hand (not down) that the fit leaves meeting its contract swaps a "
+             "card it needs for one of the rest: a player who is not down could not go down at "
+             "its last turn, or it would have"),
+    BotParam("nolay", "bool", "BP_NOLAY", 0,
+             "a sampled hand of a player who is down holds no natural card that fits a meld on "
+             "the table (it swaps with a stock card that fits none): a player who is down lays "
+             "off all it can"),
+    # a diagnostic, off by default: it reads what the seat cannot see (docs/rollout.md, "The oracle")
+    BotParam("oracle", "choice", "BP_ORACLE", 0,
+             "a diagnostic that cheats, never a player: its samples deal the other hands their "
+             "true cards (hands; the stock still shuffled) or the true hands and the true stock "
+             "order (deal): what reading the hidden cards would be worth to the search",
+             choices=(("off", 0), ("hands", 1), ("deal", 2))),
 )
 
 

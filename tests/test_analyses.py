@@ -401,3 +401,16 @@ def test_search_budget_tiny(tmp_path, analysis, capsys):
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("error: --variants")
     assert not (tmp_path / "bad").exists()
+    # --evaluator: the same decisions and departures, valued with the other hands' true cards
+    o = tmp_path / "sb-oracle"
+    assert sb.main(["--games", "2", "--threads", "1", "--eval", "4", "--variants", v, "--out", str(o),
+                    "--evaluator", "rollout:oracle=hands", "--quiet"]) == 0
+    e = pd.read_csv(o / "decisions.csv")
+    assert (e.departs == d.departs).all() and (e.samples == d.samples).all()
+    assert (e[e.departs].value != d[d.departs].value).any()
+    assert "`rollout:oracle=hands`'s sampling" in (o / "report.md").read_text()
+    for bad in ("smart", "rollout:oracle=x"):
+        assert sb.main(["--games", "2", "--evaluator", bad, "--out", str(tmp_path / "bad"), "--quiet"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error: --evaluator"), err
+    assert not (tmp_path / "bad").exists()

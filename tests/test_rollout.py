@@ -10,7 +10,8 @@ from shanghai_sim.cards import card_str, parse_cards
 from shanghai_sim.game import Game, game_events
 from shanghai_sim.kernels import layout as L
 from shanghai_sim.kernels.handmemo import def_of_nb
-from shanghai_sim.kernels.rollout import fit_hands_nb, load_sample_nb, unseen_pool_nb
+from shanghai_sim.kernels.rollout import fit_hands_nb, load_sample_nb, oracle_pool_nb, unseen_pool_nb
+from shanghai_sim.kernels.rng import shuffle_nb
 from shanghai_sim.rules import preset
 
 from test_bots_play import _hidden_shuffled, act, one_hand
@@ -45,7 +46,7 @@ def _all_counts(G, players):
     return c
 
 
-def _check_sample(g, seat, seed, fit=0, decl=0):
+def _check_sample(g, seat, seed, fit=0, decl=0, unready=0):
     R, G = g.R, g.G
     pool = g.workspace()[L.W_RI][L.RI_POOL]
     n = unseen_pool_nb(R, G, seat, pool)
@@ -54,7 +55,7 @@ def _check_sample(g, seat, seed, fit=0, decl=0):
     rng = g.G[L.G_RNG][L.RNG_BOT0 + seat].copy()
     if fit or decl:
         fit_hands_nb(R, G, seat, pool, n, fit, decl, rng, g.workspace()[L.G_SCR][L.SCR_TMP],
-                     g.workspace()[L.G_SCR][L.SCR_CAND])
+                     g.workspace()[L.G_SCR][L.SCR_CAND], unready)
     assert (np.sort(pool[:n]) == before).all()      # a reordering of the same cards
     G2 = _scratch(g)
     before = [a.copy() for a in G[:L.G_MKEYS]]
@@ -85,12 +86,85 @@ def test_samples_conserve_cards_and_keep_what_the_seat_knows(rules):
         while not g.over:
             if k % 7 == 0:
                 seat = g.to_act
-                G2 = _check_sample(g, seat, 1000 + k, fit=(k // 7) % 3 * 4, decl=(k // 21) % 2 * 5)
+                G2 = _check_sample(g, seat, 1000 + k, fit=(k // 7) % 3 * 4, decl=(k // 21) % 2 * 5,
+                                   unready=(k // 42) % 2)
                 others = [q for q in range(4) if q != seat]
                 hidden_differ += int(any((G2[L.G_HANDS][q] != g.G[L.G_HANDS][q]).any() for q in others))
             g.step()
             k += 1
     assert hidden_differ > 50           # the other hands really are resampled
+
+
+def test_unready_samples_no_other_hand_that_could_go_down():
+    """A player who is not down could not meet its contract at its last turn (smart goes
+    down at once): about 1.5% of such hands meet it in real games of smart (a buy since),
+    but the fit deals 8% of them one that does; with unready the fit's hands that meet
+    their contract are repaired, under 2% again."""
+    share = {}
+    for unready in (0, 1):
+        ready = seen = 0
+        for seed in range(3):
+            g = Game(rules="shanghai", players=4, seed=seed, bots="smart")
+            k = 0
+            while not g.over:
+                if k % 3 == 0:
+                    seat = g.to_act
+                    R, G = g.R, g.G
+                    PS = G[L.G_PS]
+                    pool = g.workspace()[L.W_RI][L.RI_POOL]
+                    n = unseen_pool_nb(R, G, seat, pool)
+                    rng = G[L.G_RNG][L.RNG_BOT0 + seat].copy()
+                    shuffle_nb(rng, pool, n)
+                    fit_hands_nb(R, G, seat, pool, n, 8, 0, rng, g.workspace()[L.G_SCR][L.SCR_TMP],
+                                 g.workspace()[L.G_SCR][L.SCR_CAND], unready)
+                    G2 = _scratch(g)
+                    load_sample_nb(R, G, G2, seat, pool, np.uint64(k))
+                    for q in range(4):
+                        if q != seat and PS[q, L.PS_DOWN] == 0 and PS[q, L.PS_TURNS] > 0:
+                            seen += 1
+                            ready += int(def_of_nb(R, G2, G2[L.G_HANDS][q].copy()) == 0)
+                g.step()
+                k += 1
+        share[unready] = ready / seen
+    assert share[0] > 0.05 and share[1] < 0.02, share
+
+
+def test_nolay_samples_no_down_hand_that_could_lay_off():
+    """A player who is down lays off all it can at its turn: about 6% of its cards fit the
+    table in real games of smart (melds laid since), but a fitted sample deals it over 15%;
+    with nolay under 2%."""
+    from shanghai_sim.kernels.rollout import nolay_nb
+    from shanghai_sim.kernels.table import card_layable_nb
+    share = {}
+    for nolay in (0, 1):
+        lay = held = 0
+        for seed in range(3):
+            g = Game(rules="shanghai", players=4, seed=seed, bots="smart")
+            k = 0
+            while not g.over:
+                R, G = g.R, g.G
+                seat = g.to_act
+                down = [q for q in range(4) if q != seat and G[L.G_PS][q, L.PS_DOWN] != 0]
+                if k % 2 == 0 and down:
+                    pool = g.workspace()[L.W_RI][L.RI_POOL]
+                    n = unseen_pool_nb(R, G, seat, pool)
+                    rng = G[L.G_RNG][L.RNG_BOT0 + seat].copy()
+                    shuffle_nb(rng, pool, n)
+                    fit_hands_nb(R, G, seat, pool, n, 8, 0, rng, g.workspace()[L.G_SCR][L.SCR_TMP],
+                                 g.workspace()[L.G_SCR][L.SCR_CAND], 1)
+                    if nolay:
+                        nolay_nb(R, G, seat, pool, n, rng)
+                    G2 = _scratch(g)
+                    load_sample_nb(R, G, G2, seat, pool, np.uint64(k))
+                    for q in down:
+                        for c in range(52):
+                            h = int(G2[L.G_HANDS][q, c])
+                            held += h
+                            lay += h * bool(h and card_layable_nb(R, G2, np.int64(c)))
+                g.step()
+                k += 1
+        share[nolay] = lay / held
+    assert share[0] > 0.15 and share[1] < 0.02, share
 
 
 def _keeps(g, counts, c):
@@ -137,7 +211,7 @@ def test_samples_respect_what_the_other_seats_declined():
                 n = unseen_pool_nb(R, G, seat, pool)
                 pool[:n] = np.random.default_rng(100 * positions + k).permutation(pool[:n])
                 if decl:
-                    fit_hands_nb(R, G, seat, pool, n, 0, decl, rng, tmp, tmp)
+                    fit_hands_nb(R, G, seat, pool, n, 0, decl, rng, tmp, tmp, 0)
                 G2 = _scratch(g)
                 load_sample_nb(R, G, G2, seat, pool, np.uint64(k))
                 for q, c in checks:
@@ -161,6 +235,61 @@ def test_a_sample_ignores_the_hidden_cards():
     want = pool[:n].copy()
     _hidden_shuffled(g, seat, rng)
     assert unseen_pool_nb(g.R, g.G, seat, pool) == n and (pool[:n] == want).all()
+
+
+@pytest.mark.parametrize("mode", [1, 2])
+def test_the_oracle_deals_its_samples_from_the_true_cards(mode):
+    """The oracle (a diagnostic that cheats, off by default): every sample deals the other
+    hands their true cards, and the stock in its true order (mode 2, ``oracle=deal``) or
+    its own cards reshuffled (mode 1, ``oracle=hands``)."""
+    g = Game(rules="shanghai", players=4, seed=4, bots="smart")
+    checked = reordered = 0
+    k = 0
+    while not g.over and k < 300:
+        if k % 5 == 0:
+            seat = g.to_act
+            pool = g.workspace()[L.W_RI][L.RI_POOL]
+            n = unseen_pool_nb(g.R, g.G, seat, pool)
+            rng = g.G[L.G_RNG][L.RNG_BOT0 + seat].copy()
+            assert n >= 0 and oracle_pool_nb(g.G, seat, pool, n, mode, rng)
+            G2 = _scratch(g)
+            load_sample_nb(g.R, g.G, G2, seat, pool, np.uint64(k))
+            assert (G2[L.G_HANDS][:4] == g.G[L.G_HANDS][:4]).all()
+            sn = int(g.S[L.S_STOCK_N])
+            stock, stock2 = g.G[L.G_STOCK][:sn], G2[L.G_STOCK][:sn]
+            if mode == 2:
+                assert (stock2 == stock).all()
+            else:
+                assert (np.sort(stock2) == np.sort(stock)).all()
+                reordered += int((stock2 != stock).any())
+            checked += 1
+        g.step()
+        k += 1
+    assert checked == 60 and (mode == 2 or reordered == checked)
+
+
+def test_the_oracle_reads_the_hidden_cards():
+    """The counterpart of the seat-view test below, so that it can fail: the oracle's search
+    means change when the other hands' hidden cards are dealt anew."""
+    spec = "rollout:oracle=hands:rollouts=2:candidates=2:race=0:prune=1"
+    rng = np.random.default_rng(5)
+    g = Game(rules="shanghai", players=4, seed=2, bots="smart")
+    changed = 0
+    while not g.over and changed < 3:
+        seat = g.to_act
+        rf = g.workspace()[L.W_RF][L.RF_SUM]
+        rf[:] = -1
+        g.bot_action(spec)
+        means = rf[:8].copy()
+        saved = (g.G[L.G_HANDS].copy(), g.G[L.G_PS].copy())
+        _hidden_shuffled(g, seat, rng)
+        rf[:] = -1
+        g.bot_action(spec)
+        changed += int((rf[:8] != means).any())
+        g.G[L.G_HANDS][:] = saved[0]
+        g.G[L.G_PS][:] = saved[1]
+        g.step()
+    assert changed == 3
 
 
 def test_rollout_decides_from_its_seat_view():

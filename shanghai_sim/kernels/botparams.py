@@ -57,6 +57,9 @@ SLOTS = (
     ('BP_FIT', 1, 'fit: a sampled other hand (not down) is drawn with min(turns it pla...'),
     ('BP_DECL', 1, 'decl: a sampled other hand (not down) is redealt so that no card it...'),
     ('BP_PRUNE', 1, 'prune: upcards searched: 0 every one, 1 a joker, one that lowers th...'),
+    ('BP_UNREADY', 1, 'unready: a sampled other hand (not down) that the fit leaves meetin...'),
+    ('BP_NOLAY', 1, 'nolay: a sampled hand of a player who is down holds no natural card...'),
+    ('BP_ORACLE', 1, 'oracle: a diagnostic that cheats, never a player: its samples deal...'),
 )
 
 

@@ -11,7 +11,9 @@ A sample (``unseen_pool_nb``, ``load_sample_nb``): the other seats keep their ha
 and the cards they are known to hold (``PS_KNOWN0``: taken from the pile or bought, not
 played since); their other cards and the stock are a shuffle of the cards this seat has
 not seen (the shoe less its own hand, the pile, the table and those known cards). The
-other hands' real cards are never read.
+other hands' real cards are never read, except by the oracle (``BP_ORACLE``, off by default):
+a diagnostic that cheats, dealing the samples from the true hands (and stock), to measure
+what reading the hidden cards would be worth to the search.
 
 Memory: the playouts run on a scratch state whose game arrays are the workspace W
 (``layout.WORKSPACE_SPEC``, allocated once per thread: ``new_workspace_nb`` in the batch
@@ -39,13 +41,15 @@ from .linking import separate
 from .bots import (BUY_AUTO, _buy_policy, _contract_kinds, _def_plus, _mates, _smart_discard,
                    cards_short_nb, greedy_action_nb, smart_action_nb, unseen_counts_nb)
 from .botparams import (BP_BUY, BP_CANDS, BP_DECL, BP_FIT, BP_HAND0, BP_KMAX, BP_MARGIN,
-                        BP_MAXBUYS, BP_POLICY, BP_PRUNE, BP_RACE, BP_RACE_PLAY, BP_RACE_TAKE, BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD,
+                        BP_MAXBUYS, BP_NOLAY, BP_ORACLE, BP_POLICY, BP_PRUNE, BP_RACE, BP_RACE_PLAY,
+                        BP_RACE_TAKE, BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD, BP_UNREADY,
                         BP_S_DOWN, BP_S_TAKE, BP_TIE, BP_UTILITY, BP_WAIT_BLIND, BP_Z, MAX_HAND_PARAMS, NBP)
 from .layout import (NATURALS, G_PRIV, G_BUF, G_GD, G_GDJ, G_HANDS, G_HMEMO, G_LD, G_LOG, G_MKEYS, G_MN,
                      G_MSCR, G_MVALS, G_PILE, G_PS, G_REC, G_RNG, G_S, G_SCR, G_STOCK, G_TABLE,
                      G_TCARDS, G_TJOKERS, G_WT, JOKER, NCARDS, NPS, NRF, NRI, NS, NTM, PS_BUYS,
                      PS_DECL0, PS_DOWN, PS_KNOWN0, PS_N, PS_TOTAL, PS_TURNS, P_DECKS,
-                     P_JOKERS, RF_DSQ, RF_N, RF_OTHER, RF_SELF, RF_SUM, RF_W, RI_CAND, RI_POOL, RNG_BOT0,
+                     P_JOKERS, P_SET_JOKER_CARD, R_JOKER_CAP, R_PARAMS, RF_DSQ, RF_N, RF_OTHER,
+                     RF_SELF, RF_SUM, RF_W, RI_CAND, RI_POOL, RNG_BOT0,
                      RNG_DEAL, RNG_SEED, SCR_CAND, SCR_TMP, SCR_UNSEEN, S_ACTOR, S_CGD_AT, S_CHECK,
                      S_GD_AT, S_HALT, S_HAND, S_HANDS_DONE, S_LOG_ON, S_MUST_DOWN, S_NP, S_NT,
                      S_PHASE, S_PILE_N, S_STOCK_N, S_UP, TW, W_RF, W_RI)
@@ -53,6 +57,7 @@ from .codes import (A_BUY, A_DISCARD, A_GO_DOWN, A_PASS, A_TAKE, EV_SEARCH, E_OK
                     PH_OVER, PH_PLAY, SEARCH_CANDIDATES, SEARCH_CHOSEN, SEARCH_DECISION, SEARCH_N,
                     SEARCH_ROLLOUTS, SEARCH_SEAT, a_card, a_type, action_nb)
 from .godown import unplace_nb
+from .table import fit_mask_nb, layable_nb
 from .handmemo import def_of_nb, hand_def_nb
 from .play import apply_action_nb
 from .state import def_forget_nb, def_restore_nb, def_saved_nb, ev_nb, game_arrays_nb
@@ -117,6 +122,43 @@ def unseen_pool_nb(R, G, p, pool):
     if n != need:
         return -1
     return n
+
+
+@nb.njit(cache=True, _nrt=False)
+def oracle_pool_nb(G, p, pool, npool, mode, rng):
+    """The oracle (a diagnostic that cheats, BP_ORACLE): pool := what load_sample_nb deals,
+    read from the true state: each other seat's hidden cards (its hand less its known
+    cards), then the stock in its true order (mode 2) or shuffled (mode 1). False if they
+    do not add up to npool (the view and the state disagree: never expected)."""
+    S = G[G_S]
+    H = G[G_HANDS]
+    PS = G[G_PS]
+    k = 0
+    for q in range(S[S_NP]):
+        if q == p:
+            continue
+        for c in range(NCARDS):
+            for _ in range(H[q, c] - PS[q, PS_KNOWN0 + c]):
+                if k >= npool:
+                    return False
+                pool[k] = c
+                k += 1
+    k0 = k
+    STK = G[G_STOCK]
+    for i in range(S[S_STOCK_N]):
+        if k >= npool:
+            return False
+        pool[k] = STK[i]
+        k += 1
+    if k != npool:
+        return False
+    if mode == 1:
+        for i in range(npool - 1, k0, -1):      # Fisher-Yates of the stock part
+            j = k0 + randint_nb(rng, i - k0 + 1)
+            t = pool[i]
+            pool[i] = pool[j]
+            pool[j] = t
+    return True
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -245,7 +287,87 @@ def decline_fit_nb(R, G, q, pool, k, end, lo, npool, decl, rng, tmp):
 
 
 @nb.njit(cache=True, _nrt=False)
-def fit_hands_nb(R, G, p, pool, npool, fit, decl, rng, tmp, spare):
+def unready_nb(R, G, q, pool, k, end, npool, rng, tmp):
+    """Seat q (not down) was dealt pool[k:end] (its counts, known cards included, in tmp)
+    and that hand meets its contract (deficiency 0): but a player who is not down did not
+    meet it at its last turn (smart goes down at once), so the fit kept too much. One of
+    its drawn cards whose loss breaks the contract swaps places with a card of
+    pool[end:npool] (later hands' or the stock's) that does not mend it, at random, up to
+    eight tries (after a swap the hand's deficiency is at least 1)."""
+    if end >= npool:
+        return
+    for _ in range(8):
+        i = k + randint_nb(rng, end - k)
+        x = pool[i]
+        if x == JOKER:
+            continue
+        tmp[x] -= 1
+        if def_of_nb(R, G, tmp) == 0:
+            tmp[x] += 1
+            continue
+        j = end + randint_nb(rng, npool - end)
+        y = pool[j]
+        tmp[y] += 1
+        if def_of_nb(R, G, tmp) == 0:
+            tmp[y] -= 1
+            tmp[x] += 1
+            continue
+        pool[i] = y
+        pool[j] = x
+        return
+
+
+@nb.njit(cache=True, _nrt=False)
+def nolay_nb(R, G, p, pool, npool, rng):
+    """Reorder the pool so that load_sample_nb deals no seat that is down a natural card it
+    could lay off on the table: a player who is down lays off all it can at its turn
+    (measured on games of smart: 6% of a down player's cards fit the table, mostly from
+    melds laid since its turn, against 22% of a uniform sample's under ``shanghai``, so
+    the playouts' down players went out too fast). Each such card swaps places with a
+    stock card (pool[nhid:npool]) that fits no meld, at random, up to eight tries."""
+    S = G[G_S]
+    PS = G[G_PS]
+    TM = G[G_TABLE]
+    nt = S[S_NT]
+    if nt == 0:
+        return
+    cap = R[R_JOKER_CAP]
+    sjc = R[R_PARAMS][P_SET_JOKER_CARD]
+    fm = fit_mask_nb(TM, nt)
+    lm = np.int64(0)
+    for c in range(JOKER):
+        if ((fm >> c) & 1) != 0 and layable_nb(TM, nt, cap, sjc, c):
+            lm |= np.int64(1) << c
+    if lm == 0:
+        return
+    nhid = np.int64(0)
+    for q in range(S[S_NP]):
+        if q != p:
+            nhid += hidden_cards_nb(PS, q)
+    if nhid >= npool:
+        return
+    k = np.int64(0)
+    for q in range(S[S_NP]):
+        if q == p:
+            continue
+        hidden = hidden_cards_nb(PS, q)
+        if PS[q, PS_DOWN] != 0:
+            for i in range(k, k + hidden):
+                x = pool[i]
+                if x >= JOKER or ((lm >> x) & 1) == 0:
+                    continue
+                for _ in range(8):
+                    j = nhid + randint_nb(rng, npool - nhid)
+                    y = pool[j]
+                    if y < JOKER and ((lm >> y) & 1) == 0:
+                        pool[i] = y
+                        pool[j] = x
+                        break
+        k += hidden
+
+
+@nb.njit(cache=True, _nrt=False)
+def fit_hands_nb(R, G, p, pool, npool, fit, decl, rng, tmp, spare, unready):
     """Reorder the shuffled pool so that load_sample_nb deals each other seat q (not down)
     a hand it could have kept: a player who has played t turns of the hand has seen t more
     cards than it holds and thrown the ones that served its contract least. So q's hidden
@@ -255,8 +377,9 @@ def fit_hands_nb(R, G, p, pool, npool, fit, decl, rng, tmp, spare):
     stopped by the stock in 14% of the playouts, none in the games they came from), and
     the search then overrates taking and buying. With decl > 0 the draw is first made
     consistent with the cards q declined in its last decl turns (decline_fit_nb), so the
-    hand it keeps is one that had no use for them. tmp: scratch counts (NCARDS); spare:
-    unused."""
+    hand it keeps is one that had no use for them. With unready a hand the fit leaves at
+    deficiency 0 is repaired (unready_nb): a player who is not down could not go down at
+    its last turn, or it would have. tmp: scratch counts (NCARDS); spare: unused."""
     S = G[G_S]
     PS = G[G_PS]
     nhid = np.int64(0)
@@ -311,6 +434,8 @@ def fit_hands_nb(R, G, p, pool, npool, fit, decl, rng, tmp, spare):
                 x = pool[last]
                 pool[last] = pool[j]
                 pool[j] = x
+            if unready != 0 and e > 0 and dcur == 0:
+                unready_nb(R, G, q, pool, k, k + hidden, npool, rng, tmp)
         k += hidden
 
 
@@ -381,11 +506,19 @@ def search_nb(R, G, W, p, bp, n, k0, k1):
     rng = G[G_RNG][RNG_BOT0 + p]
     fit = int(bp[BP_FIT])
     decl = int(bp[BP_DECL])
+    oracle = int(bp[BP_ORACLE])
     for _ in range(k0, k1):
         seed = next_u64_nb(rng)
-        shuffle_nb(rng, pool, npool)
-        if fit > 0 or decl > 0:
-            fit_hands_nb(R, G, p, pool, npool, fit, decl, rng, W[G_SCR][SCR_TMP], W[G_SCR][SCR_CAND])
+        if oracle > 0:
+            if not oracle_pool_nb(G, p, pool, npool, oracle, rng):
+                return False
+        else:
+            shuffle_nb(rng, pool, npool)
+            if fit > 0 or decl > 0:
+                fit_hands_nb(R, G, p, pool, npool, fit, decl, rng, W[G_SCR][SCR_TMP], W[G_SCR][SCR_CAND],
+                             int(bp[BP_UNREADY]))
+            if bp[BP_NOLAY] != 0:
+                nolay_nb(R, G, p, pool, npool, rng)
         v0 = 0.0
         for i in range(n):
             load_sample_nb(R, G, G2, p, pool, seed)
