@@ -236,7 +236,7 @@ RF_OTHER = 1          # the other seats' (the same, experiment knobs cleared)
 RF_SUM = 2            # per candidate: the sum of its outcomes over the samples, then the mean
 RF_DSQ = 3            # per candidate: the sum of squares of its outcome less the first's
 RF_N = 4              # per candidate: the samples it was played on
-NRF, RF_W = 5, 128    # RF_SELF/RF_OTHER hold a whole bot vector: RF_W >= botparams.NBP (botparams asserts it)
+NRF, RF_W = 5, 192    # RF_SELF/RF_OTHER hold a whole bot vector: RF_W >= botparams.NBP (botparams asserts it)
 
 assert tuple(s[0] for s in STATE_SPEC) == _G_NAMES
 assert all(globals()["G_" + n] == i for i, n in enumerate(_G_NAMES))
