@@ -95,6 +95,32 @@ def test_samples_conserve_cards_and_keep_what_the_seat_knows(rules):
     assert hidden_differ > 50           # the other hands really are resampled
 
 
+def _fitted_samples(every, unready=0, nolay=0):
+    """(game, seat to act, a sample dealt there with fit=8) at every ``every``-th position of
+    games of four smart (``shanghai``, game seeds 0-2)."""
+    from shanghai_sim.kernels.rollout import nolay_nb
+    for seed in range(3):
+        g = Game(rules="shanghai", players=4, seed=seed, bots="smart")
+        k = 0
+        while not g.over:
+            if k % every == 0:
+                R, G = g.R, g.G
+                seat = g.to_act
+                pool = g.workspace()[L.W_RI][L.RI_POOL]
+                n = unseen_pool_nb(R, G, seat, pool)
+                rng = G[L.G_RNG][L.RNG_BOT0 + seat].copy()
+                shuffle_nb(rng, pool, n)
+                fit_hands_nb(R, G, seat, pool, n, 8, 0, rng, g.workspace()[L.G_SCR][L.SCR_TMP],
+                             g.workspace()[L.G_SCR][L.SCR_CAND], unready)
+                if nolay:
+                    nolay_nb(R, G, seat, pool, n, rng)
+                G2 = _scratch(g)
+                load_sample_nb(R, G, G2, seat, pool, np.uint64(k))
+                yield g, seat, G2
+            g.step()
+            k += 1
+
+
 def test_unready_samples_no_other_hand_that_could_go_down():
     """A player who is not down could not meet its contract at its last turn (smart goes
     down at once): about 1.5% of such hands meet it in real games of smart (a buy since),
@@ -103,28 +129,12 @@ def test_unready_samples_no_other_hand_that_could_go_down():
     share = {}
     for unready in (0, 1):
         ready = seen = 0
-        for seed in range(3):
-            g = Game(rules="shanghai", players=4, seed=seed, bots="smart")
-            k = 0
-            while not g.over:
-                if k % 3 == 0:
-                    seat = g.to_act
-                    R, G = g.R, g.G
-                    PS = G[L.G_PS]
-                    pool = g.workspace()[L.W_RI][L.RI_POOL]
-                    n = unseen_pool_nb(R, G, seat, pool)
-                    rng = G[L.G_RNG][L.RNG_BOT0 + seat].copy()
-                    shuffle_nb(rng, pool, n)
-                    fit_hands_nb(R, G, seat, pool, n, 8, 0, rng, g.workspace()[L.G_SCR][L.SCR_TMP],
-                                 g.workspace()[L.G_SCR][L.SCR_CAND], unready)
-                    G2 = _scratch(g)
-                    load_sample_nb(R, G, G2, seat, pool, np.uint64(k))
-                    for q in range(4):
-                        if q != seat and PS[q, L.PS_DOWN] == 0 and PS[q, L.PS_TURNS] > 0:
-                            seen += 1
-                            ready += int(def_of_nb(R, G2, G2[L.G_HANDS][q].copy()) == 0)
-                g.step()
-                k += 1
+        for g, seat, G2 in _fitted_samples(3, unready=unready):
+            PS = g.G[L.G_PS]
+            for q in range(4):
+                if q != seat and PS[q, L.PS_DOWN] == 0 and PS[q, L.PS_TURNS] > 0:
+                    seen += 1
+                    ready += int(def_of_nb(g.R, G2, G2[L.G_HANDS][q].copy()) == 0)
         share[unready] = ready / seen
     assert share[0] > 0.05 and share[1] < 0.02, share
 
@@ -133,36 +143,17 @@ def test_nolay_samples_no_down_hand_that_could_lay_off():
     """A player who is down lays off all it can at its turn: about 6% of its cards fit the
     table in real games of smart (melds laid since), but a fitted sample deals it over 15%;
     with nolay under 2%."""
-    from shanghai_sim.kernels.rollout import nolay_nb
     from shanghai_sim.kernels.table import card_layable_nb
     share = {}
     for nolay in (0, 1):
         lay = held = 0
-        for seed in range(3):
-            g = Game(rules="shanghai", players=4, seed=seed, bots="smart")
-            k = 0
-            while not g.over:
-                R, G = g.R, g.G
-                seat = g.to_act
-                down = [q for q in range(4) if q != seat and G[L.G_PS][q, L.PS_DOWN] != 0]
-                if k % 2 == 0 and down:
-                    pool = g.workspace()[L.W_RI][L.RI_POOL]
-                    n = unseen_pool_nb(R, G, seat, pool)
-                    rng = G[L.G_RNG][L.RNG_BOT0 + seat].copy()
-                    shuffle_nb(rng, pool, n)
-                    fit_hands_nb(R, G, seat, pool, n, 8, 0, rng, g.workspace()[L.G_SCR][L.SCR_TMP],
-                                 g.workspace()[L.G_SCR][L.SCR_CAND], 1)
-                    if nolay:
-                        nolay_nb(R, G, seat, pool, n, rng)
-                    G2 = _scratch(g)
-                    load_sample_nb(R, G, G2, seat, pool, np.uint64(k))
-                    for q in down:
-                        for c in range(52):
-                            h = int(G2[L.G_HANDS][q, c])
-                            held += h
-                            lay += h * bool(h and card_layable_nb(R, G2, np.int64(c)))
-                g.step()
-                k += 1
+        for g, seat, G2 in _fitted_samples(2, unready=1, nolay=nolay):
+            for q in range(4):
+                if q != seat and g.G[L.G_PS][q, L.PS_DOWN] != 0:
+                    for c in range(52):
+                        h = int(G2[L.G_HANDS][q, c])
+                        held += h
+                        lay += h * bool(h and card_layable_nb(g.R, G2, np.int64(c)))
         share[nolay] = lay / held
     assert share[0] > 0.15 and share[1] < 0.02, share
 
