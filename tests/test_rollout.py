@@ -98,7 +98,7 @@ def test_samples_conserve_cards_and_keep_what_the_seat_knows(rules):
 def _fitted_samples(every, unready=0, nolay=0):
     """(game, seat to act, a sample dealt there with fit=8) at every ``every``-th position of
     games of four smart (``shanghai``, game seeds 0-2)."""
-    from shanghai_sim.kernels.rollout import nolay_nb
+    from shanghai_sim.kernels.rollout import layable_mask_nb, nolay_nb
     for seed in range(3):
         g = Game(rules="shanghai", players=4, seed=seed, bots="smart")
         k = 0
@@ -113,7 +113,7 @@ def _fitted_samples(every, unready=0, nolay=0):
                 fit_hands_nb(R, G, seat, pool, n, 8, 0, rng, g.workspace()[L.G_SCR][L.SCR_TMP],
                              g.workspace()[L.G_SCR][L.SCR_CAND], unready)
                 if nolay:
-                    nolay_nb(R, G, seat, pool, n, rng)
+                    nolay_nb(G, seat, pool, n, rng, layable_mask_nb(R, G))
                 G2 = _scratch(g)
                 load_sample_nb(R, G, G2, seat, pool, np.uint64(k))
                 yield g, seat, G2

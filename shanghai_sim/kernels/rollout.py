@@ -318,19 +318,10 @@ def unready_nb(R, G, q, pool, k, end, npool, rng, tmp):
 
 
 @nb.njit(cache=True, _nrt=False)
-def nolay_nb(R, G, p, pool, npool, rng):
-    """Reorder the pool so that load_sample_nb deals no seat that is down a natural card it
-    could lay off on the table: a player who is down lays off all it can at its turn
-    (measured on games of smart: 6% of a down player's cards fit the table, mostly from
-    melds laid since its turn, against 22% of a uniform sample's under ``shanghai``, so
-    the playouts' down players went out too fast). Each such card swaps places with a
-    stock card (pool[nhid:npool]) that fits no meld, at random, up to eight tries."""
-    S = G[G_S]
-    PS = G[G_PS]
+def layable_mask_nb(R, G):
+    """The natural cards that fit some meld on the table, as a mask of bits 0..51."""
     TM = G[G_TABLE]
-    nt = S[S_NT]
-    if nt == 0:
-        return
+    nt = G[G_S][S_NT]
     cap = R[R_JOKER_CAP]
     sjc = R[R_PARAMS][P_SET_JOKER_CARD]
     fm = fit_mask_nb(TM, nt)
@@ -338,6 +329,20 @@ def nolay_nb(R, G, p, pool, npool, rng):
     for c in range(JOKER):
         if ((fm >> c) & 1) != 0 and layable_nb(TM, nt, cap, sjc, c):
             lm |= np.int64(1) << c
+    return lm
+
+
+@nb.njit(cache=True, _nrt=False)
+def nolay_nb(G, p, pool, npool, rng, lm):
+    """Reorder the pool so that load_sample_nb deals no seat that is down a natural card it
+    could lay off on the table: a player who is down lays off all it can at its turn
+    (measured on games of smart: 6% of a down player's cards fit the table, mostly from
+    melds laid since its turn, against 22% of a uniform sample's under ``shanghai``, so
+    the playouts' down players went out too fast). Each such card swaps places with a
+    stock card (pool[nhid:npool]) that fits no meld, at random, up to eight tries. lm: the
+    table's layable_mask_nb, the same for every sample of a search."""
+    S = G[G_S]
+    PS = G[G_PS]
     if lm == 0:
         return
     nhid = np.int64(0)
@@ -507,6 +512,7 @@ def search_nb(R, G, W, p, bp, n, k0, k1):
     fit = int(bp[BP_FIT])
     decl = int(bp[BP_DECL])
     oracle = int(bp[BP_ORACLE])
+    lm = layable_mask_nb(R, G) if bp[BP_NOLAY] != 0 else np.int64(0)
     for _ in range(k0, k1):
         seed = next_u64_nb(rng)
         if oracle > 0:
@@ -517,8 +523,8 @@ def search_nb(R, G, W, p, bp, n, k0, k1):
             if fit > 0 or decl > 0:
                 fit_hands_nb(R, G, p, pool, npool, fit, decl, rng, W[G_SCR][SCR_TMP], W[G_SCR][SCR_CAND],
                              int(bp[BP_UNREADY]))
-            if bp[BP_NOLAY] != 0:
-                nolay_nb(R, G, p, pool, npool, rng)
+            if lm != 0:
+                nolay_nb(G, p, pool, npool, rng, lm)
         v0 = 0.0
         for i in range(n):
             load_sample_nb(R, G, G2, p, pool, seed)
