@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
+import os
 import platform
 import sys
 import time
@@ -56,9 +57,47 @@ class Parser(argparse.ArgumentParser):
         a = super().parse_args(args, namespace)
         try:
             check_namespace(a)
-        except LimitError as e:
+            if getattr(a, "out", None) is not None:
+                check_out(a.out)
+        except (LimitError, AnalysisError) as e:
             self.error(str(e))
         return a
+
+
+# Folders a study never writes into, whatever they hold: the root and the system's own
+# top-level folders (and everything below /proc, /sys and /dev).
+SYSTEM_FOLDERS = frozenset(["/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64",
+                            "/libx32", "/media", "/mnt", "/opt", "/proc", "/root", "/run", "/sbin",
+                            "/srv", "/sys", "/tmp", "/usr", "/var"])
+STUDY_MARKS = ("report.md", "data")     # what a study writes first (data/) and last (report.md)
+
+
+def check_out(out: str) -> Path:
+    """``--out`` as a study may write it, else AnalysisError (one line, exit 2): a new folder,
+    an empty one, or one a study wrote before (its ``data/`` or ``report.md``: a rerun resumes
+    or rewrites it), as ``shanghai-sim run --out`` takes only a new, empty or dataset folder.
+    So ``--out /``, ``--out ~`` or ``--out /etc`` is refused before anything is written."""
+    if not str(out).strip():
+        raise AnalysisError("--out '': give a folder (e.g. --out results)")
+    path = Path(out).expanduser()
+    full = Path(os.path.realpath(path))
+    if full == Path.home().resolve():
+        raise AnalysisError(f"--out {out}: your home folder; choose a new or empty folder "
+                            "(e.g. --out results)")
+    if str(full) in SYSTEM_FOLDERS or any(full.is_relative_to(d) for d in ("/proc", "/sys", "/dev")):
+        raise AnalysisError(f"--out {out}: a system folder; choose a new or empty folder "
+                            "(e.g. --out results)")
+    if full.exists():
+        if not full.is_dir():
+            raise AnalysisError(f"--out {out}: a file, not a folder; choose a new or empty folder")
+        try:
+            names = os.listdir(full)
+        except OSError as e:
+            raise AnalysisError(f"--out {out}: cannot be read ({e.strerror}); choose another folder") from None
+        if names and not any(m in names for m in STUDY_MARKS):
+            raise AnalysisError(f"--out {out}: not empty and holds no study (no report.md or data/); "
+                                "choose a new or empty folder")
+    return path
 
 
 def parser(name: str, doc: str, games: int, seed: int = 1, games_help: str = "deals per arm") \

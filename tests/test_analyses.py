@@ -414,3 +414,59 @@ def test_search_budget_tiny(tmp_path, analysis, capsys):
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("error: --evaluator"), err
     assert not (tmp_path / "bad").exists()
+
+
+STUDIES = sorted(p.name for p in ANALYSES.glob("*.py") if p.name != "analyses_common.py")
+
+
+@pytest.mark.parametrize("script", STUDIES)
+def test_every_study_refuses_a_folder_that_is_not_a_study(tmp_path, script):
+    """As `run --out` refuses a folder that is not empty and holds no dataset: a study's --out
+    must be new, empty or a study's own (issue 59: `going_down.py --out /` wrote into /). The
+    folder here holds one file of the user's; it is left as it was."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    p = subprocess.run([sys.executable, str(ANALYSES / script), "--out", str(mine)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "not empty and holds no study" in lines[0], p.stderr
+    assert sorted(x.name for x in mine.iterdir()) == ["notes.txt"]
+
+
+@pytest.mark.parametrize("out, words", [
+    ("/", "a system folder"), ("/etc", "a system folder"), ("/usr", "a system folder"),
+    ("/proc/self", "a system folder"), ("/sys/kernel", "a system folder"), ("~", "your home folder"),
+    ("", "give a folder"),
+])
+def test_study_out_refuses_system_folders(out, words):
+    """Checked by the parser, before any folder is made (never run a study into / to test it)."""
+    sys.path.insert(0, str(ANALYSES))
+    try:
+        import analyses_common as C
+    finally:
+        sys.path.remove(str(ANALYSES))
+    with pytest.raises(C.AnalysisError, match=words):
+        C.check_out(out)
+    ap = C.parser("going_down", "doc", 10)
+    with pytest.raises(SystemExit) as e:
+        ap.parse_args(["--out", out])
+    assert e.value.code == 2
+
+
+def test_study_out_takes_new_empty_and_study_folders(tmp_path):
+    sys.path.insert(0, str(ANALYSES))
+    try:
+        import analyses_common as C
+    finally:
+        sys.path.remove(str(ANALYSES))
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "rerun" / "data").mkdir(parents=True)
+    (tmp_path / "done").mkdir()
+    (tmp_path / "done" / "report.md").write_text("# a study")
+    (tmp_path / "file").write_text("x")
+    for ok in ("new", "empty", "rerun", "done"):
+        assert C.check_out(str(tmp_path / ok)) == tmp_path / ok
+    with pytest.raises(C.AnalysisError, match="a file, not a folder"):
+        C.check_out(str(tmp_path / "file"))
