@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 import click
 
 from .errors import InputError
@@ -20,9 +22,43 @@ upcard, stock, every seat's card count, buys left, who is down, the scores) and
 your legal actions as buttons; click a card to pick it, again to discard it,
 or a lit meld to lay it off. Hint shows what the smart bot would do; the box
 takes the same commands as `play`. The options are play's. The server listens
-on 127.0.0.1 only unless --host says otherwise; Ctrl-C stops it (an unfinished
-game's log is saved as stopped). docs/browser.md
+on 127.0.0.1 only unless --host says otherwise (another address is warned
+about); it takes moves only from its own page. Ctrl-C, SIGTERM or SIGHUP stop
+it (an unfinished game's log is saved as stopped). docs/browser.md
 """
+
+_STOPS = {"SIGINT": "interrupted", "SIGTERM": "terminated", "SIGHUP": "hung up"}
+
+
+class _Signal(BaseException):
+    """SIGTERM or SIGHUP, raised in the main thread as Ctrl-C raises KeyboardInterrupt (not
+    an Exception: the server's per-request handlers must not catch it)."""
+
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.reason = _STOPS.get(name, "interrupted")
+
+
+def _stop_on_signals() -> Callable[[], object]:
+    """SIGTERM and SIGHUP stop the server as Ctrl-C does (the game saved as stopped, with the
+    signal's reason); returns the undo."""
+    import signal
+    old = {}
+    raised = []
+
+    def handler(signum, frame):
+        if not raised:              # once: a second signal while the log is saved waits
+            raised.append(signum)
+            raise _Signal(signal.Signals(signum).name)
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is None:
+            continue
+        try:
+            old[sig] = signal.signal(sig, handler)
+        except (ValueError, OSError):       # not the main thread
+            pass
+    return lambda: [signal.signal(sig, h) for sig, h in old.items()]
 
 
 def register(group: click.Group) -> None:
@@ -53,17 +89,26 @@ def register(group: click.Group) -> None:
             raise InputError(f"cannot listen on {host}:{pt}: {e.strerror or e}"
                              + (" (another program has it: try --port 0 for any free port)"
                                 if getattr(e, "errno", None) == 98 else "")) from None
-        srv.session.start()
-        click.echo(f"shanghai-sim serve: seed {s}, open {srv.url} (Ctrl-C stops)")
-        if open_browser:
-            import webbrowser
-            webbrowser.open(srv.url)
+        if not srv.loopback:
+            click.echo(f"warning: serve listens on {host} ({srv.server_address[0]}), not only on this "
+                       "machine: anyone who can reach it can open the page, see your cards and play "
+                       "your seat (--host 127.0.0.1 keeps it to this machine)", err=True)
+        undo = _stop_on_signals()
+        reason = "interrupted"
         try:
+            srv.session.start()
+            click.echo(f"shanghai-sim serve: seed {s}, open {srv.url} (Ctrl-C stops)")
+            if open_browser:
+                import webbrowser
+                webbrowser.open(srv.url)
             srv.serve_forever()
         except KeyboardInterrupt:
             pass
+        except _Signal as e:
+            reason = e.reason
         finally:
             srv.server_close()
-            srv.session.stop("interrupted")
+            srv.session.stop(reason)
+            undo()
             if log_path:
                 click.echo(f"log saved to {log_path} (shanghai-sim replay --log {log_path})")

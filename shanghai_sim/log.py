@@ -206,6 +206,8 @@ def _meld_text(md: dict[str, Any]) -> str:
 def format_event(e: dict[str, Any]) -> str:
     """One event as a readable line (cards in docs/rules.md §2 notation)."""
     ev = e["event"]
+    if ev in ("deal", "draw", "buy") and e.get("seat") is not None and HIDDEN_CARD in _hidden_slots(e):
+        return public_line(e, -1)       # a seat view's hidden cards (seat_view): as counts
     s = f"seat {e['seat']}" if "seat" in e else ""
     if ev == "game":        # the first line of a log saved by `shanghai-sim play --log`
         who = ", ".join(f"seat {q}: {'the person' if q == e.get('human') else b}"
@@ -284,3 +286,42 @@ def public_line(e: dict[str, Any], seat: int, mark: str = "") -> str:
     if q == seat and mark:
         line = line.replace(f"seat {q} ", f"seat {q}{mark} ", 1)
     return line
+
+
+HIDDEN_CARD = "??"      # a card a seat view does not show (seat_view, docs/replay.md)
+
+
+def _hidden_slots(e: dict[str, Any]) -> list[Any]:
+    """The cards of an event that only its own seat sees: a deal, a stock draw, penalty cards."""
+    ev = e["event"]
+    if ev == "deal":
+        return list(e.get("cards") or ())
+    if ev == "draw" and e.get("source") == "stock":
+        return [e.get("card")]
+    if ev == "buy":
+        return list(e.get("penalty") or ())
+    return []
+
+
+def seat_view(events: list[dict[str, Any]], seat: int) -> list[dict[str, Any]]:
+    """The log as ``seat`` may see it (``serve`` during play, docs/replay.md): the other seats'
+    dealt cards, stock draws and penalty cards each written ``"??"`` (their number kept, so
+    the log still adds up), the other seats' searches left out (their candidates name cards
+    of their hands), and ``"view": seat`` on the ``game`` line. The events themselves are
+    not changed."""
+    out = []
+    for e in events:
+        ev, q = e["event"], e.get("seat")
+        if ev == "game":
+            e = {**e, "view": seat}
+        elif q is not None and q != seat:
+            if ev == "search":
+                continue
+            if ev == "deal":
+                e = {**e, "cards": [HIDDEN_CARD] * len(e["cards"])}
+            elif ev == "draw" and e.get("source") == "stock":
+                e = {**e, "card": HIDDEN_CARD}
+            elif ev == "buy":
+                e = {**e, "penalty": [HIDDEN_CARD] * len(e["penalty"])}
+        out.append(e)
+    return out

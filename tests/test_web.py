@@ -169,6 +169,127 @@ def test_session_plays_to_the_end_as_the_terminal_does(tmp_path):
     ref, _ = game_events(ps.hg.rules, 4, 5, ["smart", "greedy", "greedy", "greedy"])
     assert ps.log_events()[1:] == json.loads(json.dumps(ref))
     assert ps.act("1")[0] == 409           # the game is over
+    # over: the full log is served and saved; the game's token plays no more
+    assert ps.log_events() == ps.full_events()
+    assert [json.loads(x) for x in (tmp_path / "g.jsonl").read_text().splitlines()] == ps.full_events()
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        req = urllib.request.Request(srv.url + "api/act", data=json.dumps({"choice": 1, "moves": ps.moves}).encode(),
+                                     method="POST", headers={"Content-Type": "application/json",
+                                                             "X-Shanghai-Token": ps.token})
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(req)
+        assert e.value.code == 403 and "over" in json.load(e.value)["error"]
+        assert "view" not in json.loads(urllib.request.urlopen(srv.url + "log.jsonl").readline())
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def _hidden_cards_of_others(events, seat):
+    """Every card of another seat that ``seat`` may not see, as (event index, card)."""
+    out = []
+    for i, e in enumerate(events):
+        q = e.get("seat")
+        if q is None or q == seat:
+            continue
+        if e["event"] == "deal":
+            out += [(i, c) for c in e["cards"]]
+        elif e["event"] == "draw" and e["source"] == "stock":
+            out.append((i, e["card"]))
+        elif e["event"] == "buy":
+            out += [(i, c) for c in e["penalty"]]
+    return out
+
+
+def test_seat_view_hides_the_other_seats_cards():
+    from shanghai_sim.log import format_event, public_line, seat_view
+    events, _ = game_events("shanghai", 4, 3, "greedy")
+    events = [{"event": "game", "human": 0, "players": 4}] + events + [
+        {"event": "search", "hand": 10, "seat": 1, "decision": "discard", "rollouts": 8, "chosen": 0,
+         "candidates": [{"action": "discard 7C", "mean": 5.0}]},
+        {"event": "search", "hand": 10, "seat": 0, "decision": "discard", "rollouts": 8, "chosen": 0,
+         "candidates": [{"action": "discard 7C", "mean": 5.0}]}]
+    before = json.dumps(events)
+    view = seat_view(events, 0)
+    assert json.dumps(events) == before                 # the events themselves are not changed
+    assert view[0]["view"] == 0
+    assert [e["seat"] for e in view if e["event"] == "search"] == [0]
+    assert len(view) == len(events) - 1
+    hidden = _hidden_cards_of_others(view, 0)
+    assert hidden and all(c == "??" for _, c in hidden)
+    assert any(c != "??" for _, c in _hidden_cards_of_others(view, 1))      # seat 0's own cards
+    # the lines of the view are the seat's public lines (cards as counts), and replay --log's
+    # check of a whole log accepts it (the counts add up)
+    full = [e for e in events if not (e["event"] == "search" and e["seat"] == 1)]
+    for e, v in zip(full[1:], view[1:]):
+        assert format_event(v) == public_line(e, 0)
+    from cli.game_cmds import _check_log
+    assert _check_log(view) is None
+
+
+def test_served_log_is_the_seat_view_during_play(tmp_path):
+    """Issue 59: during play /log.jsonl, /replay.html and the saved --log show no other seat's
+    deal, stock draw or penalty card; replay --log reads that log (and draws it); once the
+    game is over, all three are the full log."""
+    from shanghai_sim.log import seat_view
+    srv = _session(tmp_path, seed="8")
+    ps = srv.session
+    ps.start()
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    base = srv.url
+    try:
+        ps.wait()
+        for _ in range(12):             # a few turns in: stock draws and buys by the bots
+            ps.act("1", ps.moves)
+            ps.wait()
+        full = ps.full_events()
+        assert _hidden_cards_of_others(full, 0)
+        served = [json.loads(x) for x in urllib.request.urlopen(base + "log.jsonl").read().decode().splitlines()]
+        saved = [json.loads(x) for x in (tmp_path / "g.jsonl").read_text().splitlines()]
+        page = _embedded(urllib.request.urlopen(base + "replay.html").read().decode())
+        for log in (served, saved, page["events"]):
+            assert log == seat_view(full[:len(log)], 0) and log[0]["view"] == 0
+            assert all(c == "??" for _, c in _hidden_cards_of_others(log, 0))
+        r = CliRunner().invoke(main, ["replay", "--log", str(tmp_path / "g.jsonl")])
+        assert r.exit_code == 0, r.output
+        assert "deal seat 1: 11 cards" in r.output and "??" not in r.output
+        r = CliRunner().invoke(main, ["replay", "--log", str(tmp_path / "g.jsonl"), "--html", str(tmp_path / "v.html")])
+        assert r.exit_code == 0, r.output
+        # to the end: the full log everywhere
+        while not ps.state()["over"]:
+            ps.ask_hint(ps.moves)
+            ps.wait()
+            assert ps.act(str(ps.state()["hint"]["choice"]), ps.moves)[0] == 200
+            ps.wait()
+        served = [json.loads(x) for x in urllib.request.urlopen(base + "log.jsonl").read().decode().splitlines()]
+        assert served == ps.full_events() == [json.loads(x) for x in (tmp_path / "g.jsonl").read_text().splitlines()]
+        assert "view" not in served[0]
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_session_refuses_a_stale_action(tmp_path):
+    """An action names the moves it was chosen at: one chosen before the game moved on is
+    refused (409, the current count) and nothing is played; a hint does not count as a move."""
+    srv = _session(tmp_path)
+    ps = srv.session
+    ps.start()
+    ps.wait()
+    assert ps.moves == 0 and ps.state()["moves"] == 0
+    assert ps.ask_hint(0)[0] == 200
+    ps.wait()
+    assert ps.moves == 0
+    before = ps.full_events()
+    code, reply = ps.act("1", 1)
+    assert code == 409 and reply["stale"] and reply["moves"] == 0
+    assert ps.ask_hint(3)[0] == 409
+    assert ps.full_events() == before
+    assert ps.act("1", 0)[0] == 200
+    ps.wait()
+    assert ps.moves == ps.state()["moves"] == 1
+    assert ps.act("1", 0)[0] == 409
     srv.server_close()
 
 
@@ -231,9 +352,14 @@ def test_http_endpoints_and_host_check(tmp_path):
         st = json.load(urllib.request.urlopen(base + "api/state"))
         assert st["seat"] == 0 and st["table"]["seats"][0]["cards"] and st["table"]["seats"][1]["cards"] is None
 
-        def post(path, body, host=None):
+        token = _embedded(urllib.request.urlopen(base).read().decode())["token"]
+        assert token == srv.session.token and len(token) >= 40
+
+        def post(path, body, host=None, token=token):
             req = urllib.request.Request(base + path, data=body, method="POST",
                                          headers={"Content-Type": "application/json"})
+            if token:
+                req.add_header("X-Shanghai-Token", token)
             if host:
                 req.add_header("Host", host)
             try:
@@ -242,25 +368,35 @@ def test_http_endpoints_and_host_check(tmp_path):
             except urllib.error.HTTPError as e:
                 return e.code, json.load(e)
         assert post("api/act", b"[1]") == (400, {"error": "expected a JSON object"})
-        assert post("api/act", b'{"x": 1}')[0] == 400
-        code, reply = post("api/act", b'{"line": "discard ZZ"}')
+        assert post("api/act", b'{"x": 1, "moves": 0}')[0] == 400
+        assert post("api/act", b'{"choice": 1}')[0] == 400          # no "moves": not an action
+        code, reply = post("api/act", b'{"line": "discard ZZ", "moves": 0}')
         assert code == 200 and reply["applied"] is False and len(reply["answer"]) == 1
-        assert post("api/act", b'{"choice": 1}', host="evil.example:80")[0] == 403
+        assert post("api/act", b'{"choice": 1, "moves": 0}', host="evil.example:80")[0] == 403
+        assert post("api/act", b'{"choice": 1, "moves": 0}', token=None)[0] == 403
+        assert post("api/act", b'{"choice": 1, "moves": 0}', token="x" + token[1:])[0] == 403
         assert post("api/nothing", b"{}")[0] == 404
-        code, reply = post("api/act", b'{"choice": 1}')
+        code, reply = post("api/act", b'{"choice": 1, "moves": 1}')
+        assert code == 409 and reply["stale"] and reply["moves"] == 0
+        code, reply = post("api/act", b'{"choice": 1, "moves": 0}')
         assert code == 200 and reply["applied"]
         srv.session.wait()
+        assert json.load(urllib.request.urlopen(base + "api/state"))["moves"] == 1
         log = urllib.request.urlopen(base + "log.jsonl").read().decode().splitlines()
         assert json.loads(log[0])["event"] == "game" and json.loads(log[0])["shoe"] == 108
+        assert json.loads(log[0])["view"] == 0
         assert "game-data" in urllib.request.urlopen(base + "replay.html").read().decode()
     finally:
         srv.shutdown()
         srv.server_close()
 
 
-def test_serve_command_serves_and_saves_a_stopped_log_on_ctrl_c(tmp_path):
-    """The command itself: it prints the address, serves the page, and Ctrl-C (SIGINT) saves
-    the unfinished game's log with its stopped line, exit status 0."""
+@pytest.mark.parametrize("sig, reason", [("SIGINT", "interrupted"), ("SIGTERM", "terminated"),
+                                         ("SIGHUP", "hung up")])
+def test_serve_command_serves_and_saves_a_stopped_log_on_ctrl_c(tmp_path, sig, reason):
+    """The command itself: it prints the address, serves the page, and Ctrl-C (SIGINT),
+    SIGTERM or SIGHUP saves the unfinished game's log with its stopped line, exit status 0.
+    Listening on every address (the SIGHUP run), it warns on stderr and still checks Host."""
     import signal
     import subprocess
     import sys
@@ -268,9 +404,10 @@ def test_serve_command_serves_and_saves_a_stopped_log_on_ctrl_c(tmp_path):
     from pathlib import Path
     exe = Path(sys.executable).with_name("shanghai-sim")
     cli = [str(exe)] if exe.exists() else [sys.executable, "-c", "from shanghai_sim.cli.main import main; main()"]
+    wide = ["--host", "0.0.0.0"] if sig == "SIGHUP" else []
     # A shell that starts the tests in the background hands them SIGINT ignored, and a child
     # keeps it ignored: give the server Ctrl-C as a user's terminal does.
-    p = subprocess.Popen(cli + ["serve", "--port", "0",
+    p = subprocess.Popen(cli + ["serve", "--port", "0", *wide,
                           "--seed", "3", "--log", str(log), "--rule", SHORT[0]],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
@@ -285,15 +422,21 @@ def test_serve_command_serves_and_saves_a_stopped_log_on_ctrl_c(tmp_path):
                 break
             time.sleep(0.1)
         assert st["seed"] == 3 and st["choices"]
-        p.send_signal(signal.SIGINT)
+        if wide:
+            req = urllib.request.Request(url + "api/state", headers={"Host": "evil.example"})
+            with pytest.raises(urllib.error.HTTPError) as e:
+                urllib.request.urlopen(req)
+            assert e.value.code == 403
+        p.send_signal(getattr(signal, sig))
         out, err = p.communicate(timeout=60)
     finally:
         if p.poll() is None:
             p.kill()
     assert p.returncode == 0, err
-    assert f"log saved to {log}" in out
+    assert f"log saved to {log}" in out and "Traceback" not in err
+    assert ("warning: serve listens on 0.0.0.0" in err) == bool(wide), err
     last = json.loads(log.read_text().splitlines()[-1])
-    assert last == {"event": "stopped", "hand": 1, "reason": "interrupted"}
+    assert last == {"event": "stopped", "hand": 1, "reason": reason}
 
 
 def test_session_one_action_at_a_time(tmp_path):

@@ -4,8 +4,14 @@
 "use strict";
 var S = null, selected = null, timer = null, pending = false, delay = 15, drawn = 0;
 
+// The game's token (issued with this page): every request that changes anything carries it,
+// with the game's moves the page was drawn at (a stale page's action is refused, 409).
+var TOKEN = JSON.parse(document.getElementById("game-data").textContent).token;
+
 function api(method, path, body) {
-  return fetch(path, {method: method, headers: {"Content-Type": "application/json"},
+  var headers = {"Content-Type": "application/json"};
+  if (method === "POST") headers["X-Shanghai-Token"] = TOKEN;
+  return fetch(path, {method: method, headers: headers,
                       body: body === undefined ? undefined : JSON.stringify(body)})
     .then(function (r) { return r.json(); });
 }
@@ -21,8 +27,10 @@ function act(body) {
   if (pending) return;
   pending = true;
   setAnswer([]);
+  body.moves = S ? S.moves : -1;
   api("POST", "/api/act", body).then(function (r) {
     pending = false;
+    if (r.stale) selected = null;      // chosen on a page the game has moved past: redraw
     if (r.error) setAnswer([r.error], true);
     else if (!r.applied) setAnswer(r.answer, true);
     else { selected = null; }
@@ -155,7 +163,7 @@ function refresh() {
 }
 
 document.getElementById("hint").addEventListener("click", function () {
-  api("POST", "/api/hint", {}).then(function (r) {
+  api("POST", "/api/hint", {moves: S ? S.moves : -1}).then(function (r) {
     if (r.error) setAnswer([r.error], true);
     refresh();
   });

@@ -7,6 +7,7 @@ var PROBLEMS = [];      // events that do not fit the cards held (a damaged log)
 
 function removeCard(cards, c, i) {
   var k = cards.indexOf(c);
+  if (k < 0) k = cards.indexOf("??");      // a card a seat view did not show (docs/replay.md)
   if (k < 0) { PROBLEMS.push("event " + i + ": " + c + " is not in the hand"); return cards; }
   var out = cards.slice();
   out.splice(k, 1);
@@ -125,7 +126,8 @@ function viewOf(i) {
   var s = STATES[i], seen = view === "all" ? null : Number(view);
   var seats = [];
   for (var q = 0; q < P; q++) {
-    seats.push({cards: seen === null || seen === q ? s.hands[q] : null, count: s.hands[q].length,
+    var known = s.hands[q].indexOf("??") < 0;       // a seat view's other seats: backs
+    seats.push({cards: (seen === null || seen === q) && known ? s.hands[q] : null, count: s.hands[q].length,
                 down: s.down[q], out: s.out === q, fresh: s.fresh[q],
                 buys: META.buys ? META.buys[s.hand - 1] - s.buys[q] : null, buysUsed: s.buys[q]});
   }

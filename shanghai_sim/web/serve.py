@@ -21,8 +21,15 @@ Endpoints (all on the one server; nothing else is fetched):
 
 from __future__ import annotations
 
+import hmac
+import io
+import ipaddress
 import json
 import os
+import re
+import secrets
+import socket
+import sys
 import tempfile
 import threading
 import time
@@ -30,6 +37,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
+from ..log import seat_view
 from . import page
 from .replay import replay_page
 
@@ -133,6 +141,12 @@ class PlaySession:
         self.log_error: str | None = None
         self.hint: dict[str, Any] | None = None
         self.version = 0
+        # The game's own moves: the person's actions applied so far. Every action names the
+        # count it was chosen at; one chosen before the game moved on is refused (409).
+        self.moves = 0
+        # The game's token: the page carries it in every request that changes anything (a
+        # page of another site cannot read it); it stops playing when the game ends.
+        self.token = secrets.token_urlsafe(32)
         self.compiling = _compiling()
 
     # ------------------------------------------------------------ the worker
@@ -170,10 +184,12 @@ class PlaySession:
         self.save()
 
     def save(self) -> None:
+        """The log to ``log_path``: the person's seat view while the game goes on or when it
+        was stopped, the full log once it is over (``log_events``)."""
         if self.log_path is None or self.hg is None:
             return
         try:
-            write_log(self.log_path, self.hg.log_events())
+            write_log(self.log_path, self._events())
             self.log_error = None
         except OSError as e:
             self.log_error = f"cannot write the log {self.log_path}: {e.strerror}"
@@ -208,14 +224,30 @@ class PlaySession:
             return "it is not your turn"
         return None
 
-    def act(self, line: str) -> tuple[int, dict[str, Any]]:
-        """The person's input: one line (an action's number or a command). (HTTP status, reply)."""
+    def ended(self) -> bool:
+        """Whether the game is over or was stopped (its token no longer plays)."""
+        hg = self.hg
+        return hg is not None and bool(hg.game.over or hg.stopped)
+
+    def _stale(self, moves: int | None) -> tuple[int, dict[str, Any]] | None:
+        if moves is None or moves == self.moves:
+            return None
+        return HTTPStatus.CONFLICT, {
+            "error": "the game has moved on since this page was drawn (it was played from another "
+                     "tab or window): here are the current choices",
+            "stale": True, "moves": self.moves}
+
+    def act(self, line: str, moves: int | None = None) -> tuple[int, dict[str, Any]]:
+        """The person's input: one line (an action's number or a command), chosen when the
+        game had made ``moves`` moves (None: not checked). (HTTP status, reply)."""
         from ..human import Stop
         if self.busy is not None or self.hg is None:
             return HTTPStatus.CONFLICT, {"error": f"wait: {self.busy or 'starting'}"}
         with self.lock:
             hg = self.hg
-            refused = self._refused()
+            refused = self._stale(moves) or self._refused()
+            if isinstance(refused, tuple):
+                return refused
             if refused:
                 return HTTPStatus.CONFLICT, {"error": refused}
             before = len(self.lines)
@@ -228,16 +260,20 @@ class PlaySession:
                 applied = True
             answer = self.lines[before:]
             if applied:
+                self.moves += 1
                 self.hint = None
                 if not hg.stopped:
                     self._job("the bots are playing", self._advance)
             self.version += 1
             return HTTPStatus.OK, {"applied": applied, "answer": answer}
 
-    def ask_hint(self) -> tuple[int, dict[str, Any]]:
+    def ask_hint(self, moves: int | None = None) -> tuple[int, dict[str, Any]]:
         if self.busy is not None or self.hg is None:
             return HTTPStatus.CONFLICT, {"error": f"wait: {self.busy or 'starting'}"}
         with self.lock:
+            stale = self._stale(moves)
+            if stale:
+                return stale
             refused = self._refused()
             if refused:
                 return HTTPStatus.CONFLICT, {"error": refused}
@@ -250,8 +286,8 @@ class PlaySession:
 
     def state(self) -> dict[str, Any]:
         busy = self.busy
-        out: dict[str, Any] = {"version": self.version, "error": self.error, "log": self.log_path,
-                               "log_error": self.log_error}
+        out: dict[str, Any] = {"version": self.version, "moves": self.moves, "error": self.error,
+                               "log": self.log_path, "log_error": self.log_error}
         if busy is not None or self.hg is None:
             c = self.compiling.elapsed()
             out.update(busy=busy or "starting", elapsed=round(time.monotonic() - self.busy_since, 1),
@@ -306,45 +342,241 @@ class PlaySession:
             "lines": self.lines[-400:],
         }
 
+    def _events(self) -> list[dict[str, Any]]:
+        hg = self.hg
+        if hg is None:
+            return []
+        events = hg.log_events()
+        return events if hg.game.over and not hg.stopped else seat_view(events, hg.seat)
+
     def log_events(self) -> list[dict[str, Any]]:
+        """The log the server shows and saves: the person's seat view (``log.seat_view``: no
+        other seat's deal, stock draw, penalty card or search) until the game is over, then
+        the full log. A stopped game stays a seat view."""
+        with self.lock:
+            return self._events()
+
+    def full_events(self) -> list[dict[str, Any]]:
+        """Every event, the bots' hidden cards included (tests; never served during play)."""
         with self.lock:
             return self.hg.log_events() if self.hg is not None else []
 
 
-def play_page(title: str = "Shanghai") -> str:
-    return page(title, BODY, ["play.js"], connect=True)
+MAX_BODY = 8192          # an action is a few dozen bytes, a typed line a few hundred
+MAX_DEPTH = 8            # {"choice": N, "moves": M}: one object; nothing deeper is an action
+REQUEST_TIMEOUT = 15.0   # seconds a client has to send a request's line and headers, or its body
+TOKEN_HEADER = "X-Shanghai-Token"
+LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
+
+
+def play_page(token: str = "", title: str = "Shanghai") -> str:
+    """The page of one game; ``token``: the game's token (PlaySession.token), embedded for
+    play.js to send with every request that changes anything."""
+    return page(title, BODY, ["play.js"], data={"token": token}, connect=True)
+
+
+def json_depth(data: bytes) -> int:
+    """How deeply JSON text nests its arrays and objects (brackets inside strings do not
+    count), found without parsing: json.loads recurses once per level."""
+    depth = deepest = 0
+    in_str = escaped = False
+    for b in data:
+        if in_str:
+            if escaped:
+                escaped = False
+            elif b == 0x5C:             # backslash
+                escaped = True
+            elif b == 0x22:             # quote
+                in_str = False
+        elif b == 0x22:
+            in_str = True
+        elif b in (0x5B, 0x7B):         # [ {
+            depth += 1
+            deepest = max(deepest, depth)
+        elif b in (0x5D, 0x7D):
+            depth -= 1
+    return deepest
+
+
+def split_host(value: str) -> tuple[str, int | None] | None:
+    """A Host header (or an origin's host part) as (name, port): ``name:port``,
+    ``[v6]:port``, or without the port (None); None if it is not one."""
+    value = value.strip().lower()
+    m = re.fullmatch(r"(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::([0-9]{1,5}))?", value)
+    if not m:
+        return None
+    name = m.group(1).strip("[]")
+    return name, (int(m.group(2)) if m.group(2) else None)
+
+
+class _DeadlineReader(io.RawIOBase):
+    """The connection's input with a deadline: each read may wait only until ``deadline``
+    (time.monotonic), so a client that sends a byte now and then is cut off all the same
+    (``socket.settimeout`` alone bounds each read, not the request)."""
+
+    def __init__(self, sock: socket.socket, idle: float):
+        self.sock = sock
+        self.idle = idle
+        self.deadline: float | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        if self.deadline is not None:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the client was too slow")
+            self.sock.settimeout(left)
+        try:
+            return self.sock.recv_into(b)
+        finally:
+            self.sock.settimeout(self.idle)        # for the answer's writes
 
 
 class _Handler(BaseHTTPRequestHandler):
+    """One connection. Every refusal (4xx) closes it, as does a request whose body is not
+    read, so nothing a client sent after a refused request is taken as a request."""
     server: "PlayServer"
     protocol_version = "HTTP/1.1"
+    default_request_version = "HTTP/1.1"    # a malformed request's refusal has its status line too
+
+    def setup(self):
+        self.timeout = self.server.request_timeout
+        super().setup()
+        self._reader = _DeadlineReader(self.connection, self.server.request_timeout)
+        self.rfile = io.BufferedReader(self._reader)
+
+    def handle_one_request(self):
+        # the request line and headers must come whole within the timeout (a slow or idle
+        # client is cut off: the base class closes the connection on the TimeoutError)
+        self._reader.deadline = time.monotonic() + self.server.request_timeout
+        self._body_read = False
+        super().handle_one_request()
 
     def log_message(self, format, *args):       # the terminal keeps the compile notice and errors
         pass
 
     def _send(self, status: int, body: bytes, ctype: str, extra: dict[str, str] | None = None) -> None:
+        if status >= 400 or self._unread_body():
+            self.close_connection = True
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
         self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("X-Frame-Options", "DENY")
+        self.send_header("Referrer-Policy", "no-referrer")
         for k, v in (extra or {}).items():
             self.send_header(k, v)
+        if self.close_connection:
+            self.send_header("Connection", "close")
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
 
-    def _json(self, status: int, data: Any) -> None:
-        self._send(status, json.dumps(data).encode(), "application/json")
+    def _json(self, status: int, data: Any, extra: dict[str, str] | None = None) -> None:
+        self._send(status, json.dumps(data).encode(), "application/json", extra)
 
+    def _refuse(self, status: int, why: str, extra: dict[str, str] | None = None) -> None:
+        self.close_connection = True
+        self._json(status, {"error": why}, extra)
+
+    def _unread_body(self) -> bool:
+        """A request that carries a body this handler has not read (a GET with one, say)."""
+        if getattr(self, "_body_read", False):
+            return False
+        n = self.headers.get("Content-Length") if self.headers else None
+        te = self.headers.get("Transfer-Encoding") if self.headers else None
+        return te is not None or (n is not None and n.strip() != "0")
+
+    # ------------------------------------------------------------ checks
     def _host_ok(self) -> bool:
         """Only requests addressed to this server by its own name (no DNS rebinding)."""
-        host = (self.headers.get("Host") or "").strip().lower()
-        if host in self.server.allowed_hosts:
-            return True
-        self._json(HTTPStatus.FORBIDDEN, {"error": f"unexpected Host {host!r}"})
-        return False
+        hosts = self.headers.get_all("Host") or []
+        host = hosts[0].strip() if len(hosts) == 1 else ""
+        if not self.server.own_host(host, self.connection):
+            self._refuse(HTTPStatus.FORBIDDEN, f"unexpected Host {host!r}" if len(hosts) < 2
+                         else "more than one Host")
+            return False
+        return True
 
+    def _same_origin(self) -> str | None:
+        """Why a request that changes the game does not come from this server's own page
+        (``Sec-Fetch-Site``, ``Origin``, else ``Referer``, each when the browser sent it), or None."""
+        site = self.headers.get("Sec-Fetch-Site")
+        if site is not None and site.strip().lower() not in ("same-origin", "none"):
+            return f"a request from another site (Sec-Fetch-Site: {site.strip()[:40]})"
+        origin = self.headers.get("Origin")
+        if origin is not None:
+            m = re.fullmatch(r"http://([^/?#@]+)", origin.strip(), re.I)
+            if not m or not self.server.own_host(m.group(1), self.connection):
+                return f"a request from another origin ({origin.strip()[:80]!r})"
+            return None
+        ref = self.headers.get("Referer")
+        if ref is not None:
+            m = re.match(r"http://([^/?#@]+)(/|$)", ref.strip(), re.I)
+            if not m or not self.server.own_host(m.group(1), self.connection):
+                return f"a request from another page ({ref.strip()[:80]!r})"
+        return None
+
+    def _token(self) -> str | None:
+        """Why the request's game token does not play this game, or None."""
+        sent = self.headers.get(TOKEN_HEADER)
+        s = self.server.session
+        if not sent:
+            return f"no game token ({TOKEN_HEADER}): only the game's own page can play"
+        if not hmac.compare_digest(sent.strip().encode(), s.token.encode()):
+            return "wrong game token (a page of another game or server?): reload the page"
+        if s.ended():
+            return "the game is over: its token no longer plays"
+        return None
+
+    def _body(self) -> dict[str, Any] | None:
+        """The request's JSON object, read only when its length is stated and small; None
+        after a refusal was sent."""
+        if self.headers.get("Transfer-Encoding") is not None:
+            self._refuse(HTTPStatus.LENGTH_REQUIRED, "send the body with a Content-Length (no Transfer-Encoding)")
+            return None
+        lengths = self.headers.get_all("Content-Length") or []
+        if not lengths:
+            self._refuse(HTTPStatus.LENGTH_REQUIRED, "a Content-Length is required")
+            return None
+        if len(lengths) > 1 or not re.fullmatch(r"[0-9]{1,12}", lengths[0].strip()):
+            self._refuse(HTTPStatus.BAD_REQUEST, f"bad Content-Length {', '.join(lengths)[:40]!r}")
+            return None
+        n = int(lengths[0])
+        if n > MAX_BODY:
+            self._refuse(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                         f"a body of {n} bytes: an action is at most {MAX_BODY}")
+            return None
+        ctype = (self.headers.get("Content-Type") or "").split(";", 1)[0].strip().lower()
+        if ctype != "application/json":
+            self._refuse(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "expected Content-Type: application/json")
+            return None
+        self._reader.deadline = time.monotonic() + self.server.request_timeout
+        try:
+            data = self.rfile.read(n)
+        except TimeoutError:
+            self._refuse(HTTPStatus.REQUEST_TIMEOUT, "the body came too slowly")
+            return None
+        self._body_read = True
+        if len(data) < n:               # the client hung up: nobody to answer
+            self.close_connection = True
+            return None
+        if json_depth(data) > MAX_DEPTH:
+            self._refuse(HTTPStatus.BAD_REQUEST, "expected a JSON object (this one nests too deeply)")
+            return None
+        try:
+            body = json.loads(data or b"{}")
+        except (ValueError, RecursionError):
+            body = None
+        if not isinstance(body, dict):
+            self._refuse(HTTPStatus.BAD_REQUEST, "expected a JSON object")
+            return None
+        return body
+
+    # ------------------------------------------------------------ methods
     def do_GET(self):
         if not self._host_ok():
             return
@@ -361,14 +593,16 @@ class _Handler(BaseHTTPRequestHandler):
         elif path == "/replay.html":
             events = s.log_events()
             if not events:
-                self._json(HTTPStatus.CONFLICT, {"error": "the game has not started yet"})
+                self._refuse(HTTPStatus.CONFLICT, "the game has not started yet")
                 return
-            self._send(HTTPStatus.OK, replay_page(events, source="from serve").encode(),
+            over = not any(e["event"] == "game" and "view" in e for e in events[:1])
+            source = "from serve" if over else f"seat {events[0]['view']}'s view: the game goes on"
+            self._send(HTTPStatus.OK, replay_page(events, source=source).encode(),
                        "text/html; charset=utf-8")
         elif path == "/favicon.ico":
             self._send(HTTPStatus.NO_CONTENT, b"", "image/x-icon")
         else:
-            self._json(HTTPStatus.NOT_FOUND, {"error": f"no page {path}"})
+            self._refuse(HTTPStatus.NOT_FOUND, f"no page {path[:200]}")
 
     do_HEAD = do_GET
 
@@ -377,65 +611,142 @@ class _Handler(BaseHTTPRequestHandler):
             return
         path = self.path.split("?", 1)[0]
         s = self.server.session
-        try:
-            n = int(self.headers.get("Content-Length") or 0)
-            body = json.loads(self.rfile.read(n) or b"{}") if n <= 65536 else None
-            if not isinstance(body, dict):
-                raise ValueError
-        except ValueError:
-            self._json(HTTPStatus.BAD_REQUEST, {"error": "expected a JSON object"})
+        if path not in ("/api/act", "/api/hint"):
+            self._refuse(HTTPStatus.NOT_FOUND, f"no endpoint {path[:200]}")
+            return
+        why = self._same_origin() or self._token()
+        if why:
+            self._refuse(HTTPStatus.FORBIDDEN, why)
+            return
+        body = self._body()
+        if body is None:
+            return
+        moves = body.get("moves")
+        if type(moves) is not int:
+            self._refuse(HTTPStatus.BAD_REQUEST, 'expected "moves": the game\'s moves when the '
+                         'page was drawn (/api/state)')
             return
         if path == "/api/act":
-            if "choice" in body:
+            if type(body.get("choice")) is int:
                 line = str(body["choice"])
             elif isinstance(body.get("line"), str):
                 line = body["line"]
             else:
-                self._json(HTTPStatus.BAD_REQUEST, {"error": "expected {\"choice\": N} or {\"line\": TEXT}"})
+                self._refuse(HTTPStatus.BAD_REQUEST,
+                             'expected {"choice": N, "moves": M} or {"line": TEXT, "moves": M}')
                 return
-            self._json(*s.act(line))
-        elif path == "/api/hint":
-            self._json(*s.ask_hint())
+            self._json(*s.act(line, moves))
         else:
-            self._json(HTTPStatus.NOT_FOUND, {"error": f"no endpoint {path}"})
+            self._json(*s.ask_hint(moves))
+
+    def _not_allowed(self):
+        if self._host_ok():
+            self._refuse(HTTPStatus.METHOD_NOT_ALLOWED, f"{self.command} is not served here",
+                         {"Allow": "GET, HEAD, POST"})
+
+    do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_TRACE = do_CONNECT = _not_allowed
 
 
 class PlayServer(ThreadingHTTPServer):
-    """The HTTP server of one PlaySession (``serve_forever`` in the caller's thread or another)."""
+    """The HTTP server of one PlaySession (``serve_forever`` in the caller's thread or another).
+    ``request_timeout``: seconds a client has to send a request (its line and headers, then
+    its body) before it is cut off."""
     daemon_threads = True
 
-    def __init__(self, session: PlaySession, host: str = "127.0.0.1", port: int = 0, seed: int = 0):
+    def __init__(self, session: PlaySession, host: str = "127.0.0.1", port: int = 0, seed: int = 0,
+                 request_timeout: float = REQUEST_TIMEOUT):
         super().__init__((host, port), _Handler)
         self.session = session
         self.seed = seed
-        self.page = play_page()
+        self.request_timeout = request_timeout
+        self.page = play_page(session.token)
         h, p = self.server_address[:2]
-        names = {h, host, "localhost", "127.0.0.1", "[::1]"}
-        self.allowed_hosts = {f"{n}:{p}".lower() for n in names} | {n.lower() for n in names}
-        if host in ("0.0.0.0", "::", ""):
-            self.allowed_hosts = None       # every address of the machine: any name it has
+        self.port = p
+        self.wildcard = h in ("0.0.0.0", "::")
+        names = {str(h).lower(), host.strip("[]").lower(), *LOCAL_NAMES}
+        if self.wildcard:
+            # any address of the machine: its own name and the address a client reached
+            # (own_host), never just any name (a name can be pointed here by another site)
+            names.discard(h)
+            names.add(socket.gethostname().lower())
+        self.names = names
+
+    def own_host(self, host: str, conn: socket.socket | None = None) -> bool:
+        """Whether ``host`` (a Host header, an origin's host) names this server: a local
+        name or the address it listens on, or (listening on every address) the address
+        the connection came in on, with this server's port."""
+        hp = split_host(host)
+        if hp is None:
+            return False
+        name, port = hp
+        if (port if port is not None else 80) != self.port:
+            return False
+        if name in self.names:
+            return True
+        if self.wildcard and conn is not None:
+            try:
+                local = conn.getsockname()[0].lower()
+            except OSError:
+                return False
+            if local.startswith("::ffff:"):
+                local = local[7:]
+            return name == local
+        return False
+
+    @property
+    def loopback(self) -> bool:
+        """Whether only this machine can reach the server."""
+        try:
+            return ipaddress.ip_address(self.server_address[0]).is_loopback
+        except ValueError:
+            return False
 
     @property
     def url(self) -> str:
         h, p = self.server_address[:2]
         if h in ("0.0.0.0", "::"):
             h = "127.0.0.1"
+        elif ":" in h:
+            h = f"[{h}]"
         return f"http://{h}:{p}/"
 
+    def shutdown_request(self, request):
+        """Close a connection without losing the answer: stop sending, then read and drop
+        what the client still sends (a refused body; never taken as a request), for at most
+        a second and a MiB, so that closing does not reset the connection before the client
+        has read the answer."""
+        try:
+            request.shutdown(socket.SHUT_WR)
+            request.settimeout(0.25)
+            end, left = time.monotonic() + 1.0, 1 << 20
+            while left > 0 and time.monotonic() < end:
+                data = request.recv(65536)
+                if not data:
+                    break
+                left -= len(data)
+        except OSError:
+            pass
+        self.close_request(request)
 
-class _AnyHost(set):
-    def __contains__(self, item):
-        return True
+    def handle_error(self, request, client_address):
+        """A request that failed: a client that hung up or was too slow is no news; anything
+        else is one line on stderr, never a traceback (the server goes on)."""
+        e = sys.exc_info()[1]
+        if isinstance(e, (ConnectionError, TimeoutError)):
+            return
+        try:
+            print(f"shanghai-sim serve: a request from {client_address[0]} failed: "
+                  f"{type(e).__name__}: {str(e)[:200]}", file=sys.stderr, flush=True)
+        except Exception:
+            pass
 
 
 def make_server(make: Callable[[Callable[[str], None]], Any], host: str = "127.0.0.1", port: int = 0,
-                log_path: str | None = None, seed: int = 0) -> PlayServer:
+                log_path: str | None = None, seed: int = 0,
+                request_timeout: float = REQUEST_TIMEOUT) -> PlayServer:
     """A server for one game (not started: call ``session.start()`` and ``serve_forever()``)."""
     session = PlaySession(make, log_path)
-    srv = PlayServer(session, host, port, seed)
-    if srv.allowed_hosts is None:
-        srv.allowed_hosts = _AnyHost()
-    return srv
+    return PlayServer(session, host, port, seed, request_timeout)
 
 
-__all__ = ["PlaySession", "PlayServer", "make_server", "play_page", "write_log"]
+__all__ = ["PlaySession", "PlayServer", "make_server", "play_page", "write_log", "seat_view", "json_depth"]
