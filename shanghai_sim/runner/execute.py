@@ -272,20 +272,12 @@ def run(plan_: Plan, *, resume: bool = False, overwrite: bool = False,
 
 def _run_locked(plan_: Plan, prep: Prepared, progress: TextIO | None, engine: Engine | None,
                 executor: Callable | None) -> RunResult:
+    """The run, under the output's lock. The job's manifest is its first write (before the
+    kernels are compiled or loaded, before any folder of parts or any removal): a run stopped
+    at any moment leaves either nothing but an empty folder (the same command starts the job)
+    or the manifest of the job asked (``run --resume --out OUT`` finishes it)."""
     store, old, done = prep.store, prep.old, prep.done
     pending = [k for k in range(plan_.n_shards) if k not in done]
-    eng = engine or default_engine()
-    if pending:
-        _warm_up(plan_, eng, progress)      # compile errors surface before anything changes
-    if prep.wipe:
-        for part in (HANDS, GAMES, MANIFEST):
-            store.delete(part)
-    store.sweep_temporaries()
-    for t in plan_.tables:
-        store.sweep_temporaries(t)
-    moved = quarantine(store, prep.strays)
-    if progress is not None:
-        _say_repairs(prep, plan_, progress, moved)
     manifest = old if old is not None else new_manifest(plan_)
     manifest["parts"] = dict(prep.records)        # parts of shards to play again are forgotten
     manifest["status"] = "running"
@@ -293,8 +285,6 @@ def _run_locked(plan_: Plan, prep: Prepared, progress: TextIO | None, engine: En
                "resumed_at_shards": len(done)}
     if prep.repairs:
         session["repaired_parts"] = [r.split(":", 1)[0] for r in prep.repairs]
-    if moved:
-        session["quarantined"] = [a for a, _ in moved]
     if prep.extend_from is not None:
         session["extended_from_games"] = prep.extend_from
         manifest["job"] = plan_.identity()
@@ -303,8 +293,31 @@ def _run_locked(plan_: Plan, prep: Prepared, progress: TextIO | None, engine: En
         session["manifest_rebuilt"] = True
     manifest["sessions"].append(session)
     already = sum(plan_.bounds(k)[1] - plan_.bounds(k)[0] for k in done)
+    tracker = Tracker(plan_, store, manifest, set(done), Progress(plan_.games, already, None))
+    tracker.write_manifest()                     # the job's identity, first
+    eng = engine or default_engine()
+    if pending:
+        try:
+            _warm_up(plan_, eng, progress)  # compile errors surface before any part is removed
+        except KeyboardInterrupt:
+            _last_manifest(tracker, "interrupted")
+            raise
+        except BaseException:
+            _last_manifest(tracker, "failed")
+            raise
+    if prep.wipe:
+        for part in (HANDS, GAMES):          # the old dataset's parts (its manifest is replaced)
+            store.delete(part)
+    store.sweep_temporaries()
+    for t in plan_.tables:
+        store.sweep_temporaries(t)
+    moved = quarantine(store, prep.strays)
+    if progress is not None:
+        _say_repairs(prep, plan_, progress, moved)
+    if moved:
+        session["quarantined"] = [a for a, _ in moved]
     prog = Progress(plan_.games, already, progress if pending else None)   # nothing to show otherwise
-    tracker = Tracker(plan_, store, manifest, set(done), prog)
+    tracker.progress = prog
     for t in plan_.tables:
         store.makedirs(t)
     tracker.write_manifest()

@@ -56,6 +56,17 @@ def _part_names(store: Store, table: str) -> list[str]:
     return [n for n in store.listdir(table) if n.startswith("part-") and n.endswith(".parquet")]
 
 
+def _holds_parts(store: Store) -> bool:
+    """Does ``hands/`` or ``games/`` hold anything but hidden names (a writer's temporaries)?
+    Empty table folders, or a leftover temporary, are no dataset: nothing to keep."""
+    for t in (HANDS, GAMES):
+        if store.exists(t) and not store.is_dir(t):
+            return True
+        if any(not n.startswith(".") for n in store.listdir(t)):
+            return True
+    return False
+
+
 def _part_job(store: Store, t: str, name: str) -> tuple[str, dict[str, Any], int, int] | None:
     """(metadata text, its job, shard number, rows) of a part file, or None when it has no
     readable metadata or its games are not those of the shard its name says."""
@@ -122,10 +133,20 @@ def job_for_resume(out: str, given: dict[str, Any]) -> Job:
     names = store.listdir()
     m = _manifest_or_none(store) if MANIFEST in names else None
     if m is None:
-        if not (set(names) & {HANDS, GAMES}):
+        if not _holds_parts(store):
             if MANIFEST in names:
                 read_manifest(store)                 # raises its one-line reason
-            return Job(**dict(given, out=out))
+            # Nothing records a job here (a run stopped before its first write, or the wrong
+            # folder): never guess one, above all not the defaults.
+            from ..integrity import QUARANTINE
+            others = [n for n in names if not n.startswith(".") and n not in (HANDS, GAMES, QUARANTINE, LOCK)]
+            if others:
+                raise JobError(f"output {out!r} is not empty and holds no shanghai-sim dataset "
+                               f"({others[0]!r}...); choose a new or empty folder")
+            where = "does not exist" if not store.exists() else (
+                "is a file, not a folder" if not store.is_dir() else f"holds no job (no {MANIFEST}, no parts)")
+            raise JobError(f"output {out!r} {where}: --resume finishes the job recorded there, and there is "
+                           "none to finish; start the job with the same command without --resume")
         base = job_from_parts(store, {k: v for k, v in given.items() if k in JOB_KEYS and k != "out"})
         return Job(**dict(base, out=out))
     edited = (f"{store.location}/{MANIFEST} does not describe a job ({{}}; edited?): restore it, or delete it "
@@ -317,8 +338,11 @@ def _prepare(plan: Plan, resume: bool, overwrite: bool, full: bool = True,
     where = plan.location
     if store.exists() and not store.is_dir():
         raise JobError(f"output {where!r} is a file, not a folder")
-    names = [n for n in store.listdir() if not (n.startswith(".") and ".tmp-" in n) and n != LOCK]
-    if not names:
+    names = [n for n in store.listdir() if not (n.startswith(".") and ".tmp-" in n)
+             and n not in (LOCK, ".write-test")]
+    if not names or (MANIFEST not in names and set(names) <= {HANDS, GAMES} and not _holds_parts(store)):
+        # new, empty, or left by a run stopped before its first manifest (empty table folders):
+        # nothing to keep, so the job starts afresh (with or without --resume)
         store.probe()
         return Prepared(store, None, set())
     from ..integrity import QUARANTINE
@@ -412,6 +436,12 @@ def _prepare(plan: Plan, resume: bool, overwrite: bool, full: bool = True,
     prep = Prepared(store, old, done, records=records, repairs=repairs, extend_from=extend_from,
                     strays=strays)
     if prep.finished_as_recorded:
+        return prep
+    if not resume and not done and not repairs and not strays and not finished_list(old) \
+            and not _holds_parts(store):
+        # this job's manifest and nothing else (a run stopped before its first part):
+        # nothing to lose, so the same command starts it again
+        store.probe()
         return prep
     if not resume:
         if len(done) == plan.n_shards and extend_from is None and not repairs and not strays:
