@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from .errors import InputError, rule_option, run_and_print
+from .errors import INT, NUMBER, InputError, rule_option, run_and_print
 from .errors import OneLineCommand as _OneLineErrors
 
 EXPERIMENT_HELP = """Paired experiment: does one change make the focal player better?
@@ -44,15 +44,15 @@ def register(group: click.Group) -> None:
     @click.option("--opponents", metavar="SPEC", help="The other seats' bot (default: the baseline's spec).")
     @click.option("--rules", help="Preset (shanghai, contract, progressive) or a TOML rules file.")
     @rule_option
-    @click.option("--players", type=int, help="Players at the table (default: the rules').")
-    @click.option("--games", type=int, help="Deals per arm, each played once per seat (default 200).")
-    @click.option("--target-ci", type=float, metavar="POINTS",
+    @click.option("--players", type=INT, help="Players at the table (default: the rules').")
+    @click.option("--games", type=INT, help="Deals per arm, each played once per seat (default 200).")
+    @click.option("--target-ci", type=NUMBER, metavar="POINTS",
                   help="Run in rounds until every game-points CI half-width is at most POINTS (needs --max-games).")
-    @click.option("--max-games", type=int, help="With --target-ci: the most deals per arm.")
-    @click.option("--seed", type=int, help="Experiment seed (default 1): deal k plays game_seed(seed, k).")
-    @click.option("--hand", type=int, metavar="N",
+    @click.option("--max-games", type=INT, help="With --target-ci: the most deals per arm.")
+    @click.option("--seed", type=INT, help="Experiment seed (default 1): deal k plays game_seed(seed, k).")
+    @click.option("--hand", type=INT, metavar="N",
                   help="Play only hand N of each deal (effects on that hand's points and going out).")
-    @click.option("--threads", type=int, help="Worker threads (default: every core).")
+    @click.option("--threads", type=INT, help="Worker threads (default: every core).")
     @click.option("--scheduler", metavar="ADDRESS", help="Run the arms' shards on a Dask cluster.")
     @click.option("--out", help="Output folder (default ./shanghai-experiment).")
     @click.option("--resume", is_flag=True, help="Continue (or extend to more --games) the experiment in --out.")

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from .errors import rule_option
+from .errors import INT, rule_option
 
 
 def fail(message: str) -> None:
@@ -76,7 +76,7 @@ def rules_cmd(spec: str, rule_items: tuple[str, ...], as_json: bool) -> None:
 @click.option("--rules", "-r", "rules_spec", default="shanghai", show_default=True,
               help="Preset name or TOML rules file.")
 @rule_option
-@click.option("--players", "-p", type=int, default=None,
+@click.option("--players", "-p", type=INT, default=None,
               help="Check the hand against the shoe at this many players (default: the rules').")
 @click.option("--any-hand", is_flag=True,
               help="Accept a hand the rules' shoe cannot hold (what-if questions).")

@@ -9,7 +9,7 @@ import click
 
 from shanghai_sim.defaults import DEFAULT_GAMES, DEFAULT_OUT, DETAILS
 
-from .errors import InputError, rule_option, run_job
+from .errors import INT, InputError, Number, rule_option, run_job
 from .errors import OneLineCommand as _OneLineErrors
 
 
@@ -67,18 +67,18 @@ def register(group: click.Group) -> None:
     @click.argument("job_file", required=False)
     @click.option("--rules", help="Preset (shanghai, contract, progressive) or a TOML rules file.")
     @rule_option
-    @click.option("--players", type=int, help="Players at the table (default: the rules', or one per bot).")
+    @click.option("--players", type=INT, help="Players at the table (default: the rules', or one per bot).")
     @click.option("--bots", multiple=True, metavar="SPEC[,SPEC...]",
                   help="One bot spec for every seat, or one per seat (e.g. random,greedy,greedy,greedy).")
-    @click.option("--games", type=int, help=f"Games to play (default {DEFAULT_GAMES:,}).")
-    @click.option("--seed", type=int, help="Job seed (default 1); game g plays from game_seed(seed, g).")
-    @click.option("--threads", type=int, help="Worker threads (default: every core).")
+    @click.option("--games", type=INT, help=f"Games to play (default {DEFAULT_GAMES:,}).")
+    @click.option("--seed", type=INT, help="Job seed (default 1); game g plays from game_seed(seed, g).")
+    @click.option("--threads", type=INT, help="Worker threads (default: every core).")
     @click.option("--out", help=f"Output folder or URL (default ./{DEFAULT_OUT}).")
     @click.option("--detail", type=click.Choice(DETAILS),
                   help="hands: hands/ and games/ (default); games: games/ only.")
     @click.option("--rotate/--no-rotate", default=None,
                   help="Rotate the bot line-up one seat per game so seat effects cancel (default on).")
-    @click.option("--shard-size", type=int, help="Games per part file (default: from --games; fixed per job).")
+    @click.option("--shard-size", type=INT, help="Games per part file (default: from --games; fixed per job).")
     @click.option("--scheduler", metavar="ADDRESS",
                   help="Run the shards on a Dask cluster (tls://host:8786; tcp:// on a private network only).")
     @click.option("--tls-ca-file", metavar="PEM", help="TLS: the CA certificate the scheduler's certificate is signed by.")
@@ -92,7 +92,7 @@ def register(group: click.Group) -> None:
     @click.option("--full-check", is_flag=True,
                   help="With --resume: check every byte of the parts already there "
                        "(the default; kept for scripts).")
-    @click.option("--worker-timeout", type=click.FloatRange(min=1, max=86400), default=60.0,
+    @click.option("--worker-timeout", type=Number(1, 86400), default=60.0,
                   show_default=True, metavar="SECONDS",
                   help="With --scheduler: stop (exit 1, with the --resume line) when no Dask worker is alive "
                        "for this long.")

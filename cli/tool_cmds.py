@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from .errors import Integer
 from .errors import OneLineCommand as _OneLineErrors
 
 
@@ -13,7 +14,7 @@ def _size(n: int) -> str:
 
 def register(group: click.Group) -> None:
     @group.command("warmup", cls=_OneLineErrors)
-    @click.option("--jobs", type=click.IntRange(1, 64), default=None,
+    @click.option("--jobs", type=Integer(1, 64), default=None,
                   help="Processes to compile in (default: one per core, at most 4, when the "
                        "cache is cold; 1 when a warm-up of this source already ran).")
     def warmup_cmd(jobs):

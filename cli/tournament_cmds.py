@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from .errors import InputError, rule_option, run_and_print
+from .errors import INT, InputError, rule_option, run_and_print
 from .errors import OneLineCommand as _OneLineErrors
 
 TOURNAMENT_HELP = """Bots against bots over the same deals, with paired 95% CIs.
@@ -37,10 +37,10 @@ def register(group: click.Group) -> None:
     @click.option("--bots", metavar="SPEC,SPEC,...", help="One bot spec per seat (shanghai-sim bots lists them).")
     @click.option("--rules", help="Preset (shanghai, contract, progressive) or a TOML rules file.")
     @rule_option
-    @click.option("--players", type=int, help="Players at the table (default: one per spec; must match them).")
-    @click.option("--deals", type=int, help="Deals (seeds), each played in every seating (default 500).")
-    @click.option("--seed", type=int, help="Tournament seed (default 1): deal k plays game_seed(seed, k).")
-    @click.option("--threads", type=int, help="Worker threads (default: every core).")
+    @click.option("--players", type=INT, help="Players at the table (default: one per spec; must match them).")
+    @click.option("--deals", type=INT, help="Deals (seeds), each played in every seating (default 500).")
+    @click.option("--seed", type=INT, help="Tournament seed (default 1): deal k plays game_seed(seed, k).")
+    @click.option("--threads", type=INT, help="Worker threads (default: every core).")
     @click.option("--scheduler", metavar="ADDRESS", help="Run the shards on a Dask cluster.")
     @click.option("--out", help="Output folder (default ./shanghai-tournament).")
     @click.option("--resume", is_flag=True, help="Finish, or extend to more --deals, the tournament in --out.")

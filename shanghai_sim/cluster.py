@@ -78,6 +78,12 @@ class DaskExecutor:
 
     def __init__(self, address: Any, connect_timeout: float = 10.0, security: Any = None,
                  worker_timeout: float = WORKER_TIMEOUT):
+        import math
+        for what, v in (("worker_timeout", worker_timeout), ("connect_timeout", connect_timeout)):
+            # NaN passes every comparison: a NaN timeout would never expire (a job with no worker
+            # waiting for ever)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+                raise JobError(f"{what} = {v!r}: expected a positive number of seconds")
         self.address = address
         self.connect_timeout = connect_timeout
         self.security = security
