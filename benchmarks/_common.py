@@ -14,12 +14,19 @@ A benchmark is one module, ``benchmarks/bench_NAME.py``, that ends with its reco
 ``BENCHMARK = Benchmark(...)``: its ``measure``, its sample sizes per run size, its
 chart and its text. ``benchmarks()`` finds them all; run_all, charts and report read
 nothing else about a benchmark.
+
+Each record also declares the source it measures (``Source``): a result stores the hash of
+those files' contents as they were when it was measured, so a section whose code has changed
+since is known (``source_now``, ``stale_sections``; BENCHMARKS.md marks it, and
+tests/test_benchmarks.py fails on it unless ``STALE`` names it with a reason).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import fnmatch
 import functools
+import hashlib
 import math
 import os
 import platform
@@ -28,12 +35,51 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from importlib import metadata
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
 RUN_SIZES = ("full", "quick", "tiny")
+
+
+@dataclass(frozen=True)
+class Source:
+    """The code a benchmark's figures depend on, declared in its record, as narrow as is true:
+    a change to any of these files may change the figures, a change elsewhere may not.
+    ``benchmarks/bench_NAME.py`` itself is always part of it.
+
+    ``kernels``: the kernel modules (``shanghai_sim/kernels/NAME.py``) whose code it runs, each
+    with every kernel module it imports, transitively (``kernels.cache.closures``: what a
+    compiled kernel embeds, so what its speed can depend on). ``cut``: kernel modules left out,
+    with what is reached only through them: compiled in but never run by this benchmark (say
+    why beside the record). ``files``: any other files, as globs from the repository root
+    (``*`` within one folder)."""
+    kernels: tuple[str, ...] = ()
+    cut: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+
+    def describe(self, name: str) -> str:
+        """One line for BENCHMARKS.md: what this section's source hash covers."""
+        parts = [f"`benchmarks/bench_{name}.py`"]
+        if self.kernels:
+            parts.append("the kernels " + ", ".join(f"`{k}`" for k in self.kernels) + " reach"
+                         + (" without " + ", ".join(f"`{c}`" for c in self.cut) if self.cut else ""))
+        parts += [f"`{f}`" for f in self.files]
+        return ", ".join(parts)
+
+
+# Sections of the committed BENCHMARKS.md whose source has changed since they were measured,
+# and were not rerun: {name: why}. BENCHMARKS.md marks every stale section whether listed or not;
+# tests/test_benchmarks.py fails on a stale section that is not listed here (rerun it:
+# ``python benchmarks/run_all.py --only NAME``, or list it with the reason) and on a listed one
+# that is no longer stale (take it off).
+STALE: dict[str, str] = {
+    name: "measured before the sources were hashed (issue 60); the hash at its commit differs from today's, "
+          "not rerun yet"
+    for name in ("melds", "growth", "engine", "runner", "verify", "startup", "bots", "strength", "play_quality",
+                 "playouts", "rollout", "browser")
+}
 
 
 @dataclass(frozen=True)
@@ -47,6 +93,7 @@ class Benchmark:
     title: str                              # its section's heading in BENCHMARKS.md
     how: str                                # the paragraph under it: what is measured, and how
     sizes: dict[str, dict]                  # measure's arguments per run size: full, quick, tiny (the tests')
+    source: Source                          # the code its figures depend on (hashed into each result)
 
 
 @functools.cache
@@ -62,6 +109,8 @@ def benchmarks() -> tuple[Benchmark, ...]:
         if not isinstance(b, Benchmark):
             raise RuntimeError(f"{path.name} declares no BENCHMARK = Benchmark(...) (docs/DEVELOPING.md, "
                                "a new benchmark)")
+        if not isinstance(getattr(b, "source", None), Source):
+            raise RuntimeError(f"{path.name}: its BENCHMARK declares no source=Source(...), the code it measures")
         if path.stem != f"bench_{b.name}" or set(b.sizes) != set(RUN_SIZES):
             raise RuntimeError(f"{path.name}: its BENCHMARK must be named {path.stem[6:]!r} and give the sizes "
                                f"{', '.join(RUN_SIZES)} (got {b.name!r}, {', '.join(b.sizes)})")
@@ -180,3 +229,139 @@ def fmt(v) -> str:
             return fmt(v["median"])
         return f"{fmt(v['median'])} ({fmt(v['min'])}-{fmt(v['max'])})"
     return str(v)
+
+
+# --- the source a result measured ---------------------------------------------------------
+
+KERNELS_DIR = "shanghai_sim/kernels"
+# kernels/*.py that hold no kernel (kernels/cache.py's own list): in no closure; a benchmark of
+# compile time names them in its files
+NOT_KERNELS = ("cache.py", "__init__.py", "inlining.py", "frontend.py")
+
+
+class _Tree:
+    """The repository's files, in the working tree (``commit`` None) or at a commit (``git show``)."""
+
+    def __init__(self, commit: str | None = None, root: Path | None = None):
+        self.commit, self.root = commit, Path(root or ROOT)
+        self._listing = None
+        if commit is not None:
+            p = subprocess.run(["git", "ls-tree", "-r", "--name-only", commit], cwd=self.root,
+                               capture_output=True, text=True, timeout=60)
+            if p.returncode:
+                raise ValueError(f"commit {commit!r}: not in this repository ({p.stderr.strip()})")
+            self._listing = p.stdout.splitlines()
+
+    def glob(self, pattern: str) -> list[str]:
+        """Files matching ``pattern`` (``*`` within one folder), as paths from the root, sorted."""
+        if "**" in pattern or pattern.startswith("/"):
+            raise ValueError(f"source pattern {pattern!r}: a path from the repository root, '*' within one folder")
+        if self._listing is None:
+            return sorted(p.relative_to(self.root).as_posix() for p in self.root.glob(pattern) if p.is_file())
+        want = PurePosixPath(pattern).parts
+        return sorted(f for f in self._listing if len(PurePosixPath(f).parts) == len(want)
+                      and all(fnmatch.fnmatchcase(a, b) for a, b in zip(PurePosixPath(f).parts, want)))
+
+    def read(self, path: str) -> bytes:
+        if self._listing is None:
+            return (self.root / path).read_bytes()
+        return subprocess.run(["git", "show", f"{self.commit}:{path}"], cwd=self.root, capture_output=True,
+                              check=True, timeout=60).stdout
+
+
+class _Module:
+    """A kernel module's text where ``kernels.cache.closures`` reads a file (stem, read_text)."""
+
+    def __init__(self, path: str, data: bytes):
+        self.path, self.stem, self._data = path, PurePosixPath(path).stem, data
+
+    def read_text(self) -> str:
+        return self._data.decode()
+
+    def __str__(self) -> str:
+        return self.path
+
+
+def source_files(src: Source, name: str, tree: _Tree) -> list[str]:
+    """The files of ``src`` (benchmark ``name``'s) in ``tree``, sorted. A pattern that matches nothing,
+    or a kernel that is not there, is an error in the working tree (a wrong declaration) and
+    simply absent at an older commit (the source was another then)."""
+    from shanghai_sim.kernels.cache import closures
+    now = tree.commit is None
+    files = {f"benchmarks/bench_{name}.py"} if tree.glob(f"benchmarks/bench_{name}.py") else set()
+    for pattern in src.files:
+        found = tree.glob(pattern)
+        if not found and now:
+            raise ValueError(f"benchmark {name}: its source pattern {pattern!r} matches no file")
+        files.update(found)
+    if src.kernels:
+        mods = {PurePosixPath(f).stem: f for f in tree.glob(f"{KERNELS_DIR}/*.py")
+                if PurePosixPath(f).name not in NOT_KERNELS}
+        missing = [k for k in (*src.kernels, *src.cut) if k not in mods]
+        if missing and now:
+            raise ValueError(f"benchmark {name}: no kernel module {', '.join(missing)} in {KERNELS_DIR}/")
+        # the cut modules are not there for the closures: nothing is reached through them
+        clo = closures([_Module(f, tree.read(f)) for stem, f in mods.items() if stem not in src.cut])
+        for k in src.kernels:
+            files.update(mods[m] for m in clo.get(k, ()))
+    return sorted(files)
+
+
+def _measuring_code(path: str, data: bytes) -> bytes:
+    """A file as its source hash reads it: a benchmark module without its ``BENCHMARK`` record
+    (its text, its run sizes, its source: a result states its own settings), so editing a
+    section's paragraph, or declaring its source, leaves its figures true; any other file whole."""
+    if not (path.startswith("benchmarks/bench_") and path.endswith(".py")):
+        return data
+    import ast
+    try:
+        tree = ast.parse(data)
+    except SyntaxError:
+        return data
+    lines = data.splitlines(keepends=True)
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["BENCHMARK"]:
+            del lines[node.lineno - 1:node.end_lineno]
+            break
+    return b"".join(lines)
+
+
+def content_hash(blobs) -> str:
+    """The hash of a set of files by their contents alone: the sorted SHA-256 of each file,
+    hashed. A file moved or renamed unchanged keeps it; any byte changed changes it."""
+    digests = sorted(hashlib.sha256(b).hexdigest() for b in blobs)
+    return hashlib.sha256("\n".join(digests).encode()).hexdigest()[:16]
+
+
+def source_now(b: Benchmark, commit: str | None = None, root: Path | None = None) -> dict:
+    """``{"hash", "files"}``: the source benchmark ``b`` measures, in the working tree or at
+    ``commit`` (as recorded in a result's ``source``): the hash of its files' contents, each
+    benchmark module's without its record (``_measuring_code``)."""
+    tree = _Tree(commit, root)
+    files = source_files(b.source, b.name, tree)
+    return {"hash": content_hash(_measuring_code(f, tree.read(f)) for f in files), "files": files}
+
+
+def recorded_commit(res: dict) -> str | None:
+    """The commit a result was measured at, or None when it was not one commit's code (a run on
+    uncommitted changes, or none recorded)."""
+    c = (res.get("machine") or {}).get("commit")
+    return c if c and " " not in c else None
+
+
+def stale_sections(results: dict[str, dict]) -> dict[str, str]:
+    """{name: why} for each result whose source has changed since it was measured (or that
+    recorded none): its figures describe other code than today's."""
+    by_name = {b.name: b for b in benchmarks()}
+    out = {}
+    for name, res in results.items():
+        rec = (res.get("source") or {}).get("hash")
+        if name not in by_name:
+            continue
+        if not rec:
+            out[name] = "it recorded no hash of the source it measured"
+        elif rec != source_now(by_name[name])["hash"]:
+            commit = (res.get("machine") or {}).get("commit")
+            out[name] = (f"the source it measures (hash {rec}, "
+                         + (f"at commit {commit}" if commit else "no commit recorded") + ") has changed since")
+    return out

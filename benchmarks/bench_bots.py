@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import Benchmark, table  # noqa: E402
+from _common import Benchmark, Source, table  # noqa: E402
 from bench_engine import actions_rate  # noqa: E402
 
 BOTS = ("random", "greedy", "smart")
@@ -112,4 +112,8 @@ BENCHMARK = Benchmark(
         "quick": dict(games={"random": 20, "greedy": 100, "smart": 100}, reps=3, tournament_deals=20),
         "tiny": dict(games={"random": 1, "greedy": 2, "smart": 2}, reps=2, tournament_deals=2),
     },
+    source=Source(kernels=("engine",), cut=("rollout",),          # random, greedy, smart: the rollout bot is not played
+                  files=("benchmarks/bench_engine.py", "shanghai_sim/bots.py", "shanghai_sim/rules.py",
+                         "shanghai_sim/tournament.py", "shanghai_sim/stats.py", "shanghai_sim/runner/job.py",
+                         "shanghai_sim/runner/planning.py")),
 )

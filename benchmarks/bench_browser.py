@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from _common import Benchmark, spread, table  # noqa: E402
+from _common import Benchmark, Source, spread, table  # noqa: E402
 
 GAME = dict(rules="shanghai", players=4, seed=42, bots="rollout:rollouts=8:race=0,smart,smart,smart")
 
@@ -175,6 +175,8 @@ BENCHMARK = Benchmark(
         "quick": dict(loads=5, reps=1),
         "tiny": dict(game=dict(bots="greedy", seed=1), loads=1, reps=1, steps=30),
     },
+    source=Source(files=("shanghai_sim/web/__init__.py", "shanghai_sim/web/replay.py", "shanghai_sim/web/replay.js",
+                         "shanghai_sim/web/cards.js", "shanghai_sim/web/table.css", "tests/browser_support.py")),
 )
 
 

@@ -32,7 +32,7 @@ from shanghai_sim.rules import preset
 import numba as nb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import Benchmark, rates, ratio, spread, table  # noqa: E402
+from _common import Benchmark, Source, rates, ratio, spread, table  # noqa: E402
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
@@ -402,6 +402,9 @@ BENCHMARK = Benchmark(
         "tiny": dict(presets=("shanghai",), greedy_games=2, random_games=1, action_games=1,
                      os_python_games=1, os_cpp_games=2, floor_games=10, reps=2),
     },
+    source=Source(kernels=("engine", "play", "dispatch", "flow", "rng"),
+                  cut=("rollout",),                    # the rollout bot: compiled in, never played here
+                  files=("shanghai_sim/bots.py", "shanghai_sim/rules.py")),
 )
 
 

@@ -28,7 +28,7 @@ from shanghai_sim.rules import load_rules
 from shanghai_sim.limits import parse_args
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import Benchmark, spread, table  # noqa: E402
+from _common import Benchmark, Source, spread, table  # noqa: E402
 
 BASELINE, VARIANT = "greedy", "greedy:buy8=never"
 
@@ -146,6 +146,10 @@ BENCHMARK = Benchmark(
         "quick": dict(modes=((None, 100), (8, 400)), repeat=2),
         "tiny": dict(modes=((8, 2),), repeat=1),
     },
+    source=Source(kernels=("engine",), cut=("rollout",),          # the rollout bot: compiled in, never played here
+                  files=("shanghai_sim/experiment.py", "shanghai_sim/stats.py", "shanghai_sim/runner/*.py",
+                         "shanghai_sim/dataset.py", "shanghai_sim/integrity.py", "shanghai_sim/bots.py",
+                         "shanghai_sim/rules.py")),
 )
 
 

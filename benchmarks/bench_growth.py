@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import Benchmark, spread, table  # noqa: E402
+from _common import Benchmark, Source, spread, table  # noqa: E402
 from bench_engine import games_rate  # noqa: E402
 from bench_melds import shoe_of  # noqa: E402
 
@@ -173,4 +173,7 @@ BENCHMARK = Benchmark(
         "tiny": dict(sizes=(10, 12), jokers=(0, 1), contracts=(1, 7), hands=10, warm=10, reps=2,
                      players=(2, 4), presets=("shanghai",), games=1),
     },
+    source=Source(kernels=("melds", "engine"), cut=("rollout",),   # the rollout bot: compiled in, never played here
+                  files=("benchmarks/bench_engine.py", "benchmarks/bench_melds.py", "shanghai_sim/bots.py",
+                         "shanghai_sim/rules.py")),
 )

@@ -38,7 +38,7 @@ from shanghai_sim.kernels.layout import RUN  # noqa: E402
 from shanghai_sim.limits import parse_args  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import Benchmark, rates, ratio, table  # noqa: E402
+from _common import Benchmark, Source, rates, ratio, table  # noqa: E402
 
 
 ANY = NO_SHOE_LIMIT       # the kernel's shoe check off
@@ -316,6 +316,7 @@ BENCHMARK = Benchmark(
         "tiny": dict(presets=("shanghai",), hands=20, warm=20, reps=2, ref_hands=1, ref_reps=1,
                      shanten_hands=20),
     },
+    source=Source(kernels=("melds",), files=("shanghai_sim/hand.py", "shanghai_sim/rules.py", "tests/reference.py")),
 )
 
 

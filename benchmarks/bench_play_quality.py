@@ -43,7 +43,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _common import Benchmark, bot_versions_now, machine, table  # noqa: E402
+from _common import Benchmark, Source, bot_versions_now, machine, table  # noqa: E402
 from shanghai_sim.limits import parse_args  # noqa: E402
 
 LINEUP_BOTS = ("greedy", "smart")
@@ -452,6 +452,10 @@ BENCHMARK = Benchmark(
         "quick": dict(games=100, turn_cap_games=100),
         "tiny": dict(presets=("shanghai",), games=2, turn_cap_games=2, turn_cap_players=(3,)),
     },
+    source=Source(kernels=("engine", "play", "dispatch"),
+                  cut=("rollout", "linking"),          # greedy, smart; counts: how kernels are linked changes no game
+                  files=("shanghai_sim/game.py", "shanghai_sim/bots.py", "shanghai_sim/rules.py",
+                         "shanghai_sim/dataset.py", "shanghai_sim/runner/job.py", "shanghai_sim/runner/planning.py")),
 )
 
 

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 import time
 
-from _common import Benchmark, spread, table
+from _common import Benchmark, Source, spread, table
 
 TARGET = 10_000
 
@@ -134,6 +134,8 @@ BENCHMARK = Benchmark(
         "quick": dict(decisions=100, reps=3),
         "tiny": dict(k=2, decisions=2, reps=2),
     },
+    source=Source(kernels=("rollout", "dispatch", "play"),
+                  files=("shanghai_sim/game.py", "shanghai_sim/bots.py", "shanghai_sim/rules.py")),
 )
 
 

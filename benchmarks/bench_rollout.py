@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import Benchmark, table  # noqa: E402
+from _common import Benchmark, Source, table  # noqa: E402
 
 
 def _tournament(spec: str, rules: str, deals: int, seed: int, threads: int | None) -> dict:
@@ -165,4 +165,7 @@ BENCHMARK = Benchmark(
         "tiny": dict(deals=2, presets=("shanghai",), budgets=(2,),
                      default="rollout:rollouts=2:race=0:candidates=2"),
     },
+    source=Source(kernels=("engine", "rollout"),
+                  files=("shanghai_sim/bots.py", "shanghai_sim/rules.py", "shanghai_sim/tournament.py",
+                         "shanghai_sim/stats.py", "shanghai_sim/runner/job.py", "shanghai_sim/runner/planning.py")),
 )

@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import Benchmark, spread, table  # noqa: E402
+from _common import Benchmark, Source, spread, table  # noqa: E402
 
 _CLI = [sys.executable, "-m", "shanghai_sim.cli.main"]
 
@@ -326,4 +326,6 @@ BENCHMARK = Benchmark(
         "quick": dict(reps=3, cold=False),
         "tiny": dict(reps=1, cold=False),
     },
+    source=Source(files=("shanghai_sim/kernels/*.py",       # every kernel, and how they are compiled and cached
+                         "shanghai_sim/precompile.py", "shanghai_sim/__init__.py", "cli/*.py")),
 )

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import Benchmark, table  # noqa: E402
+from _common import Benchmark, Source, table  # noqa: E402
 
 LINEUP = ("smart", "greedy", "greedy", "greedy")
 
@@ -118,4 +118,8 @@ BENCHMARK = Benchmark(
         "quick": dict(deals=1_000),
         "tiny": dict(deals=2, presets=("shanghai",)),
     },
+    source=Source(kernels=("engine",),
+                  cut=("rollout", "linking"),          # smart vs greedy; outcomes: how kernels are linked changes no game
+                  files=("shanghai_sim/bots.py", "shanghai_sim/rules.py", "shanghai_sim/tournament.py",
+                         "shanghai_sim/stats.py", "shanghai_sim/runner/job.py", "shanghai_sim/runner/planning.py")),
 )

@@ -41,7 +41,7 @@ from shanghai_sim.integrity import iter_parts, verify
 from shanghai_sim.kernels import records as R
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import Benchmark, ratio, spread, table  # noqa: E402
+from _common import Benchmark, Source, ratio, spread, table  # noqa: E402
 
 
 def _random_play(params, points, joker_cap, meld_kind, meld_size, n_melds, deal, buys,
@@ -193,6 +193,8 @@ BENCHMARK = Benchmark(
         "quick": dict(games=100_000, reps=3),
         "tiny": dict(games=300, reps=2),
     },
+    source=Source(kernels=("records",),         # the games are a stand-in's: only their records' layout counts
+                  files=("shanghai_sim/integrity.py", "shanghai_sim/dataset.py", "shanghai_sim/runner/*.py")),
 )
 
 

@@ -55,9 +55,9 @@ def bars(ax, x, spreads, width, color, label, offset=0.0):
            capsize=2, error_kw={"elinewidth": 0.8})
 
 
-def headline_ratios(results: dict) -> list[tuple[str, dict]]:
+def headline_ratios(results: dict) -> list[tuple[str, dict, str]]:
     """Our speed as a multiple of each peer, measured in the same run: (label, spread of the
-    per-pass ratios). Pass k of ours is divided by pass k of the peer."""
+    per-pass ratios, the benchmark it comes from). Pass k of ours is divided by pass k of the peer."""
     from _common import spread
     out = []
     m = results.get("melds")
@@ -70,11 +70,11 @@ def headline_ratios(results: dict) -> list[tuple[str, dict]]:
                                              for r in rows) for k in range(ks)]) if ks else None
         if all(r["reference"]["n"] for r in rows):
             out.append(("deficiency vs the Python reference\n(same rules; median over contracts)",
-                        per_pass(lambda r: r["reference"])))
+                        per_pass(lambda r: r["reference"]), "melds"))
         sh = m["figures"].get("shanten")
         if sh and sh.get("n"):
             out.append(("deficiency vs mahjong shanten\n(another game, pure Python)",
-                        per_pass(lambda r: sh)))
+                        per_pass(lambda r: sh), "melds"))
     e = results.get("engine")
     if e:
         f = e["figures"]
@@ -86,12 +86,14 @@ def headline_ratios(results: dict) -> list[tuple[str, dict]]:
                            ("openspiel_python", "random actions/s vs OpenSpiel\ngin rummy, Python API")):
             if f.get(key) and fair:
                 peer = f[key]["actions"]["samples"]
-                out.append((label, spread([a / b for a, b in zip(ours, peer)])))
-    return [(lab, s) for lab, s in out if s and s.get("median")]
+                out.append((label, spread([a / b for a, b in zip(ours, peer)]), "engine"))
+    return [(lab, s, name) for lab, s, name in out if s and s.get("median")]
 
 
 def headline(results: dict, path: Path) -> Path | None:
-    ratios = headline_ratios(results)
+    from _common import stale_sections
+    stale = stale_sections(results)
+    ratios = [(lab + ("  [stale]" if name in stale else ""), s) for lab, s, name in headline_ratios(results)]
     if not ratios:
         return None
     res = results.get("melds") or results.get("engine")

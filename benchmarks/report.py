@@ -2,14 +2,16 @@
 the charts, how to rerun. A section per benchmark, in the order of their records
 (``BENCHMARK`` in benchmarks/bench_*.py: its title and its paragraph of how it is
 measured). Every table cell is ``_common.fmt`` of the JSON value, so a test can read
-the tables back and compare them with the results."""
+the tables back and compare them with the results. Each section names the commit it was
+measured at and the hash of the source it measures; a section whose source has changed since
+is marked stale, at the top of the file and under its heading."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from _common import benchmarks, fmt
+from _common import STALE, benchmarks, fmt, stale_sections
 
 
 def md_table(t: dict) -> str:
@@ -34,6 +36,7 @@ def render(results: dict, charts: dict, base: Path) -> str:
         return Path(os.path.relpath(Path(p).resolve(), Path(base).resolve())).as_posix()
 
     runs = sorted({r.get("run", "?") for r in results.values()})
+    stale = stale_sections(results)
     out = [
         "# Benchmarks",
         "",
@@ -47,17 +50,36 @@ def render(results: dict, charts: dict, base: Path) -> str:
         f"**These results are from a `{'`, `'.join(runs)}` run** of "
         f"{sum(r.get('seconds', 0) for r in results.values()) / 60:.1f} minutes of benchmarks "
         "(`full`: `python benchmarks/run_all.py`, about two hours on 2 cores, most of it the rollout bot's tournaments, cold compiles "
-        "included; `quick`: `--quick`, a few minutes, small samples, no cold compiles).",
+        "included; `quick`: `--quick --publish`, a few minutes, small samples, no cold compiles).",
         "",
+        "Each section names the commit it was measured at and the *source* it measures: the files its "
+        "figures depend on (declared in its `BENCHMARK` record) and a hash of their contents as they were "
+        "measured, so a file moved unchanged keeps it. When that source changes, the section is marked "
+        "**stale** here and `tests/test_benchmarks.py` fails until it is rerun or listed, with the reason, "
+        "in `STALE` (`benchmarks/_common.py`).",
+        "",
+    ]
+    if stale:
+        out += [f"**Stale: source changed since**: {len(stale)} of {len(results)} sections measured code "
+                "that has changed since: " + ", ".join(f"[{_title(n)}](#{_anchor(_title(n))})" for n in stale)
+                + ". Their figures describe the commit they name, not today's code.", ""]
+    out += [
         "## Rerun",
         "",
         "```bash",
         "pip install -e '.[bench]'                     # OpenSpiel and mahjong are the peers",
         "shanghai-sim warmup                           # compile the kernels once",
+        "python benchmarks/run_all.py --check          # which sections measured code that has changed since",
+        "python benchmarks/run_all.py --only engine    # one section at full size; the others' results kept",
         "python benchmarks/run_all.py                  # everything (about two hours on 2 cores)",
-        "python benchmarks/run_all.py --quick          # small samples, no cold compiles (minutes)",
-        "python benchmarks/run_all.py --only engine    # one benchmark; the others' results kept",
+        "python benchmarks/run_all.py --quick          # small samples into benchmarks/quick/ (minutes)",
         "```",
+        "",
+        "A full run, of everything or `--only` some sections, rewrites the results here, the charts "
+        "and this file. A `--quick` run writes its own results, charts and BENCHMARKS.md under "
+        "`benchmarks/quick/` (git-ignored) and leaves these alone; `--quick --publish` writes here "
+        "(each section then says `quick`). `--no-run` redraws the charts and this file from the "
+        "results present.",
         "",
     ]
     if "headline" in charts:
@@ -65,13 +87,21 @@ def render(results: dict, charts: dict, base: Path) -> str:
         out += ["## At a glance", "", f"![headline]({rel(charts['headline'])})", ""]
         out += [f"- {label.replace(chr(10), ' ')}: **{_x(s['median'])}** "
                 f"({_x(s['min'])}-{_x(s['max'])} over the passes)"
-                for label, s in headline_ratios(results)]
+                + (f" (**stale**: [{_title(name)}](#{_anchor(_title(name))}) measured code that has changed since)"
+                   if name in stale else "")
+                for label, s, name in headline_ratios(results)]
         out += [""]
     for b in benchmarks():
         name, res = b.name, results.get(b.name)
         if not res:
             continue
-        out += [f"## {b.title}", "", res["title"] + ".", "", b.how, ""]
+        out += [f"## {b.title}", ""]
+        if name in stale:
+            out += [f"> **Stale: source changed since.** {stale[name][0].upper()}{stale[name][1:]}: these "
+                    f"figures describe that commit, not today's code"
+                    + (f" (not rerun: {STALE[name]})" if name in STALE else "")
+                    + f". Rerun: `python benchmarks/run_all.py --only {name}`.", ""]
+        out += [res["title"] + ".", "", b.how, ""]
         if name in charts:
             out += [f"![{name}]({rel(charts[name])})", ""]
         for t in res["tables"]:
@@ -82,7 +112,7 @@ def render(results: dict, charts: dict, base: Path) -> str:
             out += [""]
         out += [f"*Machine*: {_machine_line(res['machine'])}. *Run*: `{res['run']}`, "
                 f"{res['seconds']:.0f} s. *Settings*: `{_settings(res['settings'])}`."
-                + _versions_line(res.get("bot_versions")), ""]
+                + _versions_line(res.get("bot_versions")) + _source_line(b, res.get("source"), name in stale), ""]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -95,6 +125,24 @@ def _versions_line(played: dict | None) -> str:
     old = [f"`{b}:v={v}`" for b, v in played.items() if b in BOTS and v < BOTS[b].version]
     return (" *Bot versions*: a spec here without `v=` played " + ", ".join(f"{b} {v}" for b, v in played.items())
             + (f" (today: {', '.join(old)})" if old else " (the newest today)") + ".")
+
+
+def _source_line(b, src: dict | None, stale: bool) -> str:
+    """What the section's source hash covers, and whether it still describes today's code."""
+    if not src:
+        return " *Source*: not recorded (stale)."
+    return (f" *Source*: `{src['hash']}`, {len(src['files'])} files: {b.source.describe(b.name)}"
+            + (" (changed since: stale)." if stale else " (unchanged since)."))
+
+
+def _title(name: str) -> str:
+    return next(b.title for b in benchmarks() if b.name == name)
+
+
+def _anchor(title: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens."""
+    import re
+    return re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-")
 
 
 def _x(v: float) -> str:

@@ -47,7 +47,8 @@ def _md_tables(text: str) -> list[list[list[str]]]:
     return tables
 
 
-def test_every_benchmark_writes_a_result_with_the_machine(tiny, run_all):
+def test_every_benchmark_writes_a_result_with_the_machine(tiny, run_all, bench):
+    common = bench("_common")
     for name in run_all.ORDER:
         res = json.loads((tiny / "results" / f"{name}.json").read_text())
         assert res["name"] == name and res["run"] == "tiny"
@@ -57,6 +58,9 @@ def test_every_benchmark_writes_a_result_with_the_machine(tiny, run_all):
         assert res["tables"] and all(t["rows"] for t in res["tables"])
         # the version a plain spec played, so the figure stays labelled once a bot moves on
         assert res["bot_versions"]["smart"] >= 3 and set(res["bot_versions"]) >= {"greedy", "rollout"}
+        # the hash of the source it measured: today's, since it was measured just now
+        assert res["source"] == common.source_now(run_all.BENCHMARKS[name])
+        assert f"benchmarks/bench_{name}.py" in res["source"]["files"]
     text = (tiny / "BENCHMARKS.md").read_text()
     assert text.count("*Bot versions*: a spec here without `v=` played") == len(run_all.ORDER)
 
@@ -128,7 +132,7 @@ def test_every_benchmark_module_declares_its_record(run_all, bench):
 
 TOY = '''
 from pathlib import Path
-from _common import Benchmark, spread, table
+from _common import Benchmark, Source, spread, table
 
 
 def measure(n=1, progress=None):
@@ -145,7 +149,8 @@ def chart(res, path):
 
 
 BENCHMARK = Benchmark(name="toy", order=5, measure=measure, chart=chart, title="The toy section",
-                      how="What the toy measures.", sizes={"full": dict(n=3), "quick": dict(n=2), "tiny": dict(n=1)})
+                      how="What the toy measures.", sizes={"full": dict(n=3), "quick": dict(n=2), "tiny": dict(n=1)},
+                      source=Source())
 '''
 
 
@@ -160,16 +165,39 @@ def test_a_new_benchmark_is_its_one_module(tmp_path, run_all):
     shutil.copytree(here, tmp_path / "benchmarks", ignore=shutil.ignore_patterns("results", "charts", "__pycache__"))
     (tmp_path / "tests").symlink_to(here.parent / "tests")
     (tmp_path / "benchmarks" / "bench_toy.py").write_text(TOY)
-    d = tmp_path / "out"
-    p = subprocess.run([sys.executable, str(tmp_path / "benchmarks" / "run_all.py"), "--only", "toy", "--quick",
-                        "--results", str(d / "results"), "--charts", str(d / "charts"),
-                        "--markdown", str(d / "BENCHMARKS.md")], capture_output=True, text=True, timeout=300)
+    # a quick run, no folders named: its own folder, benchmarks/quick/, never the committed results
+    d = tmp_path / "benchmarks" / "quick"
+    p = subprocess.run([sys.executable, str(tmp_path / "benchmarks" / "run_all.py"), "--only", "toy", "--quick"],
+                       capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
+    assert not (tmp_path / "benchmarks" / "results").exists() and not (tmp_path / "benchmarks" / "charts").exists()
+    assert not (tmp_path / "BENCHMARKS.md").exists()
+    assert "into benchmarks/quick/results" in p.stdout and "benchmarks/quick/BENCHMARKS.md" in p.stdout
     res = json.loads((d / "results" / "toy.json").read_text())
     assert res["settings"] == {"n": 2} and res["run"] == "quick"
+    assert res["source"]["files"] == ["benchmarks/bench_toy.py"]
     assert (d / "charts" / "toy.png").read_bytes()[:8] == PNG
     md = (d / "BENCHMARKS.md").read_text()
     assert "## The toy section\n\nA toy.\n\nWhat the toy measures." in md and "(charts/toy.png)" in md
+    assert f"*Source*: `{res['source']['hash']}`, 1 files: `benchmarks/bench_toy.py` (unchanged since)." in md
+    # the toy's measuring code changes: its section is stale, said at the top and under its heading
+    (tmp_path / "benchmarks" / "bench_toy.py").write_text(TOY.replace("n + 1.0", "n + 2.0"))
+    p = subprocess.run([sys.executable, str(tmp_path / "benchmarks" / "run_all.py"), "--quick", "--no-run"],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    md = (d / "BENCHMARKS.md").read_text()
+    assert "**Stale: source changed since**: 1 of 1 sections" in md
+    assert ("## The toy section\n\n> **Stale: source changed since.** The source it measures (hash "
+            f"{res['source']['hash']}, no commit recorded) has changed since" in md)
+    assert "rerun: python benchmarks/run_all.py --only toy" in subprocess.run(
+        [sys.executable, str(tmp_path / "benchmarks" / "run_all.py"), "--quick", "--check"],
+        capture_output=True, text=True, timeout=300).stdout
+    # --publish: a quick run into the committed results
+    p = subprocess.run([sys.executable, str(tmp_path / "benchmarks" / "run_all.py"), "--only", "toy", "--quick",
+                        "--publish"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert json.loads((tmp_path / "benchmarks" / "results" / "toy.json").read_text())["run"] == "quick"
+    assert "## The toy section" in (tmp_path / "BENCHMARKS.md").read_text()
 
 
 def test_a_result_measured_on_uncommitted_code_says_so(tmp_path, bench, monkeypatch):
@@ -191,3 +219,131 @@ def test_a_result_measured_on_uncommitted_code_says_so(tmp_path, bench, monkeypa
     assert clean and " " not in clean
     code.write_text("A = 2\n")
     assert common.machine()["commit"] == f"{clean} with uncommitted changes"
+
+
+def test_each_run_size_has_its_own_folder(run_all):
+    """Only a full run (or --publish) writes the committed results, charts and BENCHMARKS.md."""
+    here, root = run_all.HERE, run_all.ROOT
+    committed = (here / "results", here / "charts", root / "BENCHMARKS.md")
+    assert run_all.outputs("full") == committed == run_all.outputs("quick", publish=True)
+    assert run_all.outputs("quick") == (here / "quick" / "results", here / "quick" / "charts",
+                                        here / "quick" / "BENCHMARKS.md")
+    assert run_all.outputs("tiny")[0] == here / "tiny" / "results"
+    assert run_all.outputs("full", out=root / "x") == (root / "x" / "results", root / "x" / "charts",
+                                                       root / "x" / "BENCHMARKS.md")
+    ignored = (here / ".gitignore").read_text().split()
+    assert "/quick/" in ignored and "/tiny/" in ignored
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--quick", "--tiny"], "--quick and --tiny: choose one run size"),
+    (["--quick", "--publish", "--out", "X"], "--publish writes the committed results"),
+    (["--out", "FILE"], "not a folder"),
+])
+def test_run_all_refuses_bad_options_in_one_line(run_all, tmp_path, capsys, args, says):
+    (tmp_path / "FILE").write_text("")
+    args = [str(tmp_path / a) if a in ("X", "FILE") else a for a in args]
+    with pytest.raises(SystemExit) as e:
+        run_all.main(args + ["--no-run"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err
+
+
+def _git(cwd, *args):
+    import subprocess
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", *args],
+                   cwd=cwd, check=True, capture_output=True)
+
+
+def test_source_hash_follows_content_not_paths(tmp_path, bench):
+    """The source hash of a section: its files' contents, not their names. A file moved unchanged
+    keeps it; a byte changed anywhere in it changes it; a benchmark's own record (its text, sizes)
+    is not part of it; at a commit (``git show``) it is what the working tree had then. Kernel
+    modules count with what they import, transitively, unless cut."""
+    common = bench("_common")
+    k = tmp_path / "shanghai_sim" / "kernels"
+    k.mkdir(parents=True)
+    (k / "top.py").write_text("from .mid import f\nfrom .rollout import g\n")
+    (k / "mid.py").write_text("from shanghai_sim.kernels.low import h\n")
+    (k / "low.py").write_text("H = 1\n")
+    (k / "rollout.py").write_text("from .far import x\n")
+    (k / "far.py").write_text("X = 1\n")
+    (k / "other.py").write_text("Y = 1\n")
+    (k / "cache.py").write_text("# no kernel\n")
+    (tmp_path / "benchmarks").mkdir()
+    mod = tmp_path / "benchmarks" / "bench_toy.py"
+    mod.write_text("def measure():\n    return 1\n\n\nBENCHMARK = Benchmark(\n    how='text',\n)\n")
+    (tmp_path / "shanghai_sim" / "rules.py").write_text("R = 1\n")
+
+    def files(src, commit=None):
+        return common.source_files(src, "toy", common._Tree(commit, tmp_path))
+
+    def hash_(src, commit=None):
+        tree = common._Tree(commit, tmp_path)
+        return common.content_hash(common._measuring_code(f, tree.read(f)) for f in files(src, commit))
+
+    src = common.Source(kernels=("top",), files=("shanghai_sim/*.py",))
+    assert files(src) == ["benchmarks/bench_toy.py", "shanghai_sim/kernels/far.py", "shanghai_sim/kernels/low.py",
+                          "shanghai_sim/kernels/mid.py", "shanghai_sim/kernels/rollout.py",
+                          "shanghai_sim/kernels/top.py", "shanghai_sim/rules.py"]
+    cut = common.Source(kernels=("top",), cut=("rollout",))
+    assert "shanghai_sim/kernels/rollout.py" not in files(cut) and "shanghai_sim/kernels/far.py" not in files(cut)
+    with pytest.raises(ValueError, match="matches no file"):
+        files(common.Source(files=("shanghai_sim/nothing*.py",)))
+    with pytest.raises(ValueError, match="no kernel module nope"):
+        files(common.Source(kernels=("nope",)))
+
+    h = hash_(src)
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-qm", "one")
+    assert hash_(src, "HEAD") == h                           # git show gives the same bytes
+    mod.write_text(mod.read_text().replace("'text'", "'other text'"))
+    assert hash_(src) == h                                   # the record is not the measuring code
+    (tmp_path / "shanghai_sim" / "rules.py").rename(tmp_path / "shanghai_sim" / "rules2.py")
+    assert hash_(src) == h                                   # a file renamed unchanged: the same hash
+    (k / "far.py").write_text("X = 2\n")
+    assert hash_(src) != h and hash_(cut) == hash_(cut, "HEAD")   # far.py: only through the cut rollout
+    (k / "other.py").write_text("Y = 2\n")
+    mod.write_text(mod.read_text().replace("return 1", "return 2"))
+    assert hash_(cut) != hash_(cut, "HEAD")                  # the measuring code changed
+
+
+def _sections(md: str) -> dict[str, str]:
+    return {part.split("\n", 1)[0]: part for part in md.split("\n## ")[1:]}
+
+
+def test_committed_sections_measured_todays_source(bench):
+    """Each committed section's result holds the hash of the source it measured; a section whose
+    source has changed since must be rerun, or listed in STALE (benchmarks/_common.py) with the
+    reason, and BENCHMARKS.md must say so under its heading. A listed section that is up to date
+    again comes off the list."""
+    common, run_all = bench("_common"), bench("run_all")
+    results = run_all.load_results(run_all.HERE / "results")
+    stale = common.stale_sections(results)
+    unlisted = [f"section {n!r} of BENCHMARKS.md is stale: {why}. Rerun it: python benchmarks/run_all.py "
+                f"--only {n} (or list it in STALE, benchmarks/_common.py, with the reason, and regenerate "
+                "BENCHMARKS.md: python benchmarks/run_all.py --no-run)" for n, why in stale.items() if n not in common.STALE]
+    assert not unlisted, "\n".join(unlisted)
+    fresh_again = sorted(set(common.STALE) - set(stale))
+    assert not fresh_again, (f"listed in STALE (benchmarks/_common.py) but up to date: {', '.join(fresh_again)}: "
+                             "take them off and regenerate BENCHMARKS.md (python benchmarks/run_all.py --no-run)")
+    md = _sections((run_all.ROOT / "BENCHMARKS.md").read_text())
+    for b in common.benchmarks():
+        res = results.get(b.name)
+        if res is None:
+            continue
+        section = md[b.title]
+        assert f"*Source*: `{res['source']['hash']}`" in section, (
+            f"BENCHMARKS.md's {b.title!r} does not show its result's source: python benchmarks/run_all.py --no-run")
+        marked = "> **Stale: source changed since.**" in section
+        assert marked == (b.name in stale), (
+            f"BENCHMARKS.md's {b.title!r} {'says' if marked else 'does not say'} it is stale, but it "
+            f"{'is not' if marked else 'is'}: python benchmarks/run_all.py --no-run")
+
+
+def test_stale_list_names_benchmarks_with_reasons(bench):
+    common, run_all = bench("_common"), bench("run_all")
+    for name, why in common.STALE.items():
+        assert name in run_all.ORDER and len(why) > 20, (name, why)
