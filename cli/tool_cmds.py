@@ -20,12 +20,14 @@ def register(group: click.Group) -> None:
     def warmup_cmd(jobs):
         """Compile (or load) every kernel now, with progress.
 
-        The numba kernels compile on first use: a few minutes once per
-        version of shanghai-sim, then they load from a per-user cache in
-        seconds (see `shanghai-sim cache`). Run this after installing, before
-        a big job, on each machine of a cluster, or before the tests. With
-        a cold cache the kernel groups compile in parallel processes, one
-        per core.
+        The numba kernels compile on first use, once per version of
+        shanghai-sim (about 35 seconds for `run` on 2 cores; every kernel,
+        as this command builds them, in under two minutes), then they load
+        from a per-user cache in seconds (see `shanghai-sim cache`). Run
+        this after installing, before a big job, on each machine of a
+        cluster, or before the tests. With a cold cache the kernel groups
+        compile in parallel processes, one per core; a line at least every
+        10 seconds says which are still compiling.
         """
         from shanghai_sim.precompile import warmup
         seconds = warmup(jobs=jobs)

@@ -21,6 +21,7 @@ import contextlib
 import os
 import subprocess
 import sys
+import threading
 import time
 from typing import Callable, TextIO
 
@@ -231,6 +232,48 @@ def _fmt(seconds: float) -> str:
 
 
 _STDERR = object()
+TICK = 10.0     # seconds: the longest a warm-up with progress goes without a line
+
+
+class _Progress:
+    """The warm-up's lines on ``stream`` (None: silent). :meth:`say` writes one; inside
+    ``with ticking(status):`` a thread writes ``status()`` whenever nothing was written for
+    :data:`TICK` seconds, so a step that compiles for minutes still shows it is alive, on a
+    terminal and in a log alike (one plain line each time: CI is not a terminal)."""
+
+    def __init__(self, stream: "TextIO | None"):
+        self.stream = stream
+        self._lock = threading.Lock()
+        self._last = time.monotonic()
+
+    def say(self, text: str) -> None:
+        if self.stream is None:
+            return
+        with self._lock:
+            print(text, file=self.stream, flush=True)
+            self._last = time.monotonic()
+
+    @contextlib.contextmanager
+    def ticking(self, status: Callable[[], str]):
+        if self.stream is None:
+            yield
+            return
+        done = threading.Event()
+
+        def tick() -> None:
+            while not done.wait(0.25):
+                with self._lock:
+                    quiet = time.monotonic() - self._last
+                if quiet >= TICK:
+                    self.say(status())
+
+        thread = threading.Thread(target=tick, name="warmup-progress", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            done.set()
+            thread.join()
 
 
 def _run_step(i: int) -> float:
@@ -266,32 +309,44 @@ def default_jobs() -> int:
 def warmup(stream: "TextIO | None" = _STDERR, jobs: int | None = None) -> float:  # type: ignore[assignment]
     """Compile or load every kernel the commands use; returns the seconds it took.
 
-    Progress goes to ``stream`` (default: standard error; None: silent), one line per step.
+    Progress goes to ``stream`` (default: standard error; None: silent): a line when a step
+    starts and when it is ready, and while steps run a line at least every :data:`TICK`
+    seconds saying which are compiling (or only loading from the cache) and for how long.
+    The compile notice of ``kernels.cache`` is muted meanwhile: these lines say it.
     ``jobs``: processes to compile in (default :func:`default_jobs` when the cache is cold,
     1 when it is warm); 1 runs every step in this process.
     """
     if stream is _STDERR:
         stream = sys.stderr
-    from .kernels.cache import cache_dir
+    from .kernels.cache import cache_dir, compile_notice_muted, compile_seconds
 
-    def say(text: str) -> None:
-        if stream is not None:
-            print(text, file=stream, flush=True)
-
+    progress = _Progress(stream)
+    say = progress.say
     n = len(STEPS)
     t0 = time.monotonic()
+    warm = cache_is_warm()
     if jobs is None:
-        jobs = 1 if cache_is_warm() else default_jobs()
+        jobs = 1 if warm else default_jobs()
     say(f"kernel cache: {cache_dir()}" + (f" (compiling in {jobs} processes)" if jobs > 1 else ""))
-    if jobs == 1:
-        for i in range(n):
-            say(f"[{i + 1}/{n}] {STEPS[i][0]} ...")
-            say(f"[{i + 1}/{n}] ready in {_fmt(_run_step(i))}")
-    else:
-        # every step at once: a kernel two steps need is compiled by the first process to
-        # reach it while the other waits for it and loads it (kernels.cache: one process at
-        # a time per kernel and signature)
-        _parallel(range(n), jobs, say)
+    with compile_notice_muted(True):
+        if jobs == 1:
+            for i in range(n):
+                say(f"[{i + 1}/{n}] {STEPS[i][0]} ...")
+                t, c = time.monotonic(), compile_seconds()
+
+                def status(i=i, t=t, c=c) -> str:
+                    doing = "compiling" if compile_seconds() > c else "loading from the cache"
+                    return f"[{i + 1}/{n}] {doing} ... {_fmt(time.monotonic() - t)}"
+
+                with progress.ticking(status):
+                    seconds = _run_step(i)
+                say(f"[{i + 1}/{n}] ready in {_fmt(seconds)}"
+                    + ("" if compile_seconds() > c else " (loaded from the cache)"))
+        else:
+            # every step at once: a kernel two steps need is compiled by the first process to
+            # reach it while the other waits for it and loads it (kernels.cache: one process at
+            # a time per kernel and signature)
+            _parallel(range(n), jobs, progress, "loading" if warm else "compiling")
     try:
         _marker().touch()
     except OSError:                          # a cache that cannot be written: numba's own
@@ -299,8 +354,10 @@ def warmup(stream: "TextIO | None" = _STDERR, jobs: int | None = None) -> float:
     return time.monotonic() - t0
 
 
-def _parallel(steps, jobs: int, say) -> None:
-    """The steps in ``jobs`` worker processes, longest first; progress as each one ends."""
+def _parallel(steps, jobs: int, progress: _Progress, doing: str = "compiling") -> None:
+    """The steps in ``jobs`` worker processes, longest first; progress as each one ends, and
+    the steps still running ("compiling: 1, 2, 4 ... 20.0s") whenever :data:`TICK` seconds
+    pass without a line."""
     import multiprocessing as mp
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
@@ -316,17 +373,20 @@ def _parallel(steps, jobs: int, say) -> None:
         helper = pool.submit(_finder_half) if jobs > 1 and len(order) > 1 else None
         futures.update({pool.submit(_run_step, i): i for i in order[1:]})
         for i in order:
-            say(f"[{i + 1}/{n}] {STEPS[i][0]} ...")
+            progress.say(f"[{i + 1}/{n}] {STEPS[i][0]} ...")
         t = time.monotonic()
         pending = set(futures)
-        while pending:
-            done, pending = wait(pending, timeout=30.0, return_when=FIRST_COMPLETED)
-            for f in done:
-                i = futures[f]
-                f.result()                   # a step's error ends the warm-up with it
-                say(f"[{i + 1}/{n}] ready in {_fmt(f.result())}")
-            if not done:
-                say(f"compiling: {', '.join(str(futures[f] + 1) for f in sorted(pending, key=futures.get))}"
-                    f" ... {_fmt(time.monotonic() - t)}")
-        if helper is not None:
-            helper.result()
+
+        def status() -> str:
+            running = ", ".join(str(i) for i in sorted(futures[f] + 1 for f in list(pending)))
+            return f"{doing}: {running or 'the meld finder'} ... {_fmt(time.monotonic() - t)}"
+
+        with progress.ticking(status):
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in done:
+                    i = futures[f]
+                    f.result()                   # a step's error ends the warm-up with it
+                    progress.say(f"[{i + 1}/{n}] ready in {_fmt(f.result())}")
+            if helper is not None:
+                helper.result()

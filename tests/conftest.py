@@ -5,10 +5,11 @@ process, before any test runs: tests that start other processes (Dask
 workers, the CLI in a subprocess) then load the cached machine code instead
 of compiling the engine several times at once. With ``-n auto`` (pytest-xdist,
 README's test command) the controlling process compiles first, and each worker
-loads the cache when it starts; each test file runs in one worker
-(``--dist loadfile`` in pyproject.toml). pytest's output capture is
-suspended meanwhile, so a compile says so on the terminal with its elapsed
-time (``shanghai_sim.kernels.cache``) instead of looking like a hang.
+loads the cache when it starts, silently; each test file runs in one worker
+(``--dist loadfile`` in pyproject.toml). The controlling process shows the
+warm-up on the terminal through pytest's terminal reporter, as ``shanghai-sim
+warmup`` does: a line per step, a line at least every ``precompile.TICK`` (10)
+seconds while steps compile, and the time it took, before the session header.
 
 analyses/ and benchmarks/ are not installed: their scripts import their helpers
 (``analyses_common``, ``_common``, ``charts``, ...) as top-level modules from their
@@ -44,15 +45,46 @@ def pytest_xdist_auto_num_workers(config):
     return default_jobs()
 
 
-def pytest_sessionstart(session):
-    from shanghai_sim.precompile import warmup
+class _ReporterLines:
+    """A text stream for ``warmup(stream=...)`` that hands each whole line to pytest's terminal
+    reporter (``write_line``), which keeps it apart from pytest's own output."""
 
-    capman = session.config.pluginmanager.getplugin("capturemanager")
-    if capman is None:
-        warmup(stream=None)
+    def __init__(self, reporter):
+        self.reporter = reporter
+        self._part = ""
+
+    def write(self, text: str) -> int:
+        self._part += text
+        *lines, self._part = self._part.split("\n")
+        for line in lines:
+            self.reporter.write_line(line)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def pytest_sessionstart(session):
+    """The warm-up, before the workers start (pytest-xdist starts them later in this hook)."""
+    import time
+
+    from shanghai_sim.precompile import _fmt, warmup
+
+    config = session.config
+    reporter = config.pluginmanager.getplugin("terminalreporter")
+    if hasattr(config, "workerinput") or reporter is None:
+        warmup(stream=None)                 # an xdist worker: the controller has said it all
         return
-    with capman.global_and_fixture_disabled():
-        warmup(stream=None)
+    out = _ReporterLines(reporter)
+    reporter.write_line("shanghai-sim: warming up the numba kernels (tests/conftest.py) ...")
+    t = time.monotonic()
+    capman = config.pluginmanager.getplugin("capturemanager")
+    if capman is None:
+        warmup(stream=out)
+    else:
+        with capman.global_and_fixture_disabled():
+            warmup(stream=out)
+    reporter.write_line(f"shanghai-sim: kernels ready in {_fmt(time.monotonic() - t)}")
 
 
 def _on_path(*folders: Path) -> None:

@@ -37,9 +37,10 @@ lock, and writes index and data before letting go.
 empties it. A folder that cannot be written falls back to numba's own
 locations.
 
-Compiling the engine takes minutes on first use. :func:`install_compile_notice`
-registers a numba event listener: the first compile of a process prints one
-line on stderr and keeps an elapsed-time ticker going until it is done.
+Compiling the engine takes a while on first use. :func:`install_compile_notice`
+registers a numba event listener: a compile of more than a second prints one line on
+stderr and keeps an elapsed-time ticker going until it is done (a line at least every
+:data:`TICK` seconds in a log); a load from the cache, however slow, prints nothing.
 """
 
 from __future__ import annotations
@@ -339,26 +340,53 @@ def cached_bytes(path: Path | None = None) -> tuple[int, int]:
     return files, size
 
 
+TICK = 10.0     # seconds: off a terminal (a log, CI) a running compile prints a line at least this often
+
+
 def _fmt(seconds: float) -> str:
     s = int(seconds)
     return f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s"
 
 
-class _CompileNotice(_event.Listener):
-    """Says on stderr that numba is compiling, with the elapsed time.
+def _package_kernel(event) -> bool:
+    """numba's compile event ``event`` is for one of this package's kernels."""
+    data = getattr(event, "data", None)
+    disp = data.get("dispatcher") if isinstance(data, dict) else None
+    mod = getattr(getattr(disp, "py_func", None), "__module__", None) or ""
+    return mod == "shanghai_sim" or mod.startswith("shanghai_sim.")
 
-    A compile that ends within a second says nothing. A longer one prints a
-    line (the first of the process names the cache folder), then the time: on
-    a terminal one line rewritten every second, elsewhere (logs, CI) a line
-    every 30 s, and a last line when it is done.
+
+class _CompileNotice(_event.Listener):
+    """Says on stderr that numba is compiling this package's kernels, with the elapsed time.
+
+    Only a real compile counts, never a load from the cache. numba raises ``numba:compile``
+    around its compiler alone, once its cache had no entry (``Dispatcher.compile`` looks in
+    the cache first; a hit raises no event). ``kernels.linking``'s
+    ``custom/shanghai_sim:compile`` spans a whole top-level compile (the outermost kernel,
+    then the separate kernels its code calls), cache loads included: it only groups, so that
+    everything inside it is one compile to the notice, ended when it ends. The time that
+    counts is the time inside numba's compiler for this package's kernels (a kernel of a
+    user's own script compiles unannounced), and a load, however slow (a loaded machine, a
+    stopped process), adds nothing to it.
+
+    A group that has compiled for a second prints a line (the first of the process names the
+    cache folder), then the time since its first compile began: on a terminal one line
+    rewritten every second, elsewhere (logs, CI) a line at least every :data:`TICK` seconds,
+    and a last line when the group ends.
     """
 
     def __init__(self, stream=None):
         self.stream = stream
-        self.depth = 0
-        self.started = None         # monotonic start of the running top-level compile
-        self.announced = False      # the running compile has printed its first line
-        self.first = True           # no compile of this process has printed yet
+        self.depth = 0              # events open: a group (one compile to the notice) ends at 0
+        self._counted = []          # each open numba:compile: whether it counts (a package kernel's)
+        self.busy = 0               # counted numba:compile events open: > 0 while compiling
+        self.since = None           # monotonic start of the counted compile running now
+        self.group_spent = 0.0      # seconds compiled in this group, by the compiles already done
+        self.total = 0.0            # seconds compiled in this process, by the compiles already done
+        self.started = None         # monotonic start of this group's first compile (None: none yet)
+        self.silent = False         # this group says nothing (muted, or SHANGHAI_SIM_QUIET_COMPILE)
+        self.announced = False      # this group has printed its first line
+        self.first = True           # no group of this process has printed yet
         self.muted = False          # compile_notice_muted(): say nothing
         self._lock = threading.Lock()
         self._wake = threading.Event()
@@ -384,16 +412,27 @@ class _CompileNotice(_event.Listener):
         except (ValueError, OSError):
             pass
 
+    def seconds(self) -> float:
+        """Seconds this process has spent compiling this package's kernels, the running compile
+        included (loads from the cache count nothing)."""
+        with self._lock:
+            return self.total + (time.monotonic() - self.since if self.busy else 0.0)
+
     def _run(self):
         last = 0.0
         while True:
-            self._wake.wait(1.0)
             self._wake.clear()
             with self._lock:
-                if self.started is None:
+                active = self.started is not None and not self.silent
+            self._wake.wait(0.25 if active else None)
+            with self._lock:
+                if self.started is None or self.silent:
                     continue
-                t = time.monotonic() - self.started
-                if not self.announced and t >= 1.0:
+                now = time.monotonic()
+                t = now - self.started
+                if not self.announced:
+                    if self.group_spent + (now - self.since if self.busy else 0.0) < 1.0:
+                        continue
                     self.announced = True
                     last = t
                     if self.first:
@@ -402,33 +441,61 @@ class _CompileNotice(_event.Listener):
                                     f"version; cached afterwards in {cache_dir()}) ...", final=self._tty())
                     else:
                         self._write("shanghai-sim: compiling more kernels ...", final=self._tty())
-                elif self.announced and (self._tty() or t - last >= 30.0):
+                elif t - last >= (1.0 if self._tty() else TICK):
                     last = t
                     self._write(f"shanghai-sim: compiling ... {_fmt(t)}")
 
     def on_start(self, event):
         with self._lock:
+            if self.depth == 0:                 # a new group
+                self.group_spent = 0.0
+                self.started = None
+                self.announced = False
+                self.silent = self.muted or bool(os.environ.get("SHANGHAI_SIM_QUIET_COMPILE"))
             self.depth += 1
-            if self.depth != 1 or self.muted or os.environ.get("SHANGHAI_SIM_QUIET_COMPILE"):
+            if getattr(event, "kind", None) != "numba:compile":
                 return
-            self.started = time.monotonic()
-            self.announced = False
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="compile-notice", daemon=True)
-                self._thread.start()
+            counts = self.busy > 0 or _package_kernel(event)
+            self._counted.append(counts)
+            if not counts:
+                return
+            self.busy += 1
+            if self.busy == 1:
+                self.since = time.monotonic()
+                if self.started is None:
+                    self.started = self.since
+                if not self.silent:
+                    if self._thread is None:
+                        self._thread = threading.Thread(target=self._run, name="compile-notice",
+                                                        daemon=True)
+                        self._thread.start()
+                    self._wake.set()
 
     def on_end(self, event):
         with self._lock:
-            self.depth -= 1
-            if self.depth != 0 or self.started is None:
+            now = time.monotonic()
+            if getattr(event, "kind", None) == "numba:compile" and self._counted and self._counted.pop():
+                self.busy -= 1
+                if self.busy == 0:
+                    self.group_spent += now - self.since
+                    self.total += now - self.since
+                    self.since = None
+            self.depth = max(0, self.depth - 1)
+            if self.depth:
                 return
-            t = time.monotonic() - self.started
-            self.started = None
             if self.announced:
-                self._write(f"shanghai-sim: compiled in {_fmt(t)}", final=True)
+                self._write(f"shanghai-sim: compiled in {_fmt(now - self.started)}", final=True)
+            self.started = None
+            self.announced = False
 
 
 _NOTICE: _CompileNotice | None = None
+
+
+def compile_seconds() -> float:
+    """Seconds this process has spent in numba's compiler on this package's kernels (a load
+    from the cache counts nothing; 0.0 before :func:`install_compile_notice`)."""
+    return _NOTICE.seconds() if _NOTICE is not None else 0.0
 
 
 class compile_notice_muted:
@@ -455,7 +522,8 @@ def install_compile_notice(stream=None) -> None:
     global _NOTICE
     if _NOTICE is None:
         _NOTICE = _CompileNotice(stream)
+        # numba's compiler (raised only on a cache miss): the time that counts
         _event.register("numba:compile", _NOTICE)
         # kernels.linking: a whole compile (the outermost kernel, then the separate kernels its
-        # code calls) is one compile to the notice
+        # code calls, compiled or loaded) is one compile to the notice; it groups, never counts
         _event.register("custom/shanghai_sim:compile", _NOTICE)
