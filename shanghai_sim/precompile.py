@@ -233,6 +233,7 @@ def _fmt(seconds: float) -> str:
 
 _STDERR = object()
 TICK = 10.0     # seconds: the longest a warm-up with progress goes without a line
+_EARLY = 0.5    # a line falls due this much before TICK (the ticker wakes every 0.25 s)
 
 
 class _Progress:
@@ -264,7 +265,7 @@ class _Progress:
             while not done.wait(0.25):
                 with self._lock:
                     quiet = time.monotonic() - self._last
-                if quiet >= TICK:
+                if quiet >= TICK - _EARLY:
                     self.say(status())
 
         thread = threading.Thread(target=tick, name="warmup-progress", daemon=True)

@@ -247,6 +247,7 @@ def test_compile_notice_ticks_in_a_log(monkeypatch):
     """Off a terminal (a log, CI) a running compile prints a line at least every TICK seconds."""
     from shanghai_sim.kernels import cache
     monkeypatch.setattr(cache, "TICK", 0.5)
+    monkeypatch.setattr(cache, "_EARLY", 0.1)
     stamps = []
 
     class Log(io.StringIO):
@@ -287,6 +288,7 @@ def test_warmup_says_each_step_and_ticks_while_one_runs(monkeypatch, tmp_path):
     and ends, and a line at least every TICK seconds while it runs, on any stream: a log too."""
     import shanghai_sim.precompile as P
     monkeypatch.setattr(P, "TICK", 0.5)
+    monkeypatch.setattr(P, "_EARLY", 0.1)
     monkeypatch.setattr(P, "STEPS", (("a step of two seconds", lambda: time.sleep(2.0)),))
     monkeypatch.setattr(P, "_marker", lambda: tmp_path / "warm")
     stamps = []

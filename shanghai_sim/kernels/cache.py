@@ -341,6 +341,8 @@ def cached_bytes(path: Path | None = None) -> tuple[int, int]:
 
 
 TICK = 10.0     # seconds: off a terminal (a log, CI) a running compile prints a line at least this often
+_EARLY = 0.5    # a line falls due this much before TICK: the ticker wakes every 0.25 s and may wait
+#                 for the CPU, and a line must not come late
 
 
 def _fmt(seconds: float) -> str:
@@ -441,7 +443,7 @@ class _CompileNotice(_event.Listener):
                                     f"version; cached afterwards in {cache_dir()}) ...", final=self._tty())
                     else:
                         self._write("shanghai-sim: compiling more kernels ...", final=self._tty())
-                elif t - last >= (1.0 if self._tty() else TICK):
+                elif t - last >= (1.0 if self._tty() else TICK - _EARLY):
                     last = t
                     self._write(f"shanghai-sim: compiling ... {_fmt(t)}")
 
