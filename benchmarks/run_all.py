@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -41,10 +42,14 @@ ORDER = tuple(BENCHMARKS)
 def run_one(name: str, size: str, progress=print) -> dict:
     t = time.perf_counter()
     b = BENCHMARKS[name]
+    load = os.getloadavg()[0]
     res = b.measure(progress=progress, **b.sizes[size])
     res["seconds"] = time.perf_counter() - t
     res["run"] = size
     res["machine"] = machine()
+    # the 1-minute load average as the benchmark started and ended: on a shared machine, how busy
+    # the cores were while it timed (the ratios to peers timed in the same run suffer least)
+    res["machine"]["load"] = [round(load, 2), round(os.getloadavg()[0], 2)]
     res["bot_versions"] = bot_versions_now()
     res["source"] = source_now(b)        # the code measured, as it is now (uncommitted edits included)
     return res

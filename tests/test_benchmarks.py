@@ -55,6 +55,7 @@ def test_every_benchmark_writes_a_result_with_the_machine(tiny, run_all, bench):
         m = res["machine"]
         for key in ("cpu", "cores", "python", "numba", "numpy", "pyarrow", "date"):
             assert m[key], key
+        assert len(m["load"]) == 2 and min(m["load"]) >= 0       # how busy the machine was
         assert res["tables"] and all(t["rows"] for t in res["tables"])
         # the version a plain spec played, so the figure stays labelled once a bot moves on
         assert res["bot_versions"]["smart"] >= 3 and set(res["bot_versions"]) >= {"greedy", "rollout"}
@@ -63,6 +64,7 @@ def test_every_benchmark_writes_a_result_with_the_machine(tiny, run_all, bench):
         assert f"benchmarks/bench_{name}.py" in res["source"]["files"]
     text = (tiny / "BENCHMARKS.md").read_text()
     assert text.count("*Bot versions*: a spec here without `v=` played") == len(run_all.ORDER)
+    assert text.count("; load average ") == len(run_all.ORDER)
 
 
 def test_a_result_of_an_older_bot_names_the_spec_that_replays_it(bench):
