@@ -328,7 +328,8 @@ def warmup(stream: "TextIO | None" = _STDERR, jobs: int | None = None) -> float:
     warm = cache_is_warm()
     if jobs is None:
         jobs = 1 if warm else default_jobs()
-    say(f"kernel cache: {cache_dir()}" + (f" (compiling in {jobs} processes)" if jobs > 1 else ""))
+    say(f"kernel cache: {cache_dir()}"
+        + (f" ({'loading' if warm else 'compiling'} in {jobs} processes)" if jobs > 1 else ""))
     with compile_notice_muted(True):
         if jobs == 1:
             for i in range(n):
