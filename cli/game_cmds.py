@@ -127,9 +127,10 @@ def _check_log(events: list[dict]) -> "tuple[int, str] | None":
                 upcard = went_out = False
                 first, down, offered = e["first"], set(), None
                 continue
-            if offered is not None:
+            if offered is not None and ev != "search":
                 # A fresh upcard goes first to the next player who is not down: their refusal
-                # (a pass) or their taking it (a draw) comes before anything else.
+                # (a pass) or their taking it (a draw) comes before anything else (a rollout
+                # seat's search of that decision, which comes first, aside).
                 asked, offered = offered, None
                 if ev not in ("out", "hand_end", "reshuffle", "stopped") and not (
                         q == asked and ((ev == "pass" and e.get("what") == "first_refusal")

@@ -27,7 +27,8 @@ def _action_word(code: int) -> str:
     w = _ACTION_WORDS.get(t, str(t))
     return f"{w} {card_str((code >> 4) & 63)}" if t == K.A_DISCARD else w
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2      # 2: a search event's rule (margin, z, tie, race) and each candidate's
+                        # samples, diff and se; schema 1 logs (without them) still read
 
 _POS_RANK = [RANKS[p % 13] for p in range(14)]
 
@@ -173,11 +174,15 @@ def decode(log: np.ndarray, players: int, contracts: "list[str] | None" = None) 
                  "reason": ("out", "stock", "turn_cap")[f["reason"]],
                  "scores": sc[:p], "totals": sc[p:2 * p]}
         elif t == K.EV_SEARCH:
-            cand = f["candidates"]               # per candidate: its action, 100 x its mean
+            cand, w = f["candidates"], K.SR_SIZE     # per candidate: codes.SEARCH_RECORD
             e = {"event": word, "hand": hand, "seat": f["seat"], "decision": _DECISIONS[f["decision"]],
                  "rollouts": f["rollouts"], "chosen": f["chosen"],
-                 "candidates": [{"action": _action_word(cand[2 * j]), "mean": cand[2 * j + 1] / 100}
-                                for j in range(f["n"])]}
+                 "candidates": [{"action": _action_word(cand[w * j]), "mean": cand[w * j + K.SR_MEAN] / 100,
+                                 "samples": cand[w * j + K.SR_SAMPLES], "diff": cand[w * j + K.SR_DIFF] / 100,
+                                 "se": cand[w * j + K.SR_SE] / 100}
+                                for j in range(f["n"])],
+                 "margin": f["margin"] / 100, "z": f["z"] / 100,
+                 "tie": f["tie"] / 100 if f["race"] > 0 else None, "race": f["race"]}
         elif t == K.EV_GAME_END:
             totals = f["totals"][:players]
             best = min(totals)
@@ -193,6 +198,59 @@ def decode(log: np.ndarray, players: int, contracts: "list[str] | None" = None) 
 def ranking(totals: list[int]) -> list[int]:
     """docs/rules.md §5.7: rank per seat (1 = best); equal totals share a rank."""
     return [1 + sum(1 for u in totals if u < t) for t in totals]
+
+
+def _pts(x: float) -> str:
+    return f"{x:.2f}".rstrip("0").rstrip(".") if x else "0"
+
+
+def search_reasons(e: dict[str, Any]) -> "list[str] | None":
+    """Why each candidate of a search event was kept, chosen, dropped or passed over, in the
+    rule of kernels/rollout.py (docs/rollout.md): another candidate replaces the first
+    (smart's choice) only when its ``diff`` < -margin and ``diff`` + z x ``se`` < 0; in a race
+    a challenger whose ``diff`` - z x ``se`` > -tie drops out first; without a race only the
+    lowest mean of the others is tried. None for a schema 1 log, which lacks the figures.
+    The replay page's search panel says the same (replay.js, searchReasons)."""
+    cs = e.get("candidates") or []
+    if not cs or any(k not in c for c in cs for k in ("diff", "se", "samples")) or "z" not in e:
+        return None
+    z, m, tie, race, ch = e["z"], e["margin"], e.get("tie"), e.get("race") or 0, e["chosen"]
+    best = min(range(1, len(cs)), key=lambda j: cs[j]["mean"]) if len(cs) > 1 else 0
+    out = []
+    for i, c in enumerate(cs):
+        d, se, n = c["diff"], c["se"], c["samples"]
+        hi, lo = d + z * se, d - z * se
+        if i == 0:
+            out.append("smart's choice: kept" if ch == 0 else "smart's choice: replaced")
+        elif i == ch:
+            out.append(f"chosen: diff {_pts(d)} < -margin ({_pts(-m)}) and diff + z*se = "
+                       f"{_pts(hi)} < 0")
+        elif race and tie is not None and lo > -tie:
+            out.append(f"dropped after {n} samples: diff - z*se = {_pts(lo)} > -tie "
+                       f"({_pts(-tie)}): it cannot beat smart's choice by {_pts(tie)} points")
+        elif not race and i != best:
+            out.append(f"not tried: without a race only the lowest mean of the others "
+                       f"({cs[best]['action']}) may replace smart's choice")
+        elif d >= -m:
+            out.append(f"not better: diff {_pts(d)} is not below -margin ({_pts(-m)})")
+        elif hi >= 0:
+            out.append(f"not clearly better: diff + z*se = {_pts(hi)} >= 0 after {n} samples")
+        else:
+            out.append(f"better too, but {cs[ch]['action']} is better still")
+    return out
+
+
+def _search_why(e: dict[str, Any]) -> str:
+    """The text line's note on a search: why smart's choice was kept although another
+    candidate's mean is lower (its reason, search_reasons), else nothing."""
+    reasons = search_reasons(e)
+    cs = e["candidates"]
+    if reasons is None or e["chosen"] != 0 or len(cs) < 2:
+        return ""
+    j = min(range(1, len(cs)), key=lambda k: cs[k]["mean"])
+    if cs[j]["mean"] >= cs[0]["mean"]:
+        return ""
+    return f" (kept: {cs[j]['action']} {reasons[j]})"
 
 
 def _meld_text(md: dict[str, Any]) -> str:
@@ -258,7 +316,7 @@ def format_event(e: dict[str, Any]) -> str:
     if ev == "search":
         cs = ", ".join(f"{c['action']} {c['mean']:g}" for c in e["candidates"])
         return (f"  {s} searches ({e['decision']}, {e['rollouts']} samples, mean points): {cs}"
-                f" -> {e['candidates'][e['chosen']]['action']}")
+                f" -> {e['candidates'][e['chosen']]['action']}{_search_why(e)}")
     if ev == "game_end":
         w = ", ".join(f"seat {q}" for q in e["winners"])
         shared = " (shared)" if len(e["winners"]) > 1 else ""

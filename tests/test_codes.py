@@ -47,7 +47,8 @@ def test_codes_are_unique_and_payload_offsets_follow_the_fields():
     assert codes.NO_ACTION == 15 and codes.a_type.py_func(codes.NO_ACTION) == 15   # fits the 4-bit type
     assert codes.DRAW_SEAT == 0 and codes.DRAW_SOURCE == 1 and codes.DRAW_CARD == 2 and codes.DRAW_SIZE == 3
     assert codes.HAND_END_SCORES == 2 and not hasattr(codes, "HAND_END_SIZE")      # a tail: no fixed size
-    assert codes.SEARCH_CANDIDATES == 5
+    assert codes.SEARCH_CANDIDATES == 9            # seat, decision, rollouts, chosen, margin, z, tie, race, n
+    assert codes.SR_SIZE == 5 and codes.SR_SE == 4  # per candidate: codes.SEARCH_RECORD
     for ev in codes.EVENTS:
         tails = [f for f in ev.fields if f.endswith("*")]
         assert len(tails) <= 1 and (not tails or ev.fields[-1] == tails[0]), ev.name
@@ -72,7 +73,7 @@ def test_the_decoder_names_each_event_by_its_table_word():
            + ev(codes.EV_DRAW, 1, 0, 7) + ev(codes.EV_PASS, 0, 5, 0) + ev(codes.EV_BUY, 0, 5, 1)
            + ev(codes.EV_PENALTY, 0, 9) + ev(codes.EV_DISCARD, 1, 8) + ev(codes.EV_RESHUFFLE, 1, 20, -1)
            + ev(codes.EV_OUT, 1, 1, 0, 0) + ev(codes.EV_HAND_END, 1, 0, 30, 0, 30, 0)
-           + ev(codes.EV_SEARCH, 0, 2, 8, 0, 1, codes.A_DISCARD | (8 << 4), 1250)
+           + ev(codes.EV_SEARCH, 0, 2, 8, 0, 0, 200, 2000, 16, 1, codes.A_DISCARD | (8 << 4), 1250, 8, 0, 0)
            + ev(codes.EV_GAME_END, 30, 0))
     events = decode(np.array(log + [0, 0], np.int64), P)
     words = [e["event"] for e in events]
@@ -82,7 +83,8 @@ def test_the_decoder_names_each_event_by_its_table_word():
                 for c in codes.EVENTS if c.value == t]
     assert words == expected
     assert events[5]["penalty"] == ["TC"]         # the penalty card joined its buy
-    assert events[10]["candidates"] == [{"action": "discard 9C", "mean": 12.5}]
+    assert events[10]["candidates"] == [{"action": "discard 9C", "mean": 12.5, "samples": 8, "diff": 0, "se": 0}]
+    assert (events[10]["margin"], events[10]["z"], events[10]["tie"], events[10]["race"]) == (0, 2, 20, 16)
 
 
 def _dispatch_pairs(fn) -> dict[str, str]:

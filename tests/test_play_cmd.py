@@ -77,7 +77,7 @@ def test_playing_what_the_hint_bot_plays_is_the_replayed_game(tmp_path):
     assert "game over" in r.output and "you finished" in r.output
     events = _log(path)
     r3 = load_rules("shanghai")
-    assert events[0] == {"event": "game", "schema": 1, "seed": seed, "rules": "shanghai",
+    assert events[0] == {"event": "game", "schema": 2, "seed": seed, "rules": "shanghai",
                          "players": 3, "seats": ["greedy", "human", "greedy"], "human": seat,
                          "contracts": [str(c) for c in r3.contracts], "buys": list(r3.buys_per_hand),
                          "shoe": r3.shoe_size(3)}

@@ -101,12 +101,24 @@ EVENTS = (
     Code("EV_GAME_END", 15, "game_end", "lowest total wins; equal totals share (ranking 1 = best, "
          "shared ranks)", ("totals*",), "`totals`, `winners`, `ranking`"),
     Code("EV_SEARCH", 16, "search", "the `rollout` bot searched this decision (docs/rollout.md); the "
-         "action chosen follows as its own event", ("seat", "decision", "rollouts", "chosen", "n", "candidates*"),
-         "`seat`, `decision` (`take` / `buy` / `discard` / `down`), `rollouts`, `candidates` (each "
-         "`action`, e.g. `take` or `discard 7C`, and `mean`: its mean outcome over the samples, "
-         "points for the hand by default, lower is better), `chosen` (index into `candidates`; the "
-         "first is smart's choice)"),
+         "action chosen follows as its own event. Another candidate replaces the first (smart's "
+         "choice) only when its `diff` < -`margin` and `diff` + `z` x `se` < 0; under a race a "
+         "challenger whose `diff` - `z` x `se` > -`tie` drops out early (fewer `samples`)",
+         ("seat", "decision", "rollouts", "chosen", "margin", "z", "tie", "race", "n", "candidates*"),
+         "`seat`, `decision` (`take` / `buy` / `discard` / `down`), `rollouts` (the first "
+         "candidate's samples), `candidates` (each `action`, e.g. `take` or `discard 7C`; `mean`: "
+         "its mean outcome over its `samples`, points for the hand by default, lower is better; "
+         "`diff` and `se`: its mean paired difference with the first candidate over its samples "
+         "and that difference's standard error), `chosen` (index into `candidates`; the first is "
+         "smart's choice), the rule's `margin`, `z`, `tie` and `race` (the race's cap of samples, "
+         "0: no race, `tie` null). Logs of schema 1 have no `samples`, `diff`, `se` and rule"),
 )
+
+# An EV_SEARCH payload holds, per candidate, this record (SR_<FIELD> offsets): its action
+# code, then 100 x its mean outcome, its samples, 100 x its mean paired difference with the
+# first candidate over those samples and 100 x that difference's standard error (rounded).
+# The event's margin, z and tie are 100 x the bot's parameters.
+SEARCH_RECORD = ("action", "mean", "samples", "diff", "se")
 
 ERRORS = (
     Code("E_OK", 0, "ok", "the action was applied"),
@@ -170,6 +182,8 @@ def _constants() -> dict[str, int]:
             out[c.name] = c.value
     extra = {f"MR_{f.upper()}": i for i, f in enumerate(MELD_RECORD)}
     extra["MR_SIZE"] = len(MELD_RECORD)
+    extra.update({f"SR_{f.upper()}": i for i, f in enumerate(SEARCH_RECORD)})
+    extra["SR_SIZE"] = len(SEARCH_RECORD)
     out.update(extra)
     for ev in EVENTS:
         for k, v in _offsets(ev).items():
@@ -180,7 +194,7 @@ def _constants() -> dict[str, int]:
 
 CONSTANTS = _constants()
 globals().update(CONSTANTS)          # EV_DRAW, E_NO_FIT, DRAW_CARD, ...: the kernels' names
-__all__ = ["Code", "PHASES", "ACTIONS", "EVENTS", "ERRORS", "NO_ACTION", "CONSTANTS",
+__all__ = ["Code", "PHASES", "ACTIONS", "EVENTS", "ERRORS", "NO_ACTION", "CONSTANTS", "SEARCH_RECORD",
            "ERROR_TEXT", "ACTION_WORD", "EVENT_WORD", "event_fields", "replay_table",
            "action_nb", "a_type", "a_card", "a_meld", "a_opt", *CONSTANTS]
 

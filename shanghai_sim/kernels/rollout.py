@@ -26,8 +26,12 @@ comes from it, so a game replays identically on any thread).
 Outcome of a playout: the seat's points for the hand (BP_UTILITY 0), or its total less
 the lowest total of the other seats once the hand is scored (1). Lower is better.
 With logging on, each search writes an EV_SEARCH event: seat, decision (DEC_*), samples,
-the index chosen, the number of candidates, then per candidate its action and 100 x its
-mean outcome (rounded).
+the index chosen, the rule's margin, z and tie (100 x) and the race's cap (0: none), the
+number of candidates, then per candidate (codes.SEARCH_RECORD) its action, 100 x its mean
+outcome, its samples, and 100 x its mean paired difference with the first candidate and that
+difference's standard error (rounded): what the rule that kept or replaced smart's choice
+read. A challenger the race dropped has its difference and error from its last round
+(``race_nb`` keeps them in RF_DROP columns).
 
 This module calls `smart`, so ``bots.bot_action_nb`` cannot dispatch to it: the engine
 dispatches through ``kernels.dispatch``.
@@ -54,8 +58,9 @@ from .layout import (NATURALS, G_PRIV, G_BUF, G_GD, G_GDJ, G_HANDS, G_HMEMO, G_L
                      S_GD_AT, S_HALT, S_HAND, S_HANDS_DONE, S_LOG_ON, S_MUST_DOWN, S_NP, S_NT,
                      S_PHASE, S_PILE_N, S_STOCK_N, S_UP, TW, W_RF, W_RI)
 from .codes import (A_BUY, A_DISCARD, A_GO_DOWN, A_PASS, A_TAKE, EV_SEARCH, E_OK, PH_BUY, PH_FIRST,
-                    PH_OVER, PH_PLAY, SEARCH_CANDIDATES, SEARCH_CHOSEN, SEARCH_DECISION, SEARCH_N,
-                    SEARCH_ROLLOUTS, SEARCH_SEAT, a_card, a_type, action_nb)
+                    PH_OVER, PH_PLAY, SEARCH_CANDIDATES, SEARCH_CHOSEN, SEARCH_DECISION, SEARCH_MARGIN,
+                    SEARCH_N, SEARCH_RACE, SEARCH_ROLLOUTS, SEARCH_SEAT, SEARCH_TIE, SEARCH_Z, SR_DIFF,
+                    SR_MEAN, SR_SAMPLES, SR_SE, SR_SIZE, a_card, a_type, action_nb)
 from .godown import unplace_nb
 from .table import fit_mask_nb, layable_nb
 from .handmemo import def_of_nb, hand_def_nb
@@ -70,6 +75,8 @@ from .rng import next_u64_nb, randint_nb, seed_state_nb, shuffle_nb
 
 DEC_TAKE, DEC_BUY, DEC_DISCARD, DEC_DOWN = 0, 1, 2, 3
 MAXC = 8              # candidates of one decision at most
+RF_DROP = MAXC        # RF_SUM / RF_DSQ columns RF_DROP + i: a dropped challenger's paired
+                      # mean difference / standard error at its last round (for the log)
 ILLEGAL = 1.0e6       # outcome of a candidate the scratch state refused (never expected)
 
 
@@ -653,6 +660,8 @@ def race_nb(R, G, W, p, bp, n, K, cap):
             if d - z * se > -tie:
                 na -= 1
                 _swap_cand(W, i, na)
+                RF[RF_SUM, RF_DROP + na] = d        # it stays at na: the log reads them there
+                RF[RF_DSQ, RF_DROP + na] = se
                 continue
             if d < -bp[BP_MARGIN] and d + z * se < 0 and d < bd:
                 best = i
@@ -661,6 +670,12 @@ def race_nb(R, G, W, p, bp, n, K, cap):
         if best > 0 or na == 1 or 2 * K > cap:
             return best, K
         K = 2 * K
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _c100(x):
+    """100 x x, rounded to the nearest integer (a logged figure)."""
+    return int(np.floor(x * 100.0 + 0.5))
 
 
 @separate
@@ -743,17 +758,32 @@ def rollout_action_nb(R, G, W, p, bp):
             K = 2 * K
         for i in range(n):
             RF[RF_N, i] = K
-    for i in range(n):
-        RF[RF_SUM, i] /= RF[RF_N, i]
     if S[S_LOG_ON] != 0:
-        b = ev_nb(G, EV_SEARCH, SEARCH_CANDIDATES + 2 * n)
+        b = ev_nb(G, EV_SEARCH, SEARCH_CANDIDATES + SR_SIZE * n)
         LOG = G[G_LOG]
         LOG[b + SEARCH_SEAT] = p
         LOG[b + SEARCH_DECISION] = dec
         LOG[b + SEARCH_ROLLOUTS] = K
         LOG[b + SEARCH_CHOSEN] = best
+        LOG[b + SEARCH_MARGIN] = _c100(bp[BP_MARGIN])
+        LOG[b + SEARCH_Z] = _c100(bp[BP_Z])
+        LOG[b + SEARCH_TIE] = _c100(bp[BP_TIE])
+        LOG[b + SEARCH_RACE] = int(race)
         LOG[b + SEARCH_N] = n
         for i in range(n):
-            LOG[b + SEARCH_CANDIDATES + 2 * i] = cand[i]
-            LOG[b + SEARCH_CANDIDATES + 1 + 2 * i] = int(np.floor(RF[RF_SUM, i] * 100.0 + 0.5))
+            d = 0.0
+            se = 0.0
+            if i > 0 and RF[RF_N, i] == K:          # played on every sample of the first
+                d, se = paired_nb(RF, i, K)
+            elif i > 0:                             # dropped by the race earlier
+                d = RF[RF_SUM, RF_DROP + i]
+                se = RF[RF_DSQ, RF_DROP + i]
+            c = b + SEARCH_CANDIDATES + SR_SIZE * i
+            LOG[c] = cand[i]
+            LOG[c + SR_MEAN] = _c100(RF[RF_SUM, i] / RF[RF_N, i])
+            LOG[c + SR_SAMPLES] = int(RF[RF_N, i])
+            LOG[c + SR_DIFF] = _c100(d)
+            LOG[c + SR_SE] = _c100(se)
+    for i in range(n):
+        RF[RF_SUM, i] /= RF[RF_N, i]
     return cand[best]
