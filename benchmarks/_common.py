@@ -310,7 +310,9 @@ def source_files(src: Source, name: str, tree: _Tree) -> list[str]:
 def _measuring_code(path: str, data: bytes) -> bytes:
     """A file as its source hash reads it: a benchmark module without its ``BENCHMARK`` record
     (its text, its run sizes, its source: a result states its own settings), so editing a
-    section's paragraph, or declaring its source, leaves its figures true; any other file whole."""
+    section's paragraph, or declaring its source, leaves its figures true; any other file whole.
+    Line ends are read as git stores them (LF), so a checkout with CRLF hashes the same."""
+    data = data.replace(b"\r\n", b"\n")
     if not (path.startswith("benchmarks/bench_") and path.endswith(".py")):
         return data
     import ast

@@ -305,6 +305,8 @@ def test_source_hash_follows_content_not_paths(tmp_path, bench):
     assert hash_(src) == h                                   # the record is not the measuring code
     (tmp_path / "shanghai_sim" / "rules.py").rename(tmp_path / "shanghai_sim" / "rules2.py")
     assert hash_(src) == h                                   # a file renamed unchanged: the same hash
+    (k / "mid.py").write_bytes((k / "mid.py").read_bytes().replace(b"\n", b"\r\n"))
+    assert hash_(src) == h                                   # a CRLF checkout of the same file
     (k / "far.py").write_text("X = 2\n")
     assert hash_(src) != h and hash_(cut) == hash_(cut, "HEAD")   # far.py: only through the cut rollout
     (k / "other.py").write_text("Y = 2\n")
