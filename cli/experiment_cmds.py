@@ -56,12 +56,14 @@ def register(group: click.Group) -> None:
     @click.option("--scheduler", metavar="ADDRESS", help="Run the arms' shards on a Dask cluster.")
     @click.option("--out", help="Output folder (default ./shanghai-experiment).")
     @click.option("--resume", is_flag=True, help="Continue (or extend to more --games) the experiment in --out.")
+    @click.option("--overwrite", is_flag=True,
+                  help="Replace the experiment in --out (another one, or this one started again).")
     @click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
     @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
     @click.pass_context
     def experiment_cmd(ctx, experiment_file, baseline, variants, variant_rules, opponents, rules, rule_items,
                        players, games, target_ci, max_games, seed, hand, threads, scheduler, out, resume,
-                       as_json, quiet):
+                       overwrite, as_json, quiet):
         from shanghai_sim import experiment as E
         engine = _engine(ctx)
         try:
@@ -71,7 +73,7 @@ def register(group: click.Group) -> None:
                 dest = out or E.DEFAULT_OUT
                 exp = E.experiment_from_record(dest, games=games, target_ci=target_ci, max_games=max_games,
                                                threads=threads, scheduler=scheduler)
-                return _run(E, exp, dest, True, quiet, as_json, engine, scheduler)
+                return _run(E, exp, dest, True, overwrite, quiet, as_json, engine, scheduler)
             opts = E.load_experiment_file(experiment_file) if experiment_file else {}
             arms = list(opts.pop("variants", ()))
             given = dict(baseline=baseline, opponents=opponents, rules=rules, players=players, games=games,
@@ -87,11 +89,11 @@ def register(group: click.Group) -> None:
             exp = E.Experiment(variants=tuple(arms), threads=threads, scheduler=scheduler, **opts)
         except (ValueError, TypeError) as e:          # ExperimentError, RulesError
             raise InputError(str(e)) from None
-        _run(E, exp, dest, resume, quiet, as_json, engine, scheduler)
+        _run(E, exp, dest, resume, overwrite, quiet, as_json, engine, scheduler)
 
 
-def _run(E, exp, dest, resume, quiet, as_json, engine, scheduler) -> None:
-    run_and_print(lambda executor: E.run_experiment(exp, dest, resume=resume,
+def _run(E, exp, dest, resume, overwrite, quiet, as_json, engine, scheduler) -> None:
+    run_and_print(lambda executor: E.run_experiment(exp, dest, resume=resume, overwrite=overwrite,
                                                     progress=None if quiet else sys.stderr,
                                                     engine=engine, executor=executor),
                   scheduler=scheduler, command="experiment", dest=dest, as_json=as_json)

@@ -44,15 +44,19 @@ def register(group: click.Group) -> None:
     @click.option("--scheduler", metavar="ADDRESS", help="Run the shards on a Dask cluster.")
     @click.option("--out", help="Output folder (default ./shanghai-tournament).")
     @click.option("--resume", is_flag=True, help="Finish, or extend to more --deals, the tournament in --out.")
+    @click.option("--overwrite", is_flag=True,
+                  help="Replace the dataset in --out (another tournament or a run, or this one started again).")
     @click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
     @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
     @click.pass_context
     def tournament_cmd(ctx, bots, rules, rule_items, players, deals, seed, threads, scheduler, out, resume,
-                       as_json, quiet):
+                       overwrite, as_json, quiet):
         from shanghai_sim import tournament as T
         engine = _engine(ctx)
         dest = out or T.DEFAULT_OUT
         try:
+            if resume and overwrite:
+                raise InputError("--resume keeps the tournament in --out and --overwrite replaces it: give one")
             if resume and not (bots or rules or rule_items or players or seed is not None):
                 t = T.tournament_from_dataset(dest, deals=deals, threads=threads, scheduler=scheduler)
             else:
@@ -66,11 +70,11 @@ def register(group: click.Group) -> None:
                 t = T.Tournament(split_bots(bots), rules=r, **{k: v for k, v in opts.items() if v is not None})
         except (ValueError, TypeError) as e:           # TournamentError, JobError, RulesError
             raise InputError(str(e)) from None
-        _run(T, t, dest, resume, quiet, as_json, engine, scheduler)
+        _run(T, t, dest, resume, overwrite, quiet, as_json, engine, scheduler)
 
 
-def _run(T, t, dest, resume, quiet, as_json, engine, scheduler) -> None:
-    run_and_print(lambda executor: T.run_tournament(t, dest, resume=resume,
+def _run(T, t, dest, resume, overwrite, quiet, as_json, engine, scheduler) -> None:
+    run_and_print(lambda executor: T.run_tournament(t, dest, resume=resume, overwrite=overwrite,
                                                     progress=None if quiet else sys.stderr,
                                                     engine=engine, executor=executor),
                   scheduler=scheduler, command="tournament", dest=dest, as_json=as_json)

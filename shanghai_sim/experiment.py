@@ -323,57 +323,139 @@ def _read_record(out: str) -> dict[str, Any] | None:
     return rec
 
 
-def _check_out(out: str, ident: dict[str, Any], deals: int, exp: Experiment, resume: bool) -> dict | None:
-    """Refuse an output folder that would lose or mix data; returns the record there."""
+def _hand_words(hand: Any) -> str:
+    return "whole games" if hand is None else f"hand {hand} only"
+
+
+def _identity_value(key: str, v: Any) -> str:
+    """A value of an experiment's identity as a message shows it (never Python's None)."""
+    if key == "hand":
+        return _hand_words(v)
+    if v is None:
+        return "not recorded"
+    if isinstance(v, int) and not isinstance(v, bool):
+        return f"{v:,}"
+    return str(v)
+
+
+def _describe_other(old: dict[str, Any], ident: dict[str, Any]) -> str:
+    """What differs between the experiment recorded in a folder and the one asked, in words:
+    "hand: whole games there, hand 8 only asked"."""
+    diff = [k for k in ident if old.get(k) != ident[k]]
+    what = diff[0] if diff else "design"
+    if what == "arms":
+        a, b = old.get("arms") or [], ident["arms"]
+
+        def arm(x: dict) -> str:
+            return f"{x.get('name', '?')!r} ({x.get('focal') or '?'})"
+
+        def rules(x: dict) -> str:
+            r = x.get("rules")
+            return str(r.get("name") or "?") if isinstance(r, dict) else "?"
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x == y:
+                continue
+            if (x.get("name"), x.get("focal")) != (y.get("name"), y.get("focal")):
+                return f"arm {i}: {arm(x)} there, {arm(y)} asked"
+            if x.get("lineup") != y.get("lineup"):
+                return (f"arm {i} {arm(y)}: line-up {','.join(x.get('lineup') or ['?'])} there, "
+                        f"{','.join(y['lineup'])} asked")
+            if rules(x) != rules(y):
+                return f"arm {i} {arm(y)}: rules {rules(x)} there, {rules(y)} asked"
+            if x.get("rules") != y.get("rules"):
+                return f"arm {i} {arm(y)}: the resolved rules differ (both called {rules(y)!r})"
+            return f"arm {i} {arm(y)}: its output folder differs"
+        return f"{len(a)} arms there, {len(b)} asked"
+    if what == "design":
+        return "its design differs"
+    return f"{what}: {_identity_value(what, old.get(what))} there, {_identity_value(what, ident[what])} asked"
+
+
+OVERWRITE_HINT = "choose another --out, or add --overwrite to replace it"
+
+
+def _check_out(out: str, ident: dict[str, Any], deals: int, exp: Experiment, resume: bool,
+               overwrite: bool = False) -> tuple[dict | None, bool]:
+    """Refuse an output folder that would lose or mix data. Returns the record there (None when
+    the experiment starts afresh) and whether the experiment there is to be replaced first
+    (``overwrite``: only an experiment, never a folder holding anything else)."""
     p = Path(out)
     if p.exists() and not p.is_dir():
         raise ExperimentError(f"output {out!r} is a file, not a folder")
-    if not p.exists() or not any(n for n in os.listdir(p) if not n.startswith(".")):
-        return None
-    rec = _read_record(out)
-    if rec is None:
+    if not p.exists():
+        return None, False
+    names = [n for n in os.listdir(p) if not n.startswith(".")]
+    if not names:
+        return None, False
+    if EXPERIMENT_FILE not in names:
         raise ExperimentError(f"output {out!r} is not empty and holds no experiment ({EXPERIMENT_FILE}); "
                               "choose a new or empty folder")
+    if overwrite:
+        if (p / EXPERIMENT_FILE).is_dir():
+            raise ExperimentError(f"output {out!r}: its {EXPERIMENT_FILE} is a folder, not an experiment record; "
+                                  "--overwrite only replaces a shanghai-sim experiment: choose a new or empty folder")
+        foreign = sorted(set(names) - {EXPERIMENT_FILE, ARMS_DIR})
+        if foreign:
+            raise ExperimentError(f"output {out!r} also holds {foreign[0]!r}, which is not part of an "
+                                  "experiment; --overwrite only replaces a shanghai-sim experiment: "
+                                  "choose a new or empty folder")
+        try:
+            rec = json.loads((p / EXPERIMENT_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            rec = None                     # damaged: ours by its name and layout, replaced
+        if isinstance(rec, dict) and rec.get("format") not in (None, FORMAT):
+            raise ExperimentError(f"{p / EXPERIMENT_FILE} is not a shanghai-sim experiment record; "
+                                  "--overwrite only replaces a shanghai-sim experiment: choose another --out")
+        return None, True
+    rec = _read_record(out)
     if rec.get("package_version") != __version__:
-        raise ExperimentError(f"output {out!r} was written by shanghai-sim {rec.get('package_version')} "
-                              f"(this is {__version__}); choose another --out")
+        there = rec.get("package_version")
+        there = f"shanghai-sim {there}" if there else "a shanghai-sim that did not record its version"
+        raise ExperimentError(f"output {out!r} was written by {there} (this is {__version__}); "
+                              f"{OVERWRITE_HINT}")
     old = rec.get("identity", {})
     if old != ident:
-        diff = [k for k in ident if old.get(k) != ident[k]]
-        what = diff[0] if diff else "design"
-        if what == "arms":
-            a, b = old.get("arms") or [], ident["arms"]
-            which = next((f"arm {i}: {x.get('name')!r} ({x.get('focal')}) there, {y['name']!r} ({y['focal']}) asked"
-                          for i, (x, y) in enumerate(zip(a, b)) if x != y),
-                         f"{len(a)} arms there, {len(b)} asked")
-            detail = which
-        else:
-            detail = f"{what}: {old.get(what)!r} there, {ident[what]!r} asked"
-        raise ExperimentError(f"output {out!r} holds another experiment ({detail}); choose another --out")
+        raise ExperimentError(f"output {out!r} holds another experiment ({_describe_other(old, ident)}); "
+                              f"{OVERWRITE_HINT}")
     have = int(rec.get("games") or 0)
     if exp.target_ci is None:
         if deals < have:
             raise ExperimentError(f"output {out!r} holds this experiment with more deals ({have:,} there, "
-                                  f"{deals:,} asked): an experiment cannot shrink; ask for {have:,} or more")
+                                  f"{deals:,} asked): an experiment cannot shrink; ask for {have:,} or more "
+                                  "(or --overwrite to start again)")
         if (deals > have or rec.get("status") != "complete") and not resume:
             what = ("unfinished" if rec.get("status") != "complete"
                     else f"with fewer deals ({have:,} there, {deals:,} asked)")
             raise ExperimentError(f"output {out!r} holds this experiment {what}: add --resume to "
-                                  "continue it (the deals already played are kept)")
+                                  "continue it (the deals already played are kept), or --overwrite to start again")
     elif rec.get("status") != "complete" and not resume:
-        raise ExperimentError(f"output {out!r} holds this experiment unfinished: add --resume to continue it")
-    return rec
+        raise ExperimentError(f"output {out!r} holds this experiment unfinished: add --resume to continue it, "
+                              "or --overwrite to start again")
+    return rec, False
+
+
+def _replace(out: str) -> None:
+    """``--overwrite``: remove the experiment in ``out`` (its arms first, its record last, so a
+    stop half-way leaves a folder that ``--overwrite`` still recognises and replaces)."""
+    import shutil
+    arms = Path(out) / ARMS_DIR
+    if arms.is_dir() and not arms.is_symlink():
+        shutil.rmtree(arms)
+    elif arms.exists() or arms.is_symlink():
+        arms.unlink()
+    (Path(out) / EXPERIMENT_FILE).unlink(missing_ok=True)
 
 
 # ---------------------------------------------------------------- running
 
 def run_experiment(exp: Experiment, out: str = DEFAULT_OUT, *, resume: bool = False,
-                   progress: TextIO | None = sys.stderr, engine=None,
+                   overwrite: bool = False, progress: TextIO | None = sys.stderr, engine=None,
                    executor: Callable | None = None) -> "Result":
     """Run every arm (in rounds, with ``target_ci``) into ``out`` and analyse them.
 
     Everything is checked before anything is written; an interrupted experiment
-    continues with ``resume`` (each arm resumes like ``run --resume``).
+    continues with ``resume`` (each arm resumes like ``run --resume``); ``overwrite``
+    replaces an experiment already in ``out`` (any other, or this one, started again).
     """
     from . import runner
     if exp.target_ci is not None:
@@ -397,7 +479,9 @@ def run_experiment(exp: Experiment, out: str = DEFAULT_OUT, *, resume: bool = Fa
         deals = exp.games or DEFAULT_GAMES
     plans = plan_arms(exp, out, deals, engine)
     ident = identity(exp, plans)
-    old = _check_out(out, ident, deals, exp, resume)
+    if resume and overwrite:
+        raise ExperimentError("--resume keeps the experiment in --out and --overwrite replaces it: give one")
+    old, wipe = _check_out(out, ident, deals, exp, resume, overwrite)
     if exp.target_ci is not None and old is not None:
         deals = max(deals, min(int(old.get("games") or 0), exp.max_games))
     for p in plans:
@@ -421,6 +505,8 @@ def run_experiment(exp: Experiment, out: str = DEFAULT_OUT, *, resume: bool = Fa
     record["status"] = "running"
     record["target_ci"] = exp.target_ci
     record["max_games"] = exp.max_games
+    if wipe:
+        _replace(out)
     Path(out).mkdir(parents=True, exist_ok=True)
     _write_record(out, record)
     t0 = time.perf_counter()

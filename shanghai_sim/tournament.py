@@ -137,43 +137,75 @@ def _versions() -> dict[str, str]:
             "numba": numba.__version__, "pyarrow": pyarrow.__version__}
 
 
-def _check_out(out: str, plan, resume: bool) -> None:
+OVERWRITE_HINT = "choose another --out, or add --overwrite to replace it"
+
+
+def _value(key: str, v: Any) -> str:
+    """A value of a dataset's job as a tournament's message shows it (never Python's None)."""
+    from . import runner
+    if v is None:
+        return "not recorded"
+    if key == "rules" and isinstance(v, dict):
+        return str(v.get("name") or "a rules table")
+    return runner._fmt_value(key, v)
+
+
+def _check_out(out: str, plan, resume: bool, overwrite: bool = False) -> bool:
     """Refuse an output folder that holds something else, in the tournament's words (the runner
-    then checks the parts). Nothing is written here."""
+    then checks the parts). Nothing is written here. True when a dataset there is to be replaced
+    (``overwrite``: a shanghai-sim dataset, a tournament or a `run`, never anything else)."""
     from . import runner
     from .dataset import MANIFEST, Store
     p = Path(out)
     if p.exists() and not p.is_dir():
         raise TournamentError(f"output {out!r} is a file, not a folder")
     if not p.exists():
-        return
+        return False
     names = [n for n in os.listdir(p) if not n.startswith(".")]
     if not names:
-        return
+        return False
     if MANIFEST not in names:
         raise TournamentError(f"output {out!r} is not empty and holds no tournament; choose a new or empty folder")
+    if overwrite:
+        from .dataset import GAMES, HANDS
+        from .integrity import QUARANTINE
+        foreign = sorted(set(names) - {MANIFEST, HANDS, GAMES, QUARANTINE, TOURNAMENT_FILE})
+        if foreign:
+            raise TournamentError(f"output {out!r} also holds {foreign[0]!r}, which is not part of a dataset; "
+                                  "--overwrite only replaces a shanghai-sim dataset: choose a new or empty folder")
+        return True
     m = runner.read_manifest(Store(os.path.abspath(out)))
     if m.get("job", {}).get("seating") != "tournament":
         raise TournamentError(f"output {out!r} holds a dataset that is not a tournament (a `run` or an "
-                              "experiment arm); choose another --out")
+                              f"experiment arm); {OVERWRITE_HINT}")
     k = plan.games_per_deal
     if runner.same_job(m, plan):
         if m.get("status") != "complete" and not resume:
-            raise TournamentError(f"output {out!r} holds this tournament unfinished: add --resume to finish it")
-        return
+            raise TournamentError(f"output {out!r} holds this tournament unfinished: add --resume to finish it, "
+                                  "or --overwrite to start again")
+        return False
     diffs = runner._differences(m, plan)
     if set(diffs) <= {"games", "shard_size"} and "games" in diffs:
         have, want = diffs["games"][0] // k, diffs["games"][1] // k
         if want < have:
             raise TournamentError(f"output {out!r} holds this tournament with more deals ({have:,} there, "
-                                  f"{want:,} asked): a tournament cannot shrink; ask for {have:,} or more")
+                                  f"{want:,} asked): a tournament cannot shrink; ask for {have:,} or more "
+                                  "(or --overwrite to start again)")
         if not resume:
             raise TournamentError(f"output {out!r} holds this tournament with fewer deals ({have:,} there, "
-                                  f"{want:,} asked): add --resume to extend it (the deals played are kept)")
-        return
-    what = "; ".join(f"{key}: {runner._fmt_value(key, a)} there, {runner._fmt_value(key, b)} asked"
-                     for key, (a, b) in diffs.items() if key != "shard_size")
-    raise TournamentError(f"output {out!r} holds another tournament ({what}); choose another --out")
+                                  f"{want:,} asked): add --resume to extend it (the deals played are kept), "
+                                  "or --overwrite to start again")
+        return False
+    shown = {key: ab for key, ab in diffs.items() if key != "shard_size"}
+    if "games" in shown and len(shown) > 1:
+        del shown["games"]              # games = deals x seatings: follows the line-up's change
+    if "rules" in shown and len(shown) > 1 and _value("rules", shown["rules"][0]) == _value("rules", shown["rules"][1]):
+        del shown["rules"]              # resolved with another player count: named by "players"
+    what = "; ".join(f"the resolved rules differ (both called {_value(key, a)!r})"
+                     if key == "rules" and _value(key, a) == _value(key, b)
+                     else f"{key}: {_value(key, a)} there, {_value(key, b)} asked"
+                     for key, (a, b) in shown.items()) or "its parts are cut differently"
+    raise TournamentError(f"output {out!r} holds another tournament ({what}); {OVERWRITE_HINT}")
 
 
 def _shard_size_there(out: str) -> int | None:
@@ -215,13 +247,15 @@ def _write_record(out: str, record: dict[str, Any]) -> None:
 
 
 def run_tournament(t: Tournament, out: str = DEFAULT_OUT, *, resume: bool = False,
-                   progress: TextIO | None = sys.stderr, engine=None,
+                   overwrite: bool = False, progress: TextIO | None = sys.stderr, engine=None,
                    executor: Callable | None = None) -> "TournamentResult":
-    """Play the tournament into ``out`` (or finish or extend it, with ``resume``), write
-    ``tournament.json`` and return the analysis."""
+    """Play the tournament into ``out`` (or finish or extend it, with ``resume``; or replace
+    the dataset there, with ``overwrite``), write ``tournament.json`` and return the analysis."""
     from . import runner
-    plan = plan_tournament(t, out, engine, shard_size=_shard_size_there(out))
-    _check_out(out, plan, resume)
+    if resume and overwrite:
+        raise TournamentError("--resume keeps the tournament in --out and --overwrite replaces it: give one")
+    plan = plan_tournament(t, out, engine, shard_size=None if overwrite else _shard_size_there(out))
+    wipe = _check_out(out, plan, resume, overwrite)
     if plan.games_per_deal < runner.distinct_seatings_count(plan.lineup) and progress is not None:
         progress.write(f"note: the line-up has {runner.distinct_seatings_count(plan.lineup):,} distinct seatings, "
                        f"more than {runner.MAX_TOURNAMENT_SEATINGS}: each deal is played in the "
@@ -234,12 +268,17 @@ def run_tournament(t: Tournament, out: str = DEFAULT_OUT, *, resume: bool = Fals
                        f"-> {out}\n")
         progress.flush()
     t0 = time.perf_counter()
+    old = Path(out) / TOURNAMENT_FILE
+    if wipe:
+        # the record of the tournament replaced goes first (the runner replaces only a dataset's own
+        # files); its manifest and parts are replaced by the runner once the new job has started
+        old.unlink(missing_ok=True)
     try:
-        rr = runner.run(plan, resume=True, progress=progress, engine=engine, executor=executor)
+        rr = runner.run(plan, resume=not wipe, overwrite=wipe, progress=progress, engine=engine,
+                        executor=executor)
     except runner.JobError as e:
         raise TournamentError(str(e)) from None
     result = analyse(out, level=t.level)
-    old = Path(out) / TOURNAMENT_FILE
     seconds = time.perf_counter() - t0
     record = {"format": FORMAT, "package_version": __version__, "versions": _versions(), "updated": _now(),
               "dataset": "manifest.json (the job, the resolved rules, the seating table, every part)",
@@ -395,7 +434,8 @@ def analyse(out: str, level: float = 0.95) -> TournamentResult:
     seatings = m["bots"]["seatings"]
     k, players = len(seatings), int(job["players"])
     if m.get("status") != "complete":
-        raise TournamentError(f"{out!r}: the tournament is unfinished ({m.get('status')}); finish it with "
+        raise TournamentError(f"{out!r}: the tournament is unfinished (status {m.get('status') or 'not recorded'}); "
+                              f"finish it with "
                               f"`shanghai-sim tournament --resume --out {out}`")
     deals = int(job["games"]) // k
     bots = list(dict.fromkeys(lineup))

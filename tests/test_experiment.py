@@ -281,6 +281,55 @@ def test_an_output_folder_holding_another_experiment_is_left_alone(tmp_path):
     assert (tmp_path / "x" / "notes.txt").read_text() == "mine"
 
 
+def test_another_experiment_is_named_in_words_and_overwrite_replaces_it(tmp_path):
+    """Following the docs in one folder (issue 60): the default output already holds another
+    experiment. The refusal says what differs in words (never Python's None) and how to go on;
+    --overwrite replaces it with exactly what a fresh folder gets."""
+    o = tmp_path / "o"
+    fake_run(o, games=6)                                          # whole games, greedy:buy=never
+    r = fake_cli("--variant", "greedy:buy=never", "--hand", 8, "--games", 6, "--out", o)
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
+    assert "hand: whole games there, hand 8 only asked" in r.output and "None" not in r.output
+    assert "or add --overwrite to replace it" in r.output
+    for args, words in ((["--resume", "--overwrite"], "give one"),
+                        (["--variant", "random", "--games", 6, "--resume", "--overwrite"], "give one")):
+        r = fake_cli(*args, "--out", o)
+        assert r.exit_code == 2 and words in r.output, r.output
+    old_arm = json.loads((o / "experiment.json").read_text())["identity"]["arms"][1]["folder"]
+    r = fake_cli("--variant", "random", "--games", 8, "--overwrite", "--out", o, "--json", "-q")
+    assert r.exit_code == 0, r.output
+    rec = json.loads((o / "experiment.json").read_text())
+    assert [a["focal"] for a in rec["identity"]["arms"]] == ["greedy", "random"] and rec["games"] == 8
+    assert not (o / old_arm).exists()                             # nothing of the old one is left
+    assert sorted(p.name for p in (o / "arms").iterdir()) == ["0-baseline", "1-random"]
+    fresh = fake_cli("--variant", "random", "--games", 8, "--out", tmp_path / "fresh", "--json", "-q")
+    got, want = json.loads(r.output), json.loads(fresh.output)
+    got.pop("out"), want.pop("out")
+    assert got == want
+    # --overwrite on the same experiment starts it again; on a folder of something else, refused
+    assert fake_cli("--variant", "random", "--games", 8, "--overwrite", "--out", o, "-q").exit_code == 0
+    (o / "notes.txt").write_text("mine")
+    r = fake_cli("--variant", "random", "--games", 8, "--overwrite", "--out", o, "-q")
+    assert r.exit_code == 2 and "'notes.txt', which is not part of an experiment" in r.output, r.output
+    assert (o / "notes.txt").read_text() == "mine" and (o / "experiment.json").exists()
+    run = tmp_path / "run"
+    assert run_cli("run", "--bots", "greedy,random", "--games", 4, "--out", run, "-q", engine=FAKE).exit_code == 0
+    r = fake_cli("--variant", "random", "--overwrite", "--out", run, "-q")
+    assert r.exit_code == 2 and "holds no experiment" in r.output
+    assert (run / "manifest.json").exists()
+
+
+def test_an_experiment_of_another_version_says_so_without_none(tmp_path):
+    o = tmp_path / "o"
+    fake_run(o, games=6)
+    rec = json.loads((o / "experiment.json").read_text())
+    rec.pop("package_version")
+    (o / "experiment.json").write_text(json.dumps(rec))
+    r = fake_cli("--variant", "greedy:buy=never", "--games", 6, "--out", o)
+    assert r.exit_code == 2 and "did not record its version" in r.output and "None" not in r.output, r.output
+    assert "--overwrite" in r.output
+
+
 # ------------------------------------------------------------ hand-level mode
 
 def test_one_hand_specs_and_rules():

@@ -218,6 +218,41 @@ def test_bad_input_is_one_line_and_loses_nothing(tmp_path):
     assert r.exit_code == 2 and "another tournament" in r.output
 
 
+def test_overwrite_replaces_another_tournament_or_a_run_and_nothing_else(tmp_path):
+    """Following the docs in one folder (issue 60): the default output already holds another
+    tournament; the refusal names --overwrite, which replaces it with what a fresh folder gets."""
+    def cli(*args):
+        return run_cli("tournament", *args, "-q", engine=FAKE)
+    o = tmp_path / "o"
+    fake_tournament(o, (A, B, B, B), deals=6)
+    r = cli("--bots", "greedy,random,random,random", "--deals", 6, "--out", o)
+    assert r.exit_code == 2 and "holds another tournament (bots: " in r.output, r.output
+    assert "or add --overwrite to replace it" in r.output and "None" not in r.output
+    r = cli("--bots", "greedy,random", "--resume", "--overwrite", "--out", o)
+    assert r.exit_code == 2 and "give one" in r.output
+    r = cli("--bots", "greedy,random,random,random", "--deals", 8, "--overwrite", "--out", o, "--json")
+    assert r.exit_code == 0, r.output
+    fresh = cli("--bots", "greedy,random,random,random", "--deals", 8, "--out", tmp_path / "fresh", "--json")
+    got, want = json.loads(r.output), json.loads(fresh.output)
+    got.pop("out"), want.pop("out")
+    assert got == want
+    rec = json.loads((o / "tournament.json").read_text())
+    assert rec["request"]["bots"] == ["greedy", "random", "random", "random"] and rec["request"]["deals"] == 8
+    assert read(o, "games").equals(read(tmp_path / "fresh", "games"))
+    # a `run` dataset: refused with the hint, replaced with --overwrite
+    run = tmp_path / "run"
+    assert run_cli("run", "--bots", "greedy,random", "--games", 10, "--out", run, "-q", engine=FAKE).exit_code == 0
+    r = cli("--bots", "greedy,random", "--deals", 4, "--out", run)
+    assert r.exit_code == 2 and "not a tournament" in r.output and "--overwrite" in r.output
+    assert cli("--bots", "greedy,random", "--deals", 4, "--out", run, "--overwrite").exit_code == 0
+    assert json.loads((run / "manifest.json").read_text())["job"]["seating"] == "tournament"
+    # anything else in the folder: refused, even with --overwrite, and left as it was
+    (o / "notes.txt").write_text("mine")
+    r = cli("--bots", "greedy,random", "--deals", 4, "--out", o, "--overwrite")
+    assert r.exit_code == 2 and "'notes.txt', which is not part of a dataset" in r.output, r.output
+    assert (o / "notes.txt").read_text() == "mine" and (o / "tournament.json").exists()
+
+
 def test_a_real_tournament_buy_never_against_three_greedy(tmp_path):
     r = run_cli("tournament", "--bots", "greedy:buy=never,greedy,greedy,greedy", "--deals", 50,
                 "--threads", 2, "--out", tmp_path, "-q", "--json", engine=None)
