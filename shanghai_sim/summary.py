@@ -205,10 +205,14 @@ def summarize(out: str, full: bool = True) -> dict[str, Any]:
     the manifest does not record are listed under ``ignored`` and never counted."""
     store = Store(out)
     if not store.is_dir():
-        raise SummaryError(f"{out!r} is not a dataset folder (run `shanghai-sim run --out {out}` first)")
+        if store.exists():          # a file: never suggest writing a dataset over it
+            raise SummaryError(f"{out!r} is a file, not a dataset folder; give the folder a `shanghai-sim run` "
+                               "wrote (--out, default shanghai-out)")
+        raise SummaryError(f"{out!r} does not exist (a dataset is the folder `shanghai-sim run --out {out}` "
+                           "writes)")
     manifest = load_manifest(store)
     if not finished_list(manifest):
-        raise SummaryError(f"{out!r} holds no finished shard yet (status {manifest.get('status')}); "
+        raise SummaryError(f"{out!r} holds no finished shard yet (status {manifest.get('status') or 'not recorded'}); "
                            f"finish it with `shanghai-sim run --resume --out {out}`")
     ignored: list[dict[str, str]] = []
 

@@ -82,7 +82,14 @@ def test_summary_of_a_games_only_dataset_and_of_nothing(tmp_path):
     s = summarize(str(out))
     assert "hands" not in s and "not recorded" in format_summary(s)
     r = run_cli("summary", tmp_path / "nothing")
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1 and "does not exist" in r.output
+    # a file (README.md): not a dataset folder, and never a suggestion to write a dataset into it
+    (tmp_path / "README.md").write_text("# notes\n")
+    r = run_cli("summary", tmp_path / "README.md")
     assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1
+    assert "is a file, not a dataset folder" in r.output and "--out" not in r.output.split(";")[0]
+    assert f"run --out {tmp_path / 'README.md'}" not in r.output
+    assert (tmp_path / "README.md").read_text() == "# notes\n"
     (tmp_path / "empty").mkdir()
     r = run_cli("summary", tmp_path / "empty")
     assert r.exit_code == 2 and "no manifest.json" in r.output
