@@ -1,8 +1,10 @@
 """Run the code blocks of a Markdown document in order, and check or rewrite its samples.
 
 Used by ``tests/test_docs.py`` (every block of README.md, docs/*.md and analyses/README.md
-runs, one fresh folder per document) and by ``docs/make_samples.py`` (the sample outputs are
-rewritten from what the tool prints). The marker convention is described in
+runs, as a reader meets them: README first, then the documents in the order README links them,
+all in ONE folder, so an example of a later document runs where the earlier ones left their
+outputs; ``Reading``) and by ``docs/make_samples.py`` (the sample outputs are rewritten from
+what the tool prints). The marker convention is described in
 docs/DEVELOPING.md ("Docs are executed"); in short, an HTML comment right before a fenced
 block::
 
@@ -39,8 +41,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCUMENTS = ("README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")),
-             "analyses/README.md")
+LINK = re.compile(r"[\w./-]+\.md\b")
+
+
+def reading_order(root: Path = ROOT) -> tuple[str, ...]:
+    """The checked documents in the order a reader meets them: README.md, then the documents it
+    names (a link or a path such as ``docs/rules.md``) in the order it first names them, then
+    the ones those name, and so on (breadth first); any document nobody names comes last, by
+    name."""
+    docs = ["README.md", *sorted(str(p.relative_to(root)) for p in (root / "docs").glob("*.md")),
+            "analyses/README.md"]
+    known = {d for d in docs if (root / d).is_file()}
+    order, queue = ["README.md"], ["README.md"]
+    while queue:
+        doc = queue.pop(0)
+        text = (root / doc).read_text(encoding="utf-8")
+        for m in LINK.finditer(text):
+            name = m.group(0).lstrip("./")
+            here = str((Path(doc).parent / name)) if not name.startswith(("docs/", "analyses/")) else name
+            for cand in (name, here):
+                if cand in known and cand not in order:
+                    order.append(cand)
+                    queue.append(cand)
+                    break
+    return tuple(order + sorted(known - set(order)))
+
+
+DOCUMENTS = reading_order()
 KEYS = {"skip", "exit", "stdin", "games", "run", "file", "sample", "from", "lines", "mask",
         "timeout", "format", "needs"}
 RUN_LANGS = {"console", "bash", "python"}
@@ -349,7 +376,7 @@ class Runner:
             p = self._shell(cmd, block, stdin)
             self._check(p, cmd, block)
         elif block.lang == "python":
-            script = self.folder / f"_block_{block.line}.py"
+            script = self.folder / f"_block_{Path(block.doc).stem}_{block.line}.py"
             script.write_text(resize(block.text, o.get("games"), python=True), encoding="utf-8")
             cmd = f"{shlex.quote(sys.executable)} {script.name}"
             p = self._shell(cmd, block, stdin)
@@ -359,6 +386,7 @@ class Runner:
                            "that does not run (use file= or sample=)")
 
     def run(self) -> "Runner":
+        self.folder.mkdir(parents=True, exist_ok=True)
         # the checkout's scripts, as a command typed in a checkout finds them
         for name in CHECKOUT_LINKS:
             if (self.root / name).is_dir() and not (self.folder / name).exists():
@@ -367,6 +395,45 @@ class Runner:
             if b.lang in RUN_LANGS or b.opts:
                 self.run_block(b)
         return self
+
+
+class Reading:
+    """The documents read in order in one folder, as a reader follows them (``DOCUMENTS``: README,
+    then the documents in the order it links them). ``upto(doc)`` runs every document before
+    ``doc`` that has not run yet, then ``doc``, each once; it returns ``doc``'s Runner, or raises
+    the DocError its blocks raised (the earlier documents' failures are their own: a later
+    document still runs, and its error names the earlier failure it may follow from).
+
+    ``rewrite``: the documents whose samples are recorded (``make_samples``); the others run to
+    leave their outputs, their samples checked as usual."""
+
+    def __init__(self, folder: Path, root: Path = ROOT, documents: tuple[str, ...] | None = None,
+                 rewrite: frozenset[str] | set[str] = frozenset(), log=None):
+        self.folder, self.root, self.rewrite, self.log = Path(folder), root, set(rewrite), log
+        self.documents = tuple(documents if documents is not None else
+                               (DOCUMENTS if root == ROOT else reading_order(root)))
+        self.done: dict[str, Runner | DocError] = {}
+
+    def upto(self, doc: str) -> Runner:
+        if doc not in self.documents:
+            raise DocError(f"{doc}: not one of the documents read ({', '.join(self.documents)})")
+        for d in self.documents:
+            if d not in self.done:
+                r = Runner(d, self.folder, self.root, rewrite=d in self.rewrite, log=self.log)
+                try:
+                    self.done[d] = r.run()
+                except DocError as e:
+                    earlier = [x for x in self.done if isinstance(self.done[x], DocError)]
+                    if earlier:
+                        e = DocError(f"{e}\n(after an earlier document failed in the same folder: "
+                                     f"{', '.join(earlier)})")
+                    self.done[d] = e
+            if d == doc:
+                break
+        got = self.done[doc]
+        if isinstance(got, DocError):
+            raise got
+        return got
 
 
 def rewrite_samples(doc: str, samples: dict[tuple[int, int], str], root: Path = ROOT) -> bool:

@@ -1,7 +1,10 @@
 """The documents are executed: every console, bash and Python block of README.md, docs/*.md and
-analyses/README.md runs, one fresh folder per document with its blocks in order, and fails on a
-non-zero exit (or another status a marker expects) or a traceback; every sample output equals
-what the tool prints (docs/make_samples.py rewrites them). Markers: docs/DEVELOPING.md."""
+analyses/README.md runs, as a reader follows them: README first, then the documents in the order
+README links them (``docblocks.DOCUMENTS``), their blocks in order, ALL IN ONE FOLDER (a later
+document's example runs where the earlier ones left their outputs, as it does for a reader who
+follows them in order); a block fails on a non-zero exit (or another status a marker expects) or a
+traceback; every sample output equals what the tool prints (docs/make_samples.py rewrites them).
+Markers: docs/DEVELOPING.md."""
 
 from __future__ import annotations
 
@@ -12,13 +15,50 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "docs"))
 import docblocks  # noqa: E402
-from docblocks import DOCUMENTS, DocError, Runner, parse  # noqa: E402
+from docblocks import DOCUMENTS, DocError, Reading, Runner, parse  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def reading(tmp_path_factory):
+    """One folder for every document, read in order (each document once, whatever order the
+    tests run in or which of them -k selects: a document's test first runs those before it)."""
+    return Reading(tmp_path_factory.mktemp("reader"))
 
 
 @pytest.mark.parametrize("doc", DOCUMENTS)
-def test_document_runs(doc, tmp_path):
-    r = Runner(doc, tmp_path).run()
+def test_document_runs(doc, reading):
+    r = reading.upto(doc)
     assert not r.diffs, "\n\n".join(r.diffs)
+
+
+def test_the_documents_are_read_in_the_order_readme_links_them():
+    assert DOCUMENTS[0] == "README.md"
+    readme = (docblocks.ROOT / "README.md").read_text()
+    named = [d for d in DOCUMENTS[1:] if d in readme]
+    assert named == sorted(named, key=readme.index), "README's documents come in the order it names them"
+    assert DOCUMENTS.index("docs/experiments.md") < DOCUMENTS.index("docs/tournament.md")
+    assert DOCUMENTS.index("analyses/README.md") < DOCUMENTS.index("docs/rollout.md")  # named by the analyses
+
+
+def test_documents_share_one_folder_in_reading_order(tmp_path):
+    (tmp_path / "README.md").write_text("See [b](docs/b.md), then docs/a.md.\n"
+                                        "```console\n$ echo one > shared.txt\n```\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("```console\n$ cat shared.txt\none\ntwo\n```\n")
+    (tmp_path / "docs" / "b.md").write_text("```console\n$ echo two >> shared.txt\n```\n")
+    work = tmp_path / "w"
+    r = Reading(work, root=tmp_path)
+    assert r.documents == ("README.md", "docs/b.md", "docs/a.md")
+    assert not r.upto("docs/a.md").diffs            # README and b ran first, in the same folder
+    assert list(r.done) == ["README.md", "docs/b.md", "docs/a.md"]
+    # an earlier document's failure is its own; a later one runs and names it
+    (tmp_path / "docs" / "b.md").write_text("```console\n$ exit 3\n```\n")
+    (tmp_path / "docs" / "a.md").write_text("```console\n$ cat b.txt\n```\n")
+    r = Reading(tmp_path / "w2", root=tmp_path)
+    with pytest.raises(DocError, match="after an earlier document failed in the same folder: docs/b.md"):
+        r.upto("docs/a.md")
+    with pytest.raises(DocError, match="exit status 3"):
+        r.upto("docs/b.md")
 
 
 def test_every_document_is_checked():
@@ -84,6 +124,37 @@ def test_bad_markers(tmp_path, text, msg):
         for b in parse(doc, tmp_path):
             if b.lang == "console":
                 docblocks.console_commands(b)
+
+
+def test_every_bot_version_has_a_changelog_entry():
+    """CHANGELOG.md names every version of every bot the registry declares (a retired one says
+    so), under the bot's heading, and the package version; DEVELOPING says to keep it so."""
+    import re
+    from shanghai_sim import __version__
+    from shanghai_sim.bots import BOTS
+    text = (docblocks.ROOT / "CHANGELOG.md").read_text()
+    sections = dict(re.findall(r"^### `([\w-]+)`\n(.*?)(?=^##|\Z)", text, re.M | re.S))
+    missing = []
+    for name, info in BOTS.items():
+        body = sections.get(name, "")
+        for v in info.versions:
+            entry = re.search(rf"^- \*\*version {v.v}\*\* \((\d{{4}}-\d\d-\d\d), [0-9a-f]{{7}}.*?(?=^- |\Z)",
+                              body, re.M | re.S)
+            if entry is None or (v.retired and "*retired*" not in entry.group(0)):
+                missing.append(f"{name} version {v.v}")
+        extra = {int(x) for x in re.findall(r"^- \*\*version (\d+)\*\*", body, re.M)} - {v.v for v in info.versions}
+        missing += [f"{name} version {x} (not in the registry)" for x in sorted(extra)]
+    assert not missing, f"CHANGELOG.md lacks (or has no bot for): {', '.join(missing)}"
+    assert f"### {__version__} " in text
+    assert "CHANGELOG.md" in (docblocks.ROOT / "docs" / "DEVELOPING.md").read_text()
+
+
+def test_the_license_ships_with_the_package():
+    import tomllib
+    project = tomllib.loads((docblocks.ROOT / "pyproject.toml").read_text())["project"]
+    assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]
+    text = (docblocks.ROOT / "LICENSE").read_text()
+    assert text.startswith("MIT License") and "Copyright (c) 2026" in text
 
 
 def test_pip_install_brings_what_the_analyses_and_the_charts_import():
