@@ -8,8 +8,9 @@ import os
 import click
 
 
-from .errors import InputError, rule_option
+from .errors import InputError, rule_option, rules_at
 from .errors import OneLineCommand as _OneLineErrors
+from .play_cmds import named_file
 
 
 REPLAY_HELP = """Play one seeded game and print every event of it, or print a saved log.
@@ -26,27 +27,191 @@ game seed: same deals, same choices, same scores. Give --seed or --log, not both
 """
 
 
+# What a log read by ``replay --log`` may hold (issue 59): every count and size within what the
+# rules allow a game (shanghai_sim.rules / kernels.layout), checked line by line before the
+# line is kept, so a crafted log cannot make replay (or its page) allocate past a game's size.
+MAX_LOG_BYTES = 8 << 20       # the whole file: a 10-hand game's log is 50-300 kB (with the rollout
+#                               bot's searches about 1 MB). Worst case in memory ~25 bytes a byte:
+#                               under 400 MB in all (tests/test_replay_fuzz.py measures it)
+MAX_LINE_BYTES = 64 << 10     # one event: the largest (a search, a go_down, the game line) < 16 kB
+MAX_DEPTH = 6                 # JSON nesting: the deepest event (go_down: melds, a meld, its cards) is 4
+
+
+def _json_depth(line: str) -> int:
+    """How deep the JSON of ``line`` nests (brackets inside strings do not count); counted
+    before ``json.loads``, which recurses once a level."""
+    opens = line.count("[") + line.count("{")
+    if opens <= MAX_DEPTH:
+        return opens
+    import re
+    bare = re.sub(r'"(?:[^"\\]|\\.)*"', '""', line)
+    depth = top = 0
+    for ch in re.findall(r"[\[\]{}]", bare):
+        depth += 1 if ch in "[{" else -1
+        if depth > top:
+            top = depth
+            if top > MAX_DEPTH:
+                break
+    return top
+
+
+class _Bounds:
+    """The limits of the rules that a log's events are checked against, as the log is read:
+    players (the ``game`` line's, else the first ``hand_end``'s count; up to 8 before either),
+    hands, seats, card lists, meld, candidate and score counts."""
+
+    def __init__(self):
+        from shanghai_sim.cards import card_str
+        from shanghai_sim.rules import (MAX_BUY_PENALTY, MAX_BUYS, MAX_DEAL, MAX_HANDS, MAX_HELD, MAX_JOKERS,
+                                        MAX_MELDS, MAX_PLAYERS, MAX_SET, MAX_STOCK_PASSES, MIN_PLAYERS)
+        self.cards = {card_str(c) for c in range(53)} | {"??"}   # ??: a card a seat view hides
+        self.players = None
+        self.max_players, self.min_players = MAX_PLAYERS, MIN_PLAYERS
+        self.shoe = 8 * 52 + MAX_JOKERS                 # the largest shoe: 8 packs and their jokers
+        self.lim = dict(hands=MAX_HANDS, deal=MAX_DEAL, held=MAX_HELD, set=MAX_SET, melds=MAX_MELDS,
+                        table=MAX_PLAYERS * MAX_MELDS, buys=MAX_BUYS, penalty=MAX_BUY_PENALTY,
+                        passes=MAX_STOCK_PASSES)
+
+    @staticmethod
+    def _int(e, key, lo, hi, why="", none=False):
+        v = e.get(key)
+        if v is None and (none or key not in e):
+            return
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError(f"{key} = {json.dumps(v)[:40]}: expected an integer")
+        if not lo <= v <= hi:
+            raise ValueError(f"{key} = {v}: must be {lo}..{hi}" + (f" ({why})" if why else ""))
+
+    def _list(self, e, key, hi, what, kind=None, exact=None):
+        v = e.get(key)
+        if v is None and key not in e:
+            return
+        if not isinstance(v, list):
+            raise ValueError(f"{key}: expected a list of {what}")
+        if exact is not None and len(v) != exact:
+            raise ValueError(f"{key}: {len(v)} {what} for {exact} players")
+        if len(v) > hi:
+            raise ValueError(f"{key}: {len(v):,} {what}; at most {hi} in a game the rules allow")
+        for x in v:
+            if kind == "card" and (not isinstance(x, str) or x not in self.cards):
+                raise ValueError(f"{key}: {json.dumps(x)[:20]} is not a card (AS, TH, JK: docs/rules.md §2)")
+            if kind == "int" and (isinstance(x, bool) or not isinstance(x, int)):
+                raise ValueError(f"{key}: {json.dumps(x)[:20]} is not an integer")
+
+    def _card(self, e, key):
+        if key in e and e[key] is not None and (not isinstance(e[key], str) or e[key] not in self.cards):
+            raise ValueError(f"{key} = {json.dumps(e[key])[:20]}: not a card (AS, TH, JK: docs/rules.md §2)")
+
+    def check(self, e: dict) -> None:
+        """ValueError naming the first field of event ``e`` outside the rules' limits."""
+        L, p = self.lim, self.players or self.max_players
+        ev = e["event"]
+        if ev == "game":
+            self._int(e, "players", self.min_players, self.max_players)
+            if isinstance(e.get("players"), int):
+                self.players = p = e["players"]
+            self._list(e, "seats", p, "seats", exact=self.players)
+            self._int(e, "human", 0, p - 1, none=True)
+            self._int(e, "view", 0, p - 1, none=True)
+            self._list(e, "contracts", L["hands"], "contracts")
+            self._list(e, "buys", L["hands"], "hands' buys", kind="int")
+            if isinstance(e.get("buys"), list) and any(not 0 <= b <= L["buys"] for b in e["buys"]):
+                raise ValueError(f"buys: a count outside 0..{L['buys']}")
+            self._int(e, "shoe", 1, self.shoe)
+            return
+        self._int(e, "hand", 1, L["hands"], "a game has at most that many hands")
+        for key in ("seat", "dealer", "first"):
+            self._int(e, key, 0, p - 1, f"seats of {p} players")
+        self._int(e, "winner", 0, p - 1, f"seats of {p} players", none=True)
+        for key in ("card", "upcard_kept"):
+            self._card(e, key)
+        if ev == "deal":
+            self._list(e, "cards", L["deal"], "cards", kind="card")
+        elif ev == "buy":
+            self._int(e, "penalty_due", 0, L["penalty"])
+            self._list(e, "penalty", L["penalty"], "penalty cards", kind="card")
+        elif ev == "reshuffle":
+            self._int(e, "cards", 0, self.shoe)
+            self._int(e, "pass", 0, L["passes"])
+        elif ev == "go_down":
+            self._list(e, "melds", L["melds"], "melds")
+            for m in e.get("melds") or ():
+                self._meld(m)
+        elif ev in ("layoff", "swap"):
+            self._int(e, "meld", 0, L["table"] - 1)
+            self._int(e, "slot", 0, L["set"] - 1)
+            self._int(e, "position", 0, 13)
+            if "meld_now" in e:
+                self._meld(e["meld_now"])
+        elif ev in ("hand_end", "game_end"):
+            n = len(e["totals"]) if isinstance(e.get("totals"), list) else None
+            if self.players is None and n is not None and self.min_players <= n <= self.max_players:
+                self.players = n
+            for key in ("scores", "totals"):
+                self._list(e, key, self.max_players, "scores", kind="int", exact=self.players)
+            self._list(e, "winners", p, "winners", kind="int")
+            self._list(e, "ranking", p, "ranks", kind="int")
+        elif ev == "search":
+            self._list(e, "candidates", L["held"], "candidates")
+            if isinstance(e.get("candidates"), list):
+                self._int(e, "chosen", 0, max(len(e["candidates"]) - 1, 0))
+            self._int(e, "rollouts", 0, 2**31 - 1)
+
+    def _meld(self, m) -> None:
+        if not isinstance(m, dict):
+            raise ValueError("a meld: expected an object (docs/replay.md, meld object)")
+        self._int(m, "meld", 0, self.lim["table"] - 1)
+        self._int(m, "owner", 0, (self.players or self.max_players) - 1)
+        for key in ("cards", "jokers", "positions"):
+            self._list(m, key, self.lim["set"], "cards" if key == "cards" else key,
+                       kind="card" if key == "cards" else None)
+
+
 def _read_log(path: str) -> list[dict]:
     """The events of a JSON-lines log (docs/replay.md); InputError naming the first bad line,
-    or the first place where lines are missing (``_check_log``)."""
+    or the first place where lines are missing (``_check_log``). Bounded: the file, each
+    line, the JSON nesting and every count in an event (players, hands, seats, cards) are
+    checked against what the rules allow a game (``_Bounds``) before the line is kept."""
     events, lines = [], []
+    bounds = _Bounds()
+    size = k = 0
     try:
-        with open(path, encoding="utf-8") as f:
-            for k, line in enumerate(f, 1):
+        with open(path, "rb") as f:
+            while True:
+                raw = f.readline(MAX_LINE_BYTES + 1)
+                if not raw:
+                    break
+                k += 1
+                if len(raw) > MAX_LINE_BYTES:
+                    raise InputError(f"{path} line {k}: longer than {MAX_LINE_BYTES // 1024} KiB; an event "
+                                     "of a game is far shorter (a log is JSON lines, docs/replay.md)")
+                size += len(raw)
+                if size > MAX_LOG_BYTES:
+                    raise InputError(f"{path}: larger than {MAX_LOG_BYTES >> 20} MiB at line {k}; the log of "
+                                     "a game the rules allow is smaller (docs/replay.md)")
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    raise InputError(f"{path}: not a log (byte {size - len(raw) + e.start} is not UTF-8 "
+                                     "text; a log is JSON lines, docs/replay.md)") from None
                 if not line.strip():
                     continue
+                if _json_depth(line) > MAX_DEPTH:
+                    raise InputError(f"{path} line {k}: JSON nested deeper than {MAX_DEPTH} levels; no "
+                                     "event of a log is (docs/replay.md)")
                 try:
                     e = json.loads(line)
-                except ValueError as err:
+                except (ValueError, RecursionError) as err:
                     raise InputError(f"{path} line {k}: not JSON ({str(err)[:80]})") from None
                 if not isinstance(e, dict) or not isinstance(e.get("event"), str):
                     raise InputError(f"{path} line {k}: not an event (an object with \"event\", "
                                      f"docs/replay.md)")
+                try:
+                    bounds.check(e)
+                except ValueError as err:
+                    raise InputError(f"{path} line {k}: {e['event'][:20]!r} event: {err}") from None
                 events.append(e)
                 lines.append(k)
-    except UnicodeDecodeError as e:
-        raise InputError(f"{path}: not a log (byte {e.start} is not UTF-8 text; a log is JSON lines, "
-                         "docs/replay.md)") from None
     except OSError as e:
         raise InputError(f"{path}: cannot be read ({e.strerror or e})") from None
     if not events:
@@ -217,7 +382,7 @@ def register(group: click.Group) -> None:
     @click.option("--log", "log_path", type=click.Path(exists=True, dir_okay=False),
                   help="Print this saved log (JSON lines, e.g. from play --log) instead.")
     @click.option("--json", "as_json", is_flag=True, help="JSON lines (docs/replay.md) instead of text.")
-    @click.option("--html", "html_path", type=click.Path(dir_okay=False),
+    @click.option("--html", "html_path", type=click.Path(dir_okay=False), callback=named_file,
                   help="Write the game as a self-contained web page here (the table as cards, "
                        "stepped by event, turn or hand; docs/browser.md) instead of printing it.")
     @click.pass_context
@@ -225,7 +390,6 @@ def register(group: click.Group) -> None:
         from shanghai_sim.bots import parse_bot, seat_specs, split_specs
         from shanghai_sim.game import game_events
         from shanghai_sim.log import format_event
-        from shanghai_sim.rules import resolve
         if (seed is None) == (log_path is None):
             raise InputError("give --seed S (play that game) or --log FILE (print a saved log), "
                              "exactly one of the two")
@@ -260,15 +424,17 @@ def register(group: click.Group) -> None:
         except LimitError as e:
             raise InputError(str(e)) from None
         try:
-            r = resolve(rules, rule_items)
             if players is None:
                 n = len(split_specs(bots))
-                p = n if n > 1 else r.players
+                p = n if n > 1 else None
             else:
                 try:
                     p = parse_int("players", players, 2, 8)
                 except LimitError as e:
                     raise InputError(str(e)) from None
+            r = rules_at(rules, rule_items, p)        # --rule checked at the count to be played
+            if p is None:
+                p = r.players
             if not 2 <= p <= 8:
                 raise InputError(f"players = {p}: must be 2..8")
             warning = r.two_player_warning(p)

@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from .errors import InputError, rule_option
+from .errors import InputError, rule_option, rules_at
 from .errors import OneLineCommand as _OneLineErrors
 
 PLAY_HELP = """Play one game at the terminal: you take one seat, bots the others.
@@ -37,6 +37,15 @@ def _int(name: str, value: str | None, lo: int, hi: int) -> int | None:
         raise InputError(str(e)) from None
 
 
+def named_file(ctx, param, value):
+    """click callback of a file an option writes (``--log``, ``--html``): an empty name
+    (``--log ''``) would save nothing, silently; it is refused (exit 2) before anything runs."""
+    if value is not None and not value.strip():
+        example = "game.html" if "html" in (param.name or "") else "game.jsonl"
+        raise click.BadParameter(f"{value!r}: give a file name (e.g. {example})")
+    return value
+
+
 def human_game(rules, rule_items, players, bots, seat, seed, read=input, write=click.echo,
                later: bool = False):
     """The HumanGame of play's options (``play``, ``serve``): bad values as InputError. A game
@@ -44,16 +53,17 @@ def human_game(rules, rule_items, players, bots, seat, seed, read=input, write=c
     options now, and return (seed, a function ``make(write)`` that builds the game)."""
     from shanghai_sim.bots import split_specs
     from shanghai_sim.human import HumanGame, table_options
-    from shanghai_sim.rules import load_rules, with_options
     s = _int("seed", seed, 0, 2 ** 64 - 1)
     if s is None:
         s = secrets.randbelow(2 ** 32)
     try:
-        r = with_options(load_rules(rules), rule_items)
         p = _int("players", players, 2, 8)
+        n = len(split_specs(bots))
+        if p is None and n > 1:
+            p = n + 1
+        r = rules_at(rules, rule_items, p)        # --rule checked at the count to be played
         if p is None:
-            n = len(split_specs(bots))
-            p = n + 1 if n > 1 else r.players
+            p = r.players
         q = _int("seat", seat, 0, p - 1)
         if later:
             table_options(r, p, q, bots)
@@ -96,7 +106,8 @@ def table_options(log_help: str):
                                   "seat order."),
                 click.option("--seat", default="0", show_default=True, help="Your seat, 0..players-1."),
                 click.option("--seed", help="The game seed, 0..2**64-1 (default: a random one, shown)."),
-                click.option("--log", "log_path", type=click.Path(dir_okay=False), help=log_help))):
+                click.option("--log", "log_path", type=click.Path(dir_okay=False), callback=named_file,
+                             help=log_help))):
             f = option(f)
         return f
     return decorate
