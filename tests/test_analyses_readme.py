@@ -121,6 +121,49 @@ def test_every_ci_in_the_readme_is_a_committed_result(heading):
                          f"{sorted(str(f.relative_to(ANALYSES)) for f in folders(body))}: {missing}")
 
 
+def slug(heading: str) -> str:
+    """A heading's anchor as GitHub writes it: lower case, punctuation dropped, spaces to -."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def in_short() -> tuple[str, list[str]]:
+    """The "In short" section (it opens the README) and its bullets."""
+    secs = sections(README.read_text(encoding="utf-8"))
+    assert secs and secs[0][0] == "In short", "analyses/README.md opens with '## In short'"
+    body = secs[0][1]
+    return body, [b for b in re.split(r"^- ", body, flags=re.M)[1:]]
+
+
+def test_in_short_answers_each_question_and_links_its_section():
+    body, bullets = in_short()
+    anchors = {slug(h) for h, _ in sections(README.read_text(encoding="utf-8"))}
+    assert len(bullets) >= 6, "one plain sentence per question"
+    for b in bullets:
+        first = b.split("**")[1] if b.startswith("**") else ""
+        assert first, f"an answer opens with its sentence in bold: {b[:80]!r}"
+        links = re.findall(r"\]\(#([^)]+)\)", b)
+        assert links, f"no link to its section: {first!r}"
+        assert set(links) <= anchors, f"{first!r} links {set(links) - anchors}, not a section"
+        assert re.search(r"\d", b.split("**", 2)[2]), f"{first!r} gives no figure"
+    assert "../docs/glossary.md" in body and (ROOT / "docs" / "glossary.md").is_file()
+    # plain words: the versions and the jargon of the sections are not needed to read it
+    assert not re.search(r"\bv\d\b|\bp_holm\b|\barm\b", body)
+
+
+def test_in_short_quotes_only_figures_the_results_hold():
+    """Its CIs are checked with every section's (above); a figure without a CI (52%, +3.5 to
+    +6.5) must be one a numbered section quotes, so it is a committed result too."""
+    body, _ = in_short()
+    text = README.read_text(encoding="utf-8")
+    rest = text[text.index("## In short") + len("## In short") + len(body):]
+    bare = CI.sub(" ", body)
+    figures = re.findall(r"(?<![\w.])[+-]?\d[\d,]*(?:\.\d+)?(?=%| points| pp|\b)", bare)
+    small = {str(n) for n in range(0, 41)}          # hand numbers, counts of players, buys, cards
+    figures = [f for f in figures if f.lstrip("+-") not in small]
+    missing = [f for f in figures if not re.search(rf"(?<![\w.]){re.escape(f)}(?![\d])", rest)]
+    assert not missing, f"In short quotes figures no section of analyses/README.md gives: {missing}"
+
+
 def test_the_matcher_rounds_as_shown():
     assert matches(("+57.3", "+55.1", "+59.5"), (57.3049, 55.14, 59.456))
     assert not matches(("+57.3", "+55.1", "+59.5"), (57.36, 55.14, 59.456))
