@@ -210,6 +210,13 @@ def summarize(out: str, full: bool = True) -> dict[str, Any]:
                                "wrote (--out, default shanghai-out)")
         raise SummaryError(f"{out!r} does not exist (a dataset is the folder `shanghai-sim run --out {out}` "
                            "writes)")
+    from .dataset import MANIFEST
+    if not store.exists(MANIFEST) and store.exists("experiment.json") and store.is_dir("arms"):
+        arms = sorted(store.listdir("arms"))
+        first = f"{out.rstrip('/')}/arms/{arms[0]}" if arms else f"{out.rstrip('/')}/arms/..."
+        raise SummaryError(f"{out!r} holds an experiment, not one dataset: each arm is a dataset "
+                           f"(`shanghai-sim summary {first}`), and `shanghai-sim experiment --resume --out {out}` "
+                           "prints its report")
     manifest = load_manifest(store)
     if not finished_list(manifest):
         raise SummaryError(f"{out!r} holds no finished shard yet (status {manifest.get('status') or 'not recorded'}); "

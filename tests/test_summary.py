@@ -90,6 +90,14 @@ def test_summary_of_a_games_only_dataset_and_of_nothing(tmp_path):
     assert "is a file, not a dataset folder" in r.output and "--out" not in r.output.split(";")[0]
     assert f"run --out {tmp_path / 'README.md'}" not in r.output
     assert (tmp_path / "README.md").read_text() == "# notes\n"
+    # an experiment's folder: its arms are the datasets, named with the command that reads one
+    from shanghai_sim import experiment as E
+    from test_runner_support import FAKE
+    E.run_experiment(E.Experiment(variants=("greedy:buy=never",), games=4), str(tmp_path / "exp"),
+                     engine=FAKE, progress=None)
+    r = run_cli("summary", tmp_path / "exp")
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
+    assert f"summary {tmp_path / 'exp'}/arms/0-baseline" in r.output and "experiment --resume" in r.output
     (tmp_path / "empty").mkdir()
     r = run_cli("summary", tmp_path / "empty")
     assert r.exit_code == 2 and "no manifest.json" in r.output
