@@ -8,6 +8,7 @@ import sys
 import click
 
 from .errors import INT, rule_option
+from .errors import Number
 
 
 def fail(message: str) -> None:
@@ -69,6 +70,62 @@ def rules_cmd(spec: str, rule_items: tuple[str, ...], as_json: bool) -> None:
     click.echo(json.dumps(d, indent=2) if as_json else _format_rules(d, OPTION_HELP))
 
 
+TIME_LIMIT = 6.0      # seconds of meld search: with start-up (2-4 s) the answer comes within 10 s
+
+
+def _capped(fn, seconds: float):
+    """``fn()`` run in a forked child (its compiled kernels inherited), its result or exception
+    back through a pipe; None if it runs past ``seconds``: the child is then killed. The meld
+    finder's compiled search cannot be interrupted in-process, and a hand at the rules' size
+    limit with many jokers can search for a minute. Without ``os.fork``: ``fn()`` uncapped."""
+    import os
+    import pickle
+    import select
+    import signal
+    import time
+    if not hasattr(os, "fork"):
+        return fn()
+    rd, wr = os.pipe()
+    pid = os.fork()
+    if pid == 0:                                    # the child: answer, then leave at once
+        code = 0
+        try:
+            os.close(rd)
+            try:
+                got = ("ok", fn())
+            except Exception as e:              # CardError, RulesError: the parent says it
+                got = ("error", e)
+            data = pickle.dumps(got)
+            while data:
+                data = data[os.write(wr, data):]
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(wr)
+    chunks, done = [], False
+    try:
+        end = time.monotonic() + seconds
+        while not done:
+            left = end - time.monotonic()
+            if left <= 0 or not select.select([rd], [], [], left)[0]:
+                return None
+            chunk = os.read(rd, 1 << 16)
+            chunks.append(chunk)
+            done = not chunk
+    finally:
+        os.close(rd)
+        if not done:
+            os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    if not b"".join(chunks):
+        raise RuntimeError("the meld search stopped without an answer")
+    kind, value = pickle.loads(b"".join(chunks))
+    if kind == "error":
+        raise value
+    return value
+
+
 @click.command("meld")
 @click.argument("cards", nargs=-1)
 @click.option("--contract", "-c", required=True,
@@ -82,15 +139,21 @@ def rules_cmd(spec: str, rule_items: tuple[str, ...], as_json: bool) -> None:
               help="Accept a hand the rules' shoe cannot hold (what-if questions).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object: satisfiable, deadwood, "
               "deficiency, melds, leftover.")
+@click.option("--time-limit", type=Number(0.1, 3600), default=TIME_LIMIT, show_default=True,
+              metavar="SECONDS", help="Stop a search that runs longer (a large hand with many "
+              "jokers) and say so.")
 def meld_cmd(cards: tuple[str, ...], contract: str, rules_spec: str, rule_items: tuple[str, ...],
              players: int | None,
-             any_hand: bool, as_json: bool) -> None:
+             any_hand: bool, as_json: bool, time_limit: float) -> None:
     """Analyse a hand: can it lay the contract down, deadwood, deficiency, a best lay-down.
 
     Example: shanghai-sim meld 5C 6C 7C 8C 9D 9H 9S JK --contract 2
 
     The definitions are docs/rules.md §6. The hand must fit the rules' shoe
-    (e.g. at most two of each card and four jokers with two packs).
+    (e.g. at most two of each card and four jokers with two packs), and hold
+    no more cards than a player can (the deal, a draw and every buy with its
+    penalty cards: 24 under shanghai), --any-hand or not. A search that runs
+    past --time-limit is stopped: "too large to analyse exactly", exit 2.
     """
     from shanghai_sim.cards import CardError
     from shanghai_sim.hand import analyze_hand
@@ -99,11 +162,20 @@ def meld_cmd(cards: tuple[str, ...], contract: str, rules_spec: str, rule_items:
         fail("empty hand: give the cards, e.g. shanghai-sim meld 5C 6C 7C 8C JK --contract 2")
     from shanghai_sim.precompile import hand_helper
     r = rules_or_fail(rules_spec, rule_items)
+
+    def analyse():
+        return analyze_hand(list(cards), contract, r, players=players, shoe=not any_hand)
+
     try:
         with hand_helper():          # a cold cache: the lay-down search compiles on the other core
-            a = analyze_hand(list(cards), contract, r, players=players, shoe=not any_hand)
+            analyze_hand(["AS"], contract, r, shoe=False)    # compiled (or loaded) here: uncapped
+        a = _capped(analyse, time_limit)     # a bad card, contract or size is raised from the child
     except (CardError, RulesError) as e:
         fail(str(e))
+    if a is None:
+        fail(f"a hand of {len(cards)} cards against contract {contract!r}: too large to analyse exactly "
+             f"within {time_limit:g} s (the search grows steeply with the jokers and the cards); give "
+             "--time-limit more seconds, or fewer cards")
     if as_json:
         click.echo(json.dumps(a.to_dict()))
         return

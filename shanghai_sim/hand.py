@@ -102,6 +102,37 @@ def check_shoe(counts: np.ndarray, r: Rules, players: int | None = None) -> None
     raise CardError(msg + " (choose --players, or lift the check with --any-hand / shoe=False)")
 
 
+class HandTooLarge(CardError):
+    """A hand larger than any player can hold under the rules (``max_held``): refused, since
+    the meld finder's search grows steeply with the cards (issue 59: 60 cards ran for minutes)."""
+
+
+def max_held(r: Rules, contract: "int | str | None" = None) -> tuple[int, str]:
+    """The most cards one player can hold under ``r``, and why: the cards dealt, the one drawn,
+    and every buy allowed with its penalty cards (``deal + 1 + buys x (1 + buy_penalty)``,
+    the count ``rules.validate`` bounds by MAX_HELD; a joker swap leaves the count as it is).
+    At hand ``contract`` when it is a hand number; for a contract in notation (or None) the
+    most of any hand of the rules."""
+    s = str(contract).strip() if contract is not None else ""
+    hands = [int(s)] if s.isascii() and s.isdigit() and 1 <= int(s) <= r.hands else range(1, r.hands + 1)
+    best, why = -1, ""
+    for h in hands:
+        c, buys = r.contracts[h - 1], r.buys_per_hand[h - 1]
+        n = c.deal + 1 + buys * (1 + r.buy_penalty)
+        if n > best:
+            best, why = n, (f"hand {h}: {c.deal} dealt + 1 drawn + {buys} buy{'s' if buys != 1 else ''} "
+                            f"x {1 + r.buy_penalty} cards")
+    return best, why
+
+
+def check_size(n: int, r: Rules, contract: "int | str | None" = None) -> None:
+    """HandTooLarge unless a hand of ``n`` cards fits what a player can hold (``max_held``)."""
+    most, why = max_held(r, contract)
+    if n > most:
+        raise HandTooLarge(f"a hand of {n} cards: under rules {r.name!r} a player holds at most {most} "
+                           f"({why}); a larger hand is never played and too large to analyse exactly")
+
+
 def analysis_args(counts=None, rules: "Rules | None" = None, contract: int | str = 2) -> tuple:
     """The meld finder's arguments for one hand as ``analyze_hand`` passes them: (counts,
     the contract as ``layout.Contract``, the rules' points, the lay-down rows). Without
@@ -124,13 +155,16 @@ def analyze_hand(cards: str | Iterable[str], contract: int | str,
     ``cards``: notation string or list of card strings; ``contract``: 1-based
     hand number of the rules or notation such as ``"set3 run10"``; ``rules``:
     preset name, TOML path or Rules object. The hand must fit the rules' shoe
-    at ``players`` (default: the rules' player count) unless ``shoe=False``.
+    at ``players`` (default: the rules' player count) unless ``shoe=False``, and
+    hold no more cards than a player can under the rules (``max_held``: e.g. 24 for
+    ``shanghai``, 30 for ``progressive``), whatever ``shoe`` says: ``HandTooLarge``.
     """
     r = _rules(rules)
     ids = parse_cards(cards)
     if not ids:
         raise CardError("empty hand: give at least one card")
     kinds, sizes, nm, text = _contract_rows(r, contract)
+    check_size(len(ids), r, contract)
     counts = np.zeros(NCARDS, dtype=np.int64)
     for c in ids:
         counts[c] += 1
@@ -223,4 +257,5 @@ def _memo(joker_cap: np.ndarray, exact: int, gap: int) -> tuple:
     return cache
 
 
-__all__ = ["HandAnalysis", "analyze_hand", "deficiency_batch", "RulesError", "CardError", "MeldKind"]
+__all__ = ["HandAnalysis", "analyze_hand", "deficiency_batch", "max_held", "HandTooLarge", "RulesError",
+           "CardError", "MeldKind"]

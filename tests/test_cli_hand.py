@@ -146,3 +146,65 @@ def test_rules_bad_file(main, tmp_path, toml, named):
 def test_rules_unknown_preset(main):
     one_line_error(invoke(main, "rules", "rummy"), "rummy")
     one_line_error(invoke(main, "rules", "missing.toml"), "missing.toml")
+
+
+# ---------------------------------------------------------------- bounded work (issue 59)
+
+ALL_60 = [f"{r}{s}" for s in "CDHS" for r in "A23456789TJQK"] + ["JK"] * 8
+
+
+def test_max_held_is_the_deal_a_draw_and_every_buy():
+    from shanghai_sim.hand import max_held
+    assert max_held(preset("shanghai"), 9) == (24, "hand 9: 11 dealt + 1 drawn + 4 buys x 3 cards")
+    assert max_held(preset("shanghai"), "1")[0] == 21
+    assert max_held(preset("shanghai"), "set3 run4 set3 run4")[0] == 24       # notation: the largest hand
+    assert max_held(preset("contract"), "run5 run5")[0] == 20
+    assert max_held(preset("progressive"), None)[0] == 30
+
+
+@pytest.mark.parametrize("extra", [[], ["--any-hand"], ["--any-hand", "--json"]])
+def test_meld_refuses_a_hand_no_player_holds_at_once(main, extra):
+    """issue 59: 52 cards and 8 jokers against set3 run4 set3 run4 searched past 200 s."""
+    import time
+    t = time.perf_counter()
+    r = invoke(main, "meld", *ALL_60, "--contract", "set3 run4 set3 run4", *extra)
+    one_line_error(r, "a hand of 60 cards: under rules 'shanghai' a player holds at most 24 (hand 9: "
+                      "11 dealt + 1 drawn + 4 buys x 3 cards)")
+    assert time.perf_counter() - t < 10
+
+
+def test_analyze_hand_has_the_same_bound():
+    from shanghai_sim.hand import HandTooLarge, analyze_hand
+    from shanghai_sim.cards import CardError
+    hand = ALL_60[:21]
+    assert analyze_hand(hand, 1, shoe=False).deficiency >= 0         # 21 = the most at hand 1
+    with pytest.raises(HandTooLarge, match="a hand of 22 cards: .* at most 21 .*hand 1"):
+        analyze_hand(hand + ["JK"], 1, shoe=False)
+    with pytest.raises(CardError, match="at most 24"):              # a CardError to every caller
+        analyze_hand(ALL_60[:48], "set3 run4 set3 run4", "shanghai", shoe=False)
+
+
+def test_meld_stops_a_long_search_and_says_so(main):
+    """At progressive's limit (30 cards, hand 9) with 12 jokers the search runs ~15 s: stopped."""
+    import time
+    hand = ALL_60[:18] + ["JK"] * 12
+    t = time.perf_counter()
+    r = invoke(main, "meld", *hand, "--contract", "9", "--rules", "progressive", "--any-hand",
+               "--time-limit", "0.5")
+    one_line_error(r, "a hand of 30 cards against contract '9': too large to analyse exactly within 0.5 s")
+    assert time.perf_counter() - t < 8
+
+
+def test_capped_returns_raises_and_stops():
+    import time
+    from shanghai_sim.cli.hand_cmds import _capped
+    from shanghai_sim.cards import CardError
+    assert _capped(lambda: {"a": [1, 2]}, 30) == {"a": [1, 2]}
+
+    def bad():
+        raise CardError("unknown card 'ZZ'")
+    with pytest.raises(CardError, match="ZZ"):
+        _capped(bad, 30)
+    t = time.perf_counter()
+    assert _capped(lambda: time.sleep(30), 0.3) is None
+    assert time.perf_counter() - t < 5
