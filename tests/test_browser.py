@@ -26,6 +26,7 @@ SHORT = ('contracts=["set3 set3", "run4 run4"]',)       # a two-hand game for th
 @pytest.fixture(scope="module")
 def driver():
     d = chrome()
+    d.set_script_timeout(600)      # stepping a long replay on a loaded machine takes its time
     yield d
     d.quit()
 
@@ -211,6 +212,17 @@ const before = Number(arguments[0]), done = arguments[arguments.length - 1];
 })();
 """
 
+MOVED = """
+const target = Number(arguments[0]), done = arguments[arguments.length - 1];
+(function wait() {
+  const b = document.body;
+  if (window.S && S.moves >= target && ['turn', 'over', 'stopped', 'hand_end'].indexOf(b.dataset.state) >= 0)
+    done([b.dataset.state, Number(b.dataset.drawn)]);
+  else if (b.dataset.state === 'error') done(['error', 0]);
+  else setTimeout(wait, 5);
+})();
+"""
+
 HINTED = """
 const done = arguments[arguments.length - 1];
 (function wait() {
@@ -321,13 +333,97 @@ def test_serve_cards_typed_lines_and_reasons(tmp_path, clean):
         card.click()
         lit = d.find_elements(By.CSS_SELECTOR, "#actions button.forcard")
         assert lit and all(name in b.text for b in lit)
+        moves = srv.session.moves
         d.find_element(By.CSS_SELECTOR, f'#hand-0 .card.sel[data-card="{name}"]').click()
-        state, drawn = d.execute_async_script(SETTLED, drawn)
+        # the wait is for the server's answer (its moves counter in the state the page drew),
+        # not for a redraw: picking the card redrew the page already
+        state, drawn = d.execute_async_script(MOVED, moves + 1)
+        assert srv.session.moves == moves + 1
         discards = [e for e in srv.session.log_events() if e["event"] == "discard" and e["seat"] == 0]
         assert discards and discards[-1]["card"] == name
         d.find_element(By.ID, "hint").click()
         d.execute_async_script(HINTED)
         assert d.find_element(By.ID, "hint-text").text.startswith("hint from smart")
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def _buttons(d):
+    from selenium.webdriver.common.by import By
+    return [b.get_attribute("title") for b in d.find_elements(By.CSS_SELECTOR, "#actions button[data-n]")]
+
+
+def test_serve_a_stale_tab_cannot_play(tmp_path, driver):
+    """Issue 59: the game open in two windows; one acts; a click in the other, still showing
+    the old choices, is refused (409): nothing is played, and that page redraws the current
+    choices with the reason."""
+    from selenium.webdriver.common.by import By
+    srv, log = _serve(tmp_path, SHORT, seed="11")
+    d = driver
+    console_errors(d)
+    first = d.current_window_handle
+    try:
+        d.get(srv.url)
+        d.execute_async_script(SETTLED, 0)
+        d.switch_to.new_window("window")
+        second = d.current_window_handle
+        d.get(srv.url)
+        d.execute_async_script(SETTLED, 0)
+        old = _buttons(d)
+        assert old
+        d.switch_to.window(first)             # the first window acts
+        moves = srv.session.moves
+        d.find_element(By.CSS_SELECTOR, "#actions button[data-n]").click()
+        d.execute_async_script(MOVED, moves + 1)
+        assert srv.session.moves == moves + 1
+        before = srv.session.full_events()
+        now = [c["text"] for c in srv.session.state()["choices"]]
+        d.switch_to.window(second)            # the second still shows the old choices
+        assert _buttons(d) == old
+        drawn = int(d.find_element(By.TAG_NAME, "body").get_attribute("data-drawn"))
+        d.find_element(By.CSS_SELECTOR, "#actions button[data-n]").click()
+        state, _ = d.execute_async_script(SETTLED, drawn)
+        assert state == "turn"
+        assert "moved on" in d.find_element(By.ID, "answer").text
+        assert srv.session.full_events() == before and srv.session.moves == moves + 1
+        assert _buttons(d) == now
+        errors = console_errors(d)            # the browser reports the refusal, and only it
+        assert errors and all("409" in m for m in errors), errors
+    finally:
+        if d.current_window_handle != first:
+            d.close()
+        d.switch_to.window(first)
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_serve_replay_during_play_is_the_seat_view(tmp_path, clean):
+    """Issue 59: the replay page the server gives during play draws the person's seat view:
+    the bots' hands as backs at every event (even in the page's "all seats" view), the
+    person's own cards shown, the log adding up; the page's source says so."""
+    from selenium.webdriver.common.by import By
+    srv, log = _serve(tmp_path, SHORT, seed="8")
+    d = clean
+    try:
+        ps = srv.session
+        ps.wait()
+        for _ in range(10):
+            ps.act("1", ps.moves)
+            ps.wait()
+        assert not ps.state()["over"]
+        d.get(srv.url + "replay.html")
+        assert "the game goes on" in d.find_element(By.ID, "sub").text
+        n = len(ps.log_events())
+        snaps = d.execute_script(STEP_ALL, n - 1)
+        assert len(snaps) == n
+        full = ps.full_events()
+        ref = reference_hands(full, 4)
+        for i, s in enumerate(snaps):
+            assert s["hands"][1:] == [["?"] * len(h) for h in ref[i][1:]], i
+            assert sorted(s["hands"][0]) == ref[i][0], i
+        assert "does not add up" not in d.find_element(By.ID, "result").text
+        assert d.find_element(By.ID, "now").text
     finally:
         srv.shutdown()
         srv.server_close()
