@@ -75,8 +75,9 @@ class Source:
 # ``python benchmarks/run_all.py --only NAME``, or list it with the reason) and on a listed one
 # that is no longer stale (take it off).
 STALE: dict[str, str] = {
-    name: "measured before the sources were hashed (issue 60); the hash at its commit differs from today's, "
-          "not rerun yet"
+    name: ("measured before the sources were hashed, and its source at that commit is not today's; not rerun "
+           "on 2026-12-07 (issue 60): the 2 shared cores were at load 6-9 and the code it measures was changing "
+           "by the hour")
     for name in ("melds", "growth", "engine", "runner", "verify", "startup", "bots", "strength", "play_quality",
                  "playouts", "rollout", "browser")
 }
@@ -331,17 +332,36 @@ def _measuring_code(path: str, data: bytes) -> bytes:
 def content_hash(blobs) -> str:
     """The hash of a set of files by their contents alone: the sorted SHA-256 of each file,
     hashed. A file moved or renamed unchanged keeps it; any byte changed changes it."""
-    digests = sorted(hashlib.sha256(b).hexdigest() for b in blobs)
-    return hashlib.sha256("\n".join(digests).encode()).hexdigest()[:16]
+    return _combined(hashlib.sha256(b).hexdigest() for b in blobs)
+
+
+def _combined(digests) -> str:
+    return hashlib.sha256("\n".join(sorted(digests)).encode()).hexdigest()[:16]
 
 
 def source_now(b: Benchmark, commit: str | None = None, root: Path | None = None) -> dict:
     """``{"hash", "files"}``: the source benchmark ``b`` measures, in the working tree or at
     ``commit`` (as recorded in a result's ``source``): the hash of its files' contents, each
-    benchmark module's without its record (``_measuring_code``)."""
+    benchmark module's without its record (``_measuring_code``), and ``{path: the first 16 hex
+    of its SHA-256}`` per file, so a stale section can say which files changed."""
     tree = _Tree(commit, root)
-    files = source_files(b.source, b.name, tree)
-    return {"hash": content_hash(_measuring_code(f, tree.read(f)) for f in files), "files": files}
+    digests = {f: hashlib.sha256(_measuring_code(f, tree.read(f))).hexdigest()
+               for f in source_files(b.source, b.name, tree)}
+    return {"hash": _combined(digests.values()), "files": {f: d[:16] for f, d in digests.items()}}
+
+
+def changed_files(then: dict, now: dict) -> str:
+    """Which files of a source changed between two ``source_now`` records, by content: a file
+    moved unchanged is not one."""
+    old, new = then.get("files") or {}, now["files"]
+    if not isinstance(old, dict):
+        return ""
+    changed = [f for f, d in new.items() if d not in set(old.values())]
+    gone = [f for f, d in old.items() if d not in set(new.values()) and f not in new]
+
+    def names(fs, most=6):
+        return ", ".join(f"`{f}`" for f in fs[:most]) + (f" and {len(fs) - most} more" if len(fs) > most else "")
+    return "; ".join(x for x in (names(changed), "gone: " + names(gone) if gone else "") if x)
 
 
 def recorded_commit(res: dict) -> str | None:
@@ -353,17 +373,22 @@ def recorded_commit(res: dict) -> str | None:
 
 def stale_sections(results: dict[str, dict]) -> dict[str, str]:
     """{name: why} for each result whose source has changed since it was measured (or that
-    recorded none): its figures describe other code than today's."""
+    recorded none): its figures describe other code than today's. The why names the commit and
+    the files changed since."""
     by_name = {b.name: b for b in benchmarks()}
     out = {}
     for name, res in results.items():
-        rec = (res.get("source") or {}).get("hash")
+        rec = res.get("source") or {}
         if name not in by_name:
             continue
-        if not rec:
+        if not rec.get("hash"):
             out[name] = "it recorded no hash of the source it measured"
-        elif rec != source_now(by_name[name])["hash"]:
+            continue
+        now = source_now(by_name[name])
+        if rec["hash"] != now["hash"]:
             commit = (res.get("machine") or {}).get("commit")
-            out[name] = (f"the source it measures (hash {rec}, "
-                         + (f"at commit {commit}" if commit else "no commit recorded") + ") has changed since")
+            files = changed_files(rec, now)
+            out[name] = (f"the source it measures has changed since "
+                         + (f"commit {commit}" if commit else "it was measured (no commit recorded)")
+                         + f" (hash {rec['hash']} then, {now['hash']} now)" + (f": {files}" if files else ""))
     return out

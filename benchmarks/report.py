@@ -100,7 +100,7 @@ def render(results: dict, charts: dict, base: Path) -> str:
         if name in stale:
             out += [f"> **Stale: source changed since.** {stale[name][0].upper()}{stale[name][1:]}: these "
                     f"figures describe that commit, not today's code"
-                    + (f" (not rerun: {STALE[name]})" if name in STALE else "")
+                    + (f" (listed in `STALE`: {STALE[name]})" if name in STALE else "")
                     + f". Rerun: `python benchmarks/run_all.py --only {name}`.", ""]
         out += [res["title"] + ".", "", b.how, ""]
         if name in charts:

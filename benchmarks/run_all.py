@@ -105,7 +105,8 @@ def check(results_dir: Path, say=print) -> int:
     results = load_results(results_dir)
     stale = stale_sections(results)
     for name, res in results.items():
-        when = f"{res.get('run')} run at {res.get('machine', {}).get('commit')}"
+        when = (f"{res.get('run')} run at {res.get('machine', {}).get('commit')}, "
+                f"{res.get('seconds', 0) / 60:.1f} minutes")
         if name in stale:
             known = f" (listed in STALE: {STALE[name]})" if name in STALE else ""
             say(f"{name:13s} stale: {stale[name]}{known}; {when}; rerun: python benchmarks/run_all.py --only {name}")

@@ -177,7 +177,7 @@ def test_a_new_benchmark_is_its_one_module(tmp_path, run_all):
     assert "into benchmarks/quick/results" in p.stdout and "benchmarks/quick/BENCHMARKS.md" in p.stdout
     res = json.loads((d / "results" / "toy.json").read_text())
     assert res["settings"] == {"n": 2} and res["run"] == "quick"
-    assert res["source"]["files"] == ["benchmarks/bench_toy.py"]
+    assert list(res["source"]["files"]) == ["benchmarks/bench_toy.py"]
     assert (d / "charts" / "toy.png").read_bytes()[:8] == PNG
     md = (d / "BENCHMARKS.md").read_text()
     assert "## The toy section\n\nA toy.\n\nWhat the toy measures." in md and "(charts/toy.png)" in md
@@ -189,8 +189,9 @@ def test_a_new_benchmark_is_its_one_module(tmp_path, run_all):
     assert p.returncode == 0, p.stderr
     md = (d / "BENCHMARKS.md").read_text()
     assert "**Stale: source changed since**: 1 of 1 sections" in md
-    assert ("## The toy section\n\n> **Stale: source changed since.** The source it measures (hash "
-            f"{res['source']['hash']}, no commit recorded) has changed since" in md)
+    assert ("## The toy section\n\n> **Stale: source changed since.** The source it measures has changed "
+            f"since it was measured (no commit recorded) (hash {res['source']['hash']} then, " in md)
+    assert "now): `benchmarks/bench_toy.py`: these figures describe" in md
     assert "rerun: python benchmarks/run_all.py --only toy" in subprocess.run(
         [sys.executable, str(tmp_path / "benchmarks" / "run_all.py"), "--quick", "--check"],
         capture_output=True, text=True, timeout=300).stdout
