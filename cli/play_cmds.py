@@ -22,8 +22,10 @@ At each of your decisions the screen shows your cards (by suit and rank, with
 the contract and your hand's deficiency), the table, the upcard, every seat's
 card count, buys left and who is down, and the legal actions numbered. Type a
 number, or a command: take, draw, pass, buy, down, layoff 7C, swap 7C,
-discard 7C, hint, melds, score, show, help, quit. Ctrl-D or Ctrl-C stops the
-game too; with --log the log so far is saved (docs/replay.md).
+discard 7C, hint, melds, score, show, help, quit. At a hand's end the screen
+shows who went out, each seat's cards left, points and total, and waits: Enter
+deals the next hand. Ctrl-D or Ctrl-C stops the game too; with --log the log
+so far is saved (docs/replay.md).
 """
 
 

@@ -11,7 +11,11 @@ input) and ``write(text)``, so the command line and the tests drive the same
 code.
 
 What a person may not see stays off the screen: the other seats' deals,
-stock draws and penalty cards are shown as counts. The saved log
+stock draws and penalty cards are shown as counts. A hand's end is a pause
+(``play``): who went out or why the hand stopped, each seat's cards left (shown
+at scoring, as at a real table) and points, the totals; the next deal comes
+once the person presses Enter (``hand_results`` gives the same to the page of
+``serve``, which pauses there too). The saved log
 (``log_events()``) is the full event log in the ``replay --json`` format
 (docs/replay.md), opened by a ``game`` event (seed, rules, who sat where)
 and, when the person stopped before the end, closed by a ``stopped`` event.
@@ -143,15 +147,24 @@ class HumanGame:
         self._shown = 0
         self._same_turn = False     # only the person has acted since their last decision
         self.stopped: str | None = None
+        self._pause_hands = False   # play(): stop the screen at a hand's end until the person goes on
+        self._paused: int | None = None     # the hand whose end the screen stopped at
+        self._results: list[dict[str, Any]] = []
+        self._results_at = 0        # events read into _results
+        self._held: list[dict[str, int]] = []       # each seat's cards in the hand being read
+        self._out: dict[str, Any] | None = None     # its `out` event
 
     # ------------------------------------------------------------ the loop
     def play(self) -> str | None:
         """Play until the game is over or the person stops it. Returns None when the game
         ended, else why it stopped ('quit', 'end of input', 'interrupted')."""
         self.start()
+        self._pause_hands = True
         try:
             while True:
                 self.advance()
+                while self._paused is not None:
+                    self._pause()
                 if self.game.over:
                     break
                 self._decide()
@@ -202,6 +215,7 @@ class HumanGame:
     def finish(self) -> None:
         """Write the result, or that the game stopped (``stopped``) and has none."""
         if self.stopped:
+            self._pause_hands = False
             self._scroll()
             self._write(f"game stopped ({self.stopped}) in hand {self.game.hand}; "
                         f"it has no result")
@@ -251,12 +265,105 @@ class HumanGame:
                 f"seats: {who}. Type the number of an action or a command; help lists them.")
 
     def _scroll(self) -> None:
+        """Write the events not yet shown; in play(), stop after a hand's end that the game
+        goes on from (the pause: ``_pause``)."""
         ev = self._feed.events()
-        new = ev[self._shown:]
-        for e in new:
+        new = []
+        for e in ev[self._shown:]:
             self._write(self.public_line(e))
-        self._shown = len(ev)
+            new.append(e)
+            if self._pause_hands and e["event"] == "hand_end" and e["hand"] < self.rules.hands:
+                self._paused = e["hand"]
+                break
+        self._shown += len(new)
         self._same_turn = bool(new) and all(e.get("seat") == self.seat for e in new)
+
+    def _pause(self) -> None:
+        """The end of hand ``_paused``: its result, then the next deal once the person goes on
+        (Enter). ``score`` and ``help`` answer; ``quit`` stops; any other line goes on too,
+        and is not played (the next hand is not on the screen yet)."""
+        h = self._paused
+        self._write(self.hand_summary(h))
+        nxt = f"hand {h + 1} ({self.rules.contracts[h]})"
+        while True:
+            line = self._ask(f"press Enter for {nxt}, or type score or quit> ").strip()
+            cmd = line.lower()
+            if cmd in ("quit", "exit", "q"):
+                raise Stop("quit")
+            if cmd in ("score", "scores"):
+                self._write(self._score())
+                continue
+            if cmd in ("help", "?", "h"):
+                self._write(f"hand {h} is over; Enter deals {nxt}. score: the scores so far; "
+                            f"quit: stop the game (it has no result)")
+                continue
+            if line and cmd not in ("next", "n", "continue", "c"):
+                self._write(_clip(f"{line!r} is not played: {nxt} is dealt first, type your move there"))
+            break
+        self._paused = None
+        self._scroll()
+
+    def hand_results(self) -> list[dict[str, Any]]:
+        """Each finished hand's result, from the log: ``hand``, ``contract``, ``winner`` (the
+        seat that went out, or None), ``reason`` (``out`` / ``stock`` / ``turn_cap``),
+        ``how`` (``melds`` / ``discard``, None when stopped), ``blind``, per seat ``left``
+        (the cards it held at the end: shown at scoring, as at a real table) and ``scores``
+        (its points for the hand), and the ``totals`` after it."""
+        ev = self._feed.events()
+        for e in ev[self._results_at:]:
+            t, q = e["event"], e.get("seat")
+            if t == "hand":
+                self._held = [{} for _ in range(self.players)]
+                self._out = None
+            elif t == "deal":
+                self._held[q] = {}
+                _take(self._held[q], e["cards"])
+            elif t == "draw":
+                _take(self._held[q], [e["card"]])
+            elif t == "buy":
+                _take(self._held[q], [e["card"]] + list(e["penalty"]))
+            elif t == "go_down":
+                _give(self._held[q], [c for m in e["melds"] for c in m["cards"]])
+            elif t in ("layoff", "discard"):
+                _give(self._held[q], [e["card"]])
+            elif t == "swap":
+                _give(self._held[q], [e["card"]])
+                _take(self._held[q], ["JK"])
+            elif t == "out":
+                self._out = {"how": e["how"], "blind": e["blind"]}
+            elif t == "hand_end":
+                how = self._out if e["winner"] is not None else None
+                self._results.append({
+                    "hand": e["hand"], "contract": str(self.rules.contracts[e["hand"] - 1]),
+                    "winner": e["winner"], "reason": e["reason"],
+                    "how": how["how"] if how else None, "blind": bool(how and how["blind"]),
+                    "left": [_cards_of(hh) for hh in self._held], "scores": list(e["scores"]),
+                    "totals": list(e["totals"])})
+                self._out = None
+        self._results_at = len(ev)
+        return list(self._results)
+
+    def hand_summary(self, hand: int) -> str:
+        """A finished hand's result as the terminal shows it at the pause."""
+        r = self.hand_results()[hand - 1]
+        if r["winner"] is not None:
+            w = r["winner"]
+            who = "you" if w == self.seat else f"seat {w} ({self.seats[w]})"
+            how = "by discarding" if r["how"] == "discard" else "melding the last card"
+            head = f"{who} went out ({how}{', blind' if r['blind'] else ''})"
+        elif r["reason"] == "stock":
+            head = "nobody went out: the stock ran out (docs/rules.md §5.5); everybody scores what they hold"
+        else:
+            head = "nobody went out: the turn cap was reached (docs/rules.md §5.8); everybody scores what they hold"
+        names = [f"{q} {'you' if q == self.seat else self.seats[q]}" for q in range(self.players)]
+        w = max(len(n) for n in names) + 2
+        lines = [f"== hand {hand} of {self.rules.hands} ({r['contract']}) is over: {head}",
+                 f"   {'seat':<{w}}{'points':>6} {'total':>6}   cards left"]
+        for q in range(self.players):
+            cards = r["left"][q]
+            left = "none (went out)" if r["winner"] == q else f"{len(cards)}: {' '.join(cards)}" if cards else "none"
+            lines.append(f"   {names[q]:<{w}}{r['scores'][q]:>6} {r['totals'][q]:>6}   {left}")
+        return "\n".join(lines)
 
     def public_line(self, e: dict[str, Any]) -> str:
         """format_event(e) as the person may see it: others' hidden cards as counts
@@ -640,6 +747,24 @@ class HumanGame:
             lines.append(f"{e['hand']:<5}" + "".join(f"{x:>{w}}" for x in e["scores"]))
         lines.append("total" + "".join(f"{x:>{w}}" for x in self.game.totals()))
         return "\n".join(lines)
+
+
+def _take(held: dict[str, int], cards) -> None:
+    for c in cards:
+        held[c] = held.get(c, 0) + 1
+
+
+def _give(held: dict[str, int], cards) -> None:
+    for c in cards:
+        if held.get(c, 0) > 0:
+            held[c] -= 1
+
+
+def _cards_of(held: dict[str, int]) -> list[str]:
+    """The cards of a hand, by suit then rank (jokers last), as the person's cards are shown."""
+    order = "A23456789TJQK"
+    cards = [c for c, k in held.items() for _ in range(k)]
+    return sorted(cards, key=lambda c: (5, 0) if c == "JK" else ("CDHS".index(c[-1]), order.index(c[:-1])))
 
 
 def _n(k: int, what: str) -> str:

@@ -205,7 +205,7 @@ SETTLED = """
 const before = Number(arguments[0]), done = arguments[arguments.length - 1];
 (function wait() {
   const b = document.body;
-  if (Number(b.dataset.drawn || 0) > before && ['turn', 'over', 'stopped'].indexOf(b.dataset.state) >= 0)
+  if (Number(b.dataset.drawn || 0) > before && ['turn', 'over', 'stopped', 'hand_end'].indexOf(b.dataset.state) >= 0)
     done([b.dataset.state, Number(b.dataset.drawn)]);
   else if (b.dataset.state === 'error') done(['error', 0]);
   else setTimeout(wait, 5);
@@ -232,14 +232,21 @@ const done = arguments[arguments.length - 1];
 """
 
 
-def play_by_hints(d, url, shots: Path | None = None):
-    """Click Hint, then the hinted action, until the game ends; (final state, clicks)."""
+def play_by_hints(d, url, shots: Path | None = None, pauses: list | None = None):
+    """Click Hint, then the hinted action, until the game ends; (final state, clicks). At a
+    hand's end (the pause) click "Next hand", and note the hand's result in ``pauses``."""
     from selenium.webdriver.common.by import By
     d.set_script_timeout(600)
     d.get(url)
     state, drawn = d.execute_async_script(SETTLED, 0)
     clicks = 0
-    while state == "turn":
+    while state in ("turn", "hand_end"):
+        if state == "hand_end":
+            if pauses is not None:
+                pauses.append(d.find_element(By.ID, "hand-result").text)
+            d.find_element(By.ID, "next-hand").click()
+            state, drawn = d.execute_async_script(SETTLED, drawn)
+            continue
         d.find_element(By.ID, "hint").click()
         n, drawn = d.execute_async_script(HINTED)     # the hint's drawing of the table
         if shots is not None and clicks == 12:

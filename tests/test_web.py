@@ -161,7 +161,9 @@ def test_session_plays_to_the_end_as_the_terminal_does(tmp_path):
         saved = [json.loads(x) for x in (tmp_path / "g.jsonl").read_text().splitlines()]
         assert saved == ps.log_events()
     feed = iter(typed)
-    hg = HumanGame(ps.hg.rules, 4, 0, "greedy", 5, read=lambda p: next(feed), write=lambda t: None)
+    # the same moves at the terminal, Enter at each hand's end (the pause)
+    hg = HumanGame(ps.hg.rules, 4, 0, "greedy", 5, read=lambda p: "" if p.startswith("press Enter") else next(feed),
+                   write=lambda t: None)
     assert hg.play() is None
     assert hg.game.totals() == ps.hg.game.totals() == st["table"]["totals"]
     assert hg.log_events() == ps.log_events()

@@ -2,9 +2,11 @@
 ``serve`` (a local page to play a seat against the bots). docs/browser.md.
 
 The pages are plain HTML, CSS and JavaScript kept beside this module (``table.css``,
-``cards.js``, ``replay.js``, ``play.js``) and inlined into every page: no network, no build
-step. A page's Content-Security-Policy allows nothing but its own inline code (and, for
-``serve``, requests to the page's own server), so it cannot reach anything else.
+``cards.js``, ``replay.js``, ``play.js``; ``help.js`` and ``glossary.js``, the Help
+panel's words, written from docs/glossary.md by ``glossary.py``) and inlined into every
+page: no network, no build step. A page's Content-Security-Policy allows nothing but its
+own inline code (and, for ``serve``, requests to the page's own server), so it cannot reach
+anything else.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ def page(title: str, body: str, scripts: list[str], data: Any = None, connect: b
     ]
     if data is not None:
         parts.append(f'<script type="application/json" id="game-data">{embed_json(data)}</script>')
-    for s in ["cards.js"] + scripts:
+    for s in ["cards.js", "glossary.js", "help.js"] + scripts:     # help: docs/glossary.md
         parts.append(f"<script>\n{asset(s)}</script>")
     parts.append("</body></html>\n")
     return "\n".join(parts)

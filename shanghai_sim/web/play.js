@@ -90,7 +90,85 @@ function drawLog() {
   log.scrollTop = log.scrollHeight;
 }
 
+/* The hand's end is a pause: who went out (or why the hand stopped), each seat's cards left,
+   points and total, then "Next hand"; the next deal stays hidden until the person goes on.
+   The hands this tab has gone on from are kept per game (a reload keeps the pause). */
+var ACK_KEY = "shanghai-hands-seen-" + TOKEN, acked = null;
+
+function handsSeen(n) {
+  acked = n;
+  try { sessionStorage.setItem(ACK_KEY, String(n)); } catch (e) { /* private mode: this page only */ }
+}
+
+function handResult(r) {
+  var box = el("div", "");
+  box.id = "hand-result";
+  var who;
+  if (r.winner !== null) {
+    who = (r.winner === S.seat ? "You" : seatLabel(S.names, r.winner, S.seat)) + " went out" +
+      (r.how === "discard" ? " by discarding" : " melding the last card") + (r.blind ? ", blind" : "") + ".";
+  } else {
+    who = "Nobody went out: " + (r.reason === "stock" ? "the stock ran out" : "the hand reached the turn cap") +
+      ". Everybody scores the cards they hold.";
+  }
+  box.appendChild(el("div", "who", who));
+  var t = el("table", "nums");
+  var hr = el("tr");
+  ["seat", "cards left", "points", "total"].forEach(function (h) { hr.appendChild(el("th", "", h)); });
+  t.appendChild(hr);
+  for (var q = 0; q < S.players; q++) {
+    var tr = el("tr", q === S.seat ? "me" : "");
+    tr.dataset.seat = q;
+    tr.appendChild(el("td", "", seatLabel(S.names, q, S.seat)));
+    var left = el("td", "left");
+    if (r.winner === q) left.appendChild(el("span", "tag out", "went out"));
+    r.left[q].forEach(function (c) { left.appendChild(cardEl(c)); });
+    tr.appendChild(left);
+    tr.appendChild(el("td", "pts", r.scores[q]));
+    tr.appendChild(el("td", "tot", r.totals[q]));
+    t.appendChild(tr);
+  }
+  box.appendChild(t);
+  return box;
+}
+
+function drawPause(r) {
+  var p = document.getElementById("handend");
+  if (!p) {
+    p = el("div", "");
+    p.id = "handend";
+    document.getElementById("layout").before(p);
+  }
+  p.hidden = !r;
+  p.textContent = "";
+  if (!r) return;
+  p.appendChild(el("h2", "", "Hand " + r.hand + " (" + r.contract + ") is over"));
+  p.appendChild(handResult(r));
+  var next = r.hand + 1 === S.table.hand ? "Next hand: hand " + S.table.hand + " (" + S.table.contract + ")" : "Next hand";
+  var b = el("button", "", next);
+  b.id = "next-hand";
+  b.addEventListener("click", function () { handsSeen(acked + 1); draw(); });
+  p.appendChild(b);
+  p.appendChild(el("div", "muted", "The cards each seat was left with count against it (points); " +
+                   "the lowest total after the last hand wins."));
+  b.focus();
+}
+
 function draw() {
+  var hands = S.table.scores || [];
+  if (acked === null) {
+    var saved = null;
+    try { saved = sessionStorage.getItem(ACK_KEY); } catch (e) { saved = null; }
+    handsSeen(saved !== null && Number(saved) <= hands.length ? Number(saved) : hands.length);
+  }
+  var pause = !(S.over || S.stopped) && hands.length > acked ? hands[acked] : null;
+  drawPause(pause);
+  document.getElementById("layout").hidden = !!pause;
+  if (pause) {
+    document.body.dataset.state = "hand_end";
+    document.body.dataset.drawn = ++drawn;
+    return;
+  }
   var targets = [];
   if (selected) forCard(selected).forEach(function (a) { if (a.meld !== null && a.kind !== "discard") targets.push(a.meld); });
   if (selected && S.table.seats[S.seat].cards.indexOf(selected) < 0) selected = null;
@@ -113,6 +191,10 @@ function draw() {
     res.textContent = "";
     res.appendChild(el("h3", "", S.over ? "Game over" : "Game stopped"));
     res.appendChild(el("div", "", S.result));
+    if (S.over && hands.length) {
+      res.appendChild(el("div", "muted", "Hand " + hands[hands.length - 1].hand + ", the last:"));
+      res.appendChild(handResult(hands[hands.length - 1]));
+    }
     var links = el("div", "");
     var a1 = el("a", "", "the log (JSON lines)");
     a1.href = "/log.jsonl";

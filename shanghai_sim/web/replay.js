@@ -165,21 +165,63 @@ function drawSearch(i) {
                        "hidden in seat " + view + "'s view"));
     return;
   }
+  var fig = e.candidates.every(function (c) { return c.samples !== undefined && c.diff !== undefined && c.se !== undefined; }) &&
+            e.z !== undefined;
   box.appendChild(el("div", "", "seat " + e.seat + " (" + (META.seats ? META.seats[e.seat] : "") + ") searched its " +
-                     e.decision + " decision: " + e.rollouts + " samples per candidate"));
+                     e.decision + " decision: " + e.rollouts + " samples for smart's choice"));
+  var why = fig ? searchReasons(e) : null;
   var t = el("table", "nums");
   var hr = el("tr");
-  ["candidate", "mean points", "samples"].forEach(function (h) { hr.appendChild(el("th", "", h)); });
+  ["candidate", "mean points", "samples"].concat(fig ? ["diff \u00b1 se"] : []).forEach(function (h) { hr.appendChild(el("th", "", h)); });
   t.appendChild(hr);
   e.candidates.forEach(function (c, k) {
     var tr = el("tr", k === e.chosen ? "chosen" : "");
-    tr.appendChild(el("td", "", c.action + (k === 0 ? " (smart's)" : "") + (k === e.chosen ? " \u2190 chosen" : "")));
+    var td = el("td", "", c.action + (k === 0 ? " (smart's)" : "") + (k === e.chosen ? " \u2190 chosen" : ""));
+    if (why) td.appendChild(el("div", "why", why[k]));
+    tr.appendChild(td);
     tr.appendChild(el("td", "", c.mean.toFixed(2)));
-    tr.appendChild(el("td", "", e.rollouts));
+    tr.appendChild(el("td", "", fig ? c.samples : e.rollouts));
+    if (fig) tr.appendChild(el("td", "", k === 0 ? "" : num(c.diff) + " \u00b1 " + num(c.se)));
     t.appendChild(tr);
   });
   box.appendChild(t);
-  box.appendChild(el("div", "muted", "mean outcome over the samples, lower is better (docs/rollout.md)"));
+  if (fig) {
+    box.appendChild(el("div", "muted rule", "Lower is better. diff: a candidate's mean less smart's choice's, on the " +
+      "same samples; se: its standard error. Another candidate replaces smart's choice only when diff < \u2212margin (" +
+      num(-e.margin) + ") and diff + z\u00b7se < 0 (z = " + num(e.z) + "): a lower mean by chance is not enough" +
+      (e.race ? ". The race samples up to " + e.race + " times; a challenger whose diff \u2212 z\u00b7se > \u2212tie (" +
+                num(-e.tie) + ") drops out early: it cannot beat smart's choice by " + num(e.tie) + " points."
+              : "; without a race only the lowest mean of the others is tried.") + " (docs/rollout.md)"));
+  } else {
+    box.appendChild(el("div", "muted", "mean outcome over the samples, lower is better (docs/rollout.md). This log " +
+      "(schema 1) does not record each candidate's samples and standard error, so the rule that kept or " +
+      "replaced smart's choice cannot be shown here."));
+  }
+}
+
+function num(x) {
+  if (!x) return "0";
+  var s = (Math.round(x * 100) / 100).toFixed(2).replace(/\.?0+$/, "");
+  return s.charAt(0) === "-" ? "\u2212" + s.slice(1) : s;
+}
+
+/* Why each candidate was kept, chosen, dropped or passed over, by the rule of
+   kernels/rollout.py (log.search_reasons says the same in the text log). */
+function searchReasons(e) {
+  var cs = e.candidates, z = e.z, m = e.margin, tie = e.tie, ch = e.chosen, best = 1;
+  for (var j = 2; j < cs.length; j++) if (cs[j].mean < cs[best].mean) best = j;
+  return cs.map(function (c, i) {
+    var d = c.diff, hi = d + z * c.se, lo = d - z * c.se;
+    if (i === 0) return ch === 0 ? "smart's choice: kept" : "smart's choice: replaced";
+    if (i === ch) return "chosen: diff " + num(d) + " < \u2212margin (" + num(-m) + ") and diff + z\u00b7se = " + num(hi) + " < 0";
+    if (e.race && tie !== null && tie !== undefined && lo > -tie)
+      return "dropped after " + c.samples + " samples: diff \u2212 z\u00b7se = " + num(lo) + " > \u2212tie (" + num(-tie) +
+             "): it cannot beat smart's choice by " + num(tie) + " points";
+    if (!e.race && i !== best) return "not tried: without a race only the lowest mean of the others (" + cs[best].action + ") may replace smart's choice";
+    if (d >= -m) return "not better: diff " + num(d) + " is not below \u2212margin (" + num(-m) + ")";
+    if (hi >= 0) return "not clearly better: diff + z\u00b7se = " + num(hi) + " \u2265 0 after " + c.samples + " samples";
+    return "better too, but " + cs[ch].action + " is better still";
+  });
 }
 
 function drawLog(i) {

@@ -304,7 +304,7 @@ class PlaySession:
         g, seat = hg.game, hg.seat
         v = g.view(seat)
         events = hg._feed.events()
-        scores = [{"hand": e["hand"], "scores": e["scores"]} for e in events if e["event"] == "hand_end"]
+        scores = hg.hand_results()      # each finished hand: scores, totals, who went out, cards left
         fresh: list[str] = []
         for e in reversed(events):
             if e["event"] in ("discard", "hand", "upcard"):
