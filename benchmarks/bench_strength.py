@@ -119,7 +119,7 @@ BENCHMARK = Benchmark(
         "tiny": dict(deals=2, presets=("shanghai",)),
     },
     source=Source(kernels=("engine",),
-                  cut=("rollout", "linking"),          # smart vs greedy; outcomes: how kernels are linked changes no game
+                  cut=("rollout", "linking"),      # smart vs greedy; outcomes: how kernels link changes no game
                   files=("shanghai_sim/bots.py", "shanghai_sim/rules.py", "shanghai_sim/tournament.py",
                          "shanghai_sim/stats.py", "shanghai_sim/runner/job.py", "shanghai_sim/runner/planning.py")),
 )

@@ -29,7 +29,8 @@ def _machine_line(m: dict) -> str:
             f"open_spiel {m.get('open_spiel') or 'not installed'}, "
             f"mahjong {m.get('mahjong') or 'not installed'}; commit {m.get('commit')}; "
             f"{m.get('date')}"
-            + (f"; load average {m['load'][0]:.1f} at the start, {m['load'][1]:.1f} at the end" if m.get("load") else ""))
+            + (f"; load average {m['load'][0]:.1f} at the start, {m['load'][1]:.1f} at the end"
+               if m.get("load") else ""))
 
 
 def render(results: dict, charts: dict, base: Path) -> str:

@@ -329,7 +329,8 @@ def test_committed_sections_measured_todays_source(bench):
     stale = common.stale_sections(results)
     unlisted = [f"section {n!r} of BENCHMARKS.md is stale: {why}. Rerun it: python benchmarks/run_all.py "
                 f"--only {n} (or list it in STALE, benchmarks/_common.py, with the reason, and regenerate "
-                "BENCHMARKS.md: python benchmarks/run_all.py --no-run)" for n, why in stale.items() if n not in common.STALE]
+                "BENCHMARKS.md: python benchmarks/run_all.py --no-run)"
+                for n, why in stale.items() if n not in common.STALE]
     assert not unlisted, "\n".join(unlisted)
     fresh_again = sorted(set(common.STALE) - set(stale))
     assert not fresh_again, (f"listed in STALE (benchmarks/_common.py) but up to date: {', '.join(fresh_again)}: "
