@@ -11,12 +11,22 @@ on a worker thread, one job at a time; meanwhile ``/api/state`` answers at once 
 being done, for how long, and whether numba is compiling.
 
 Endpoints (all on the one server; nothing else is fetched):
-  GET  /             the page
-  GET  /api/state    the person's view, the legal actions, the hint, the text log (JSON)
-  POST /api/act      {"choice": N} (an action's number) or {"line": "discard 7C"}
-  POST /api/hint     ask for the hint (it appears in /api/state)
-  GET  /log.jsonl    the game's log so far (docs/replay.md; ``replay --log`` reads it)
+  GET  /             the page (with the game's token embedded)
+  GET  /api/state    the person's view, the legal actions, the hint, the text log, ``moves`` (JSON)
+  POST /api/act      {"choice": N, "moves": M} (an action's number) or {"line": "discard 7C", "moves": M}
+  POST /api/hint     {"moves": M}: ask for the hint (it appears in /api/state)
+  GET  /log.jsonl    the game's log so far (docs/replay.md; ``replay --log`` reads it): the
+                     person's seat view (``log.seat_view``) until the game is over
   GET  /replay.html  that log as a replay page (``replay --html``)
+
+No request is trusted (tests/test_web_hostile.py): the Host must name this server; a POST
+must carry the game's token (header ``X-Shanghai-Token``; the token of a game that is over
+plays no more) and come from the page's origin (``Origin``, ``Sec-Fetch-Site``, else
+``Referer``), else 403; an action names the ``moves`` of the state it was chosen in, and one
+for a state the game has left gets 409; a body must state a small ``Content-Length`` (else
+411, 400, 413, before anything is read) and nest no deeper than an action; a request that
+comes too slowly is cut off (``request_timeout``). Every refusal closes the connection, and
+no request or disconnect prints a traceback (``PlayServer.handle_error``).
 """
 
 from __future__ import annotations
