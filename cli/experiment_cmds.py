@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from .errors import INT, NUMBER, InputError, rule_option, run_and_print
+from .errors import INT, NUMBER, InputError, rule_option, rules_at, run_and_print
 from .errors import OneLineCommand as _OneLineErrors
 
 EXPERIMENT_HELP = """Paired experiment: does one change make the focal player better?
@@ -83,8 +83,7 @@ def register(group: click.Group) -> None:
             if variant_rules:
                 arms += E.load_rules_arms(variant_rules)
             if rule_items:
-                from shanghai_sim.rules import resolve
-                opts["rules"] = resolve(opts.get("rules", "shanghai"), rule_items)
+                opts["rules"] = rules_at(opts.get("rules", "shanghai"), rule_items, opts.get("players"))
             dest = opts.pop("out", E.DEFAULT_OUT)
             exp = E.Experiment(variants=tuple(arms), threads=threads, scheduler=scheduler, **opts)
         except (ValueError, TypeError) as e:          # ExperimentError, RulesError

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from .errors import INT, rule_option
+from .errors import INT, rule_option, rules_at
 from .errors import Number
 
 
@@ -17,10 +17,10 @@ def fail(message: str) -> None:
     sys.exit(2)
 
 
-def rules_or_fail(spec, rule_items=()):
-    from shanghai_sim.rules import RulesError, resolve
+def rules_or_fail(spec, rule_items=(), players=None):
+    from shanghai_sim.rules import RulesError
     try:
-        return resolve(spec, rule_items)
+        return rules_at(spec, rule_items, players)
     except RulesError as e:
         fail(str(e))
 
@@ -161,7 +161,7 @@ def meld_cmd(cards: tuple[str, ...], contract: str, rules_spec: str, rule_items:
     if not cards:
         fail("empty hand: give the cards, e.g. shanghai-sim meld 5C 6C 7C 8C JK --contract 2")
     from shanghai_sim.precompile import hand_helper
-    r = rules_or_fail(rules_spec, rule_items)
+    r = rules_or_fail(rules_spec, rule_items, players)
 
     def analyse():
         return analyze_hand(list(cards), contract, r, players=players, shoe=not any_hand)

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from .errors import INT, InputError, rule_option, run_and_print
+from .errors import INT, InputError, rule_option, rules_at, run_and_print
 from .errors import OneLineCommand as _OneLineErrors
 
 TOURNAMENT_HELP = """Bots against bots over the same deals, with paired 95% CIs.
@@ -64,8 +64,8 @@ def register(group: click.Group) -> None:
                     raise InputError("give --bots SPEC,SPEC,... (one per seat), e.g. "
                                      "--bots greedy:buy=never,greedy,greedy,greedy")
                 from shanghai_sim.runner import split_bots
-                from shanghai_sim.rules import resolve
-                r = resolve(rules or "shanghai", rule_items) if rule_items else (rules or "shanghai")
+                r = (rules_at(rules or "shanghai", rule_items, players or len(split_bots(bots)))
+                     if rule_items else (rules or "shanghai"))
                 opts = dict(players=players, deals=deals, seed=seed, threads=threads, scheduler=scheduler)
                 t = T.Tournament(split_bots(bots), rules=r, **{k: v for k, v in opts.items() if v is not None})
         except (ValueError, TypeError) as e:           # TournamentError, JobError, RulesError
