@@ -43,6 +43,7 @@ def run_one(name: str, size: str, progress=print) -> dict:
     t = time.perf_counter()
     b = BENCHMARKS[name]
     load = os.getloadavg()[0]
+    source = source_now(b)          # the code measured, as it is as the run starts (uncommitted edits included)
     res = b.measure(progress=progress, **b.sizes[size])
     res["seconds"] = time.perf_counter() - t
     res["run"] = size
@@ -51,7 +52,7 @@ def run_one(name: str, size: str, progress=print) -> dict:
     # the cores were while it timed (the ratios to peers timed in the same run suffer least)
     res["machine"]["load"] = [round(load, 2), round(os.getloadavg()[0], 2)]
     res["bot_versions"] = bot_versions_now()
-    res["source"] = source_now(b)        # the code measured, as it is now (uncommitted edits included)
+    res["source"] = source
     return res
 
 
