@@ -76,64 +76,6 @@ INT = Integer()
 NUMBER = Number()
 
 
-class Integer(click.ParamType):
-    """An integer option, as every command reads one: ASCII digits with an optional sign, within
-    ``lo..hi`` when given. Python's ``int()`` (click's ``type=int``) also takes ``1_000`` and
-    other scripts' digits (``٥``): refused here, as ``play`` and ``replay`` refuse them."""
-    name = "integer"
-
-    def __init__(self, lo: int | None = None, hi: int | None = None):
-        self.lo, self.hi = lo, hi
-
-    def convert(self, value, param, ctx):
-        if isinstance(value, int) and not isinstance(value, bool):
-            n = value
-        else:
-            s = str(value).strip()
-            body = s[1:] if s[:1] in "+-" else s
-            if not (body.isascii() and body.isdigit()) or len(body) > 40:
-                self.fail(f"{str(value)[:40]!r} is not an integer (digits 0-9)", param, ctx)
-            n = int(s)
-        if (self.lo is not None and n < self.lo) or (self.hi is not None and n > self.hi):
-            lo = "" if self.lo is None else f"{self.lo:,}"
-            hi = "" if self.hi is None else f"{self.hi:,}"
-            self.fail(f"{n} is not in {lo}..{hi}", param, ctx)
-        return n
-
-
-class Number(click.ParamType):
-    """A real-number option: ASCII decimal notation (``2``, ``0.5``, ``1e3``), finite, within
-    ``lo..hi`` when given. ``float()`` (click's ``type=float``) takes ``nan``, ``inf`` and
-    other scripts' digits, which would pass any range check (NaN compares false)."""
-    name = "number"
-
-    def __init__(self, lo: float | None = None, hi: float | None = None):
-        self.lo, self.hi = lo, hi
-
-    def convert(self, value, param, ctx):
-        import math
-        import re
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            x = float(value)
-        else:
-            s = str(value).strip()
-            if not (s.isascii() and len(s) <= 40
-                    and re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", s)):
-                self.fail(f"{str(value)[:40]!r} is not a number (e.g. 2 or 0.5)", param, ctx)
-            x = float(s)
-        if not math.isfinite(x):
-            self.fail(f"{value!r} is not a finite number", param, ctx)
-        if (self.lo is not None and x < self.lo) or (self.hi is not None and x > self.hi):
-            lo = "" if self.lo is None else f"{self.lo:g}"
-            hi = "" if self.hi is None else f"{self.hi:g}"
-            self.fail(f"{x:g} is not in {lo}..{hi}", param, ctx)
-        return x
-
-
-INT = Integer()
-NUMBER = Number()
-
-
 def rules_at(spec, items=(), players: int | None = None):
     """``--rules SPEC`` with the ``--rule`` ``items`` applied (``rules.resolve``), checked at the
     player count the command will play when it knows it: a change that fits 2 players (one
