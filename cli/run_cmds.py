@@ -9,7 +9,7 @@ import click
 
 from shanghai_sim.defaults import DEFAULT_GAMES, DEFAULT_OUT, DETAILS
 
-from .errors import INT, InputError, Number, rule_option, run_job
+from .errors import INT, InputError, Number, rule_option, rules_at, run_job
 from .errors import OneLineCommand as _OneLineErrors
 
 
@@ -35,7 +35,15 @@ any game again. --resume checks every byte of the parts already there
 against the manifest (SHA-256; --quick: sizes, footers and rows only), plays
 again any that is missing or damaged, moves files that are not the job's to
 OUT/quarantine/ and finishes the manifest of a run stopped while finishing.
-The dataset layout is in docs/dataset.md.
+The manifest is a job's first write, so a run stopped at any moment is
+finished by `run --resume --out OUT` alone (or, if it left only an empty
+folder, started again by the same command); --resume refuses a folder with
+no job in it.
+
+A job whose estimated size exceeds the free space of a local --out's disk is
+refused (--force starts it anyway). A URL --out (gs://, s3://) that does not
+answer is given up on after 30 s (SHANGHAI_SIM_REMOTE_TIMEOUT seconds). The
+dataset layout is in docs/dataset.md.
 """
 
 
@@ -97,11 +105,14 @@ def register(group: click.Group) -> None:
                   help="With --scheduler: stop (exit 1, with the --resume line) when no Dask worker is alive "
                        "for this long.")
     @click.option("--overwrite", is_flag=True, help="Replace a dataset of another job in --out.")
+    @click.option("--force", is_flag=True,
+                  help="Start even when the dataset's estimated size exceeds the free space of a local "
+                       "--out's disk (refused otherwise).")
     @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
     @click.pass_context
     def run_cmd(ctx, job_file, rules, rule_items, players, bots, games, seed, threads, out, detail, rotate,
                 shard_size, scheduler, tls_ca_file, tls_cert, tls_key, resume, quick, full_check, worker_timeout,
-                overwrite, quiet):
+                overwrite, force, quiet):
         from shanghai_sim import runner
         engine = _engine(ctx)
         options = dict(rules=rules, players=players, bots=list(bots) or None, games=games, seed=seed,
@@ -111,8 +122,9 @@ def register(group: click.Group) -> None:
             given = runner.load_job_file(job_file) if job_file else {}
             given.update(runner.normalise(options, "options"))
             if rule_items:
-                from shanghai_sim.rules import resolve
-                given["rules"] = resolve(given.get("rules", "shanghai"), rule_items)
+                bots_given = given.get("bots") or ()
+                at = given.get("players") or (len(bots_given) if len(bots_given) > 1 else None)
+                given["rules"] = rules_at(given.get("rules", "shanghai"), rule_items, at)
             if resume:
                 job = runner.job_for_resume(given.pop("out", DEFAULT_OUT), given)
             else:
@@ -132,7 +144,7 @@ def register(group: click.Group) -> None:
         if warning and not quiet:
             click.echo(warning, err=True)
         hint = f"shanghai-sim run --resume --out {job.out}"
-        result = run_job(lambda executor: runner.run(plan, resume=resume, overwrite=overwrite, quick=quick,
+        result = run_job(lambda executor: runner.run(plan, resume=resume, overwrite=overwrite, quick=quick, force=force,
                                                       progress=None if quiet else sys.stderr,
                                                       engine=engine, executor=executor),
                          scheduler=plan.scheduler, tls=(tls_ca_file, tls_cert, tls_key), resume_hint=hint,
@@ -169,13 +181,17 @@ def register(group: click.Group) -> None:
         size and SHA-256 (every byte is read, once), a readable footer, its rows
         and columns, written for this job; and every other file in hands/ and
         games/ is named (readers ignore it). --quick: the same without the
-        SHA-256 (reads only footers: bytes changed in place pass it).
+        SHA-256 (reads only footers: bytes changed in place pass it). The
+        manifest's own fields are checked too: rows and games done against its
+        finished shards, shards pending, status, schema version, line-up, job
+        seed and the bots' versions.
 
         Prints one line per missing, damaged or stray file, then a summary line.
         Exit status: 0 all parts are as written, 1 something is missing, damaged
         or not the job's (`shanghai-sim run --resume --out OUT` plays those shards
-        again and moves strays to OUT/quarantine/), 2 OUT is not a dataset or its
-        manifest is missing or edited.
+        again and moves strays to OUT/quarantine/), or a field of the manifest
+        disagrees with the rest, 2 OUT is not a dataset or its manifest is
+        missing, unreadable or no longer describes a job.
         """
         from shanghai_sim.dataset import DatasetError
         from shanghai_sim.integrity import NotADatasetError, verify

@@ -233,6 +233,55 @@ def part_record(data: bytes, rows: int) -> dict:
 
 # ---------------------------------------------------------------- storage
 
+# Seconds a remote location (gs://, s3://) may take to answer before a command gives up on it
+# with one line: pyarrow's GCS client otherwise retries for 15 minutes. Set by the environment
+# variable SHANGHAI_SIM_REMOTE_TIMEOUT (docs/dataset.md).
+REMOTE_TIMEOUT = 30.0
+REMOTE_TIMEOUT_ENV = "SHANGHAI_SIM_REMOTE_TIMEOUT"
+
+
+def remote_timeout() -> float:
+    """``SHANGHAI_SIM_REMOTE_TIMEOUT`` seconds (1..3600), else ``REMOTE_TIMEOUT``."""
+    import math
+    text = os.environ.get(REMOTE_TIMEOUT_ENV, "").strip()
+    if not text:
+        return REMOTE_TIMEOUT
+    try:
+        v = float(text) if text.isascii() else float("nan")
+    except ValueError:
+        v = float("nan")
+    if not math.isfinite(v) or not 1 <= v <= 3600:
+        raise DatasetError(f"{REMOTE_TIMEOUT_ENV} = {text[:40]!r}: expected seconds, 1..3600")
+    return v
+
+
+def _with_time_limit(loc: str, seconds: float) -> str:
+    """``loc`` with the retry time limit its file system takes in the URL, where it takes one
+    (GCS: ``retry_limit_seconds``; S3's client gives up within seconds by itself)."""
+    scheme = loc.partition("://")[0].lower()
+    if scheme in ("gs", "gcs") and "retry_limit_seconds=" not in loc:
+        return loc + ("&" if "?" in loc else "?") + f"retry_limit_seconds={seconds:g}"
+    return loc
+
+
+def _answers(method):
+    """A query of a remote location: its OSError (no answer, no access) -> one-line DatasetError."""
+    import functools
+
+    @functools.wraps(method)
+    def call(self, *a, **k):
+        try:
+            return method(self, *a, **k)
+        except (OSError, pa.ArrowException) as e:       # GCS: ArrowException for a permanent error
+            if self.fs is None or self.local:
+                raise
+            why = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            why = why if len(why) <= 120 else why[:117].rstrip() + "..."
+            raise DatasetError(f"{self.location}: the storage did not answer ({why}); remote locations are "
+                               f"given up on after {self.timeout:g} s ({REMOTE_TIMEOUT_ENV})") from None
+    return call
+
+
 class Store:
     """A dataset location: a local folder, or a URL that ``pyarrow.fs`` opens.
 
@@ -244,9 +293,11 @@ class Store:
     def __init__(self, location: str | os.PathLike):
         loc = os.fspath(location)
         self.location = loc
+        self.timeout = REMOTE_TIMEOUT
         if "://" in loc:
+            self.timeout = remote_timeout()
             try:
-                self.fs, self.root = pafs.FileSystem.from_uri(loc)
+                self.fs, self.root = pafs.FileSystem.from_uri(_with_time_limit(loc, self.timeout))
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as e:
                 raise DatasetError(f"output {loc!r}: pyarrow cannot open this URL ({e})") from None
             self.root = self.root.rstrip("/")
@@ -261,16 +312,19 @@ class Store:
         return "/".join([self.root, *parts]) if parts else self.root
 
     # -- queries
+    @_answers
     def exists(self, *parts: str) -> bool:
         if self.fs is None:
             return os.path.exists(self.path(*parts))
         return self.fs.get_file_info(self.path(*parts)).type != pafs.FileType.NotFound
 
+    @_answers
     def is_dir(self, *parts: str) -> bool:
         if self.fs is None:
             return os.path.isdir(self.path(*parts))
         return self.fs.get_file_info(self.path(*parts)).type == pafs.FileType.Directory
 
+    @_answers
     def listdir(self, *parts: str) -> list[str]:
         """Names directly inside a folder ([] if it does not exist)."""
         p = self.path(*parts)
@@ -281,6 +335,7 @@ class Store:
         infos = self.fs.get_file_info(pafs.FileSelector(p, recursive=False))
         return sorted(i.base_name for i in infos)
 
+    @_answers
     def read_text(self, *parts: str) -> str:
         if self.fs is None:
             with open(self.path(*parts), encoding="utf-8") as f:
@@ -348,6 +403,7 @@ class Store:
         self.write_bytes(data, *parts)
         return part_record(data, table.num_rows)
 
+    @_answers
     def size(self, *parts: str) -> int | None:
         """Size in bytes of a file (None if there is none)."""
         p = self.path(*parts)

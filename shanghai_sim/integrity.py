@@ -224,6 +224,80 @@ def ignored_files(store: Store, manifest: dict[str, Any]) -> list[tuple[str, str
     return out
 
 
+STATUSES = ("running", "complete", "interrupted", "failed")
+
+
+def manifest_disagreements(m: dict[str, Any]) -> list[str]:
+    """The manifest's own fields that disagree with its job and its finished shards (a
+    manifest edited by hand, or damaged in a way that still parses): one reason each.
+
+    Checked: ``games_done`` and ``rows`` (what the finished shards hold), ``shards``
+    (count, size, pending), ``status`` (one the runner writes; ``complete`` only with every
+    shard finished), ``schema_version`` (the one this version reads), ``tables``,
+    ``seeds.job_seed`` and ``bots`` (the job's line-up, and the versions of its bots that
+    this version plays; a manifest of another package version is not held to them).
+    ``manifest_problem`` comes first: this needs a manifest that describes a job.
+    """
+    from . import __version__
+    from .dataset import SCHEMA_VERSION
+    lay = Layout.of(m)
+    job = m["job"]
+    finished = set(finished_list(m))
+    games = sum(lay.shard_games(k) for k in finished)
+    rows = {GAMES: games * lay.players}
+    if HANDS in lay.tables:
+        rows[HANDS] = games * lay.players * lay.hands
+    out = []
+
+    def show(v: Any) -> str:
+        return json.dumps(v, sort_keys=True)[:80] if not isinstance(v, float) else repr(v)
+
+    if not _int(m.get("games_done")) or m.get("games_done") != games:
+        out.append(f"games_done is {show(m.get('games_done'))}; its {len(finished):,} finished shard(s) "
+                   f"hold {games:,} games")
+    got = m.get("rows")
+    if not isinstance(got, dict) or set(got) != set(rows) or not all(_int(v) for v in got.values()) \
+            or got != rows:
+        out.append(f"rows is {show(got)}; its finished shards hold {show(rows)}")
+    shards = m.get("shards") or {}
+    for key, want in (("count", lay.n_shards), ("size", lay.shard_size),
+                      ("pending", lay.n_shards - len(finished))):
+        if key in shards or key == "pending":
+            if not _int(shards.get(key)) or shards.get(key) != want:
+                out.append(f"shards.{key} is {show(shards.get(key))}; its job has {want:,}")
+    status = m.get("status")
+    if status not in STATUSES:
+        out.append(f"status is {show(status)}, not one the runner writes ({', '.join(STATUSES)})")
+    elif status == "complete" and len(finished) != lay.n_shards:
+        out.append(f"status is \"complete\" with {lay.n_shards - len(finished):,} of {lay.n_shards:,} "
+                   "shards not finished")
+    if m.get("schema_version") != SCHEMA_VERSION or isinstance(m.get("schema_version"), bool):
+        out.append(f"schema_version is {show(m.get('schema_version'))}; this shanghai-sim reads version "
+                   f"{SCHEMA_VERSION}")
+    if "tables" in m and m.get("tables") != list(lay.tables):
+        out.append(f"tables is {show(m.get('tables'))}; its job (detail {job.get('detail')}) writes "
+                   f"{show(list(lay.tables))}")
+    seeds = m.get("seeds")
+    if isinstance(seeds, dict) and "job_seed" in seeds and seeds.get("job_seed") != job.get("seed"):
+        out.append(f"seeds.job_seed is {show(seeds.get('job_seed'))}; its job's seed is {job.get('seed')}")
+    bots = m.get("bots")
+    if not isinstance(bots, dict):
+        out.append("has no bots section")
+    else:
+        if "lineup" in bots and bots.get("lineup") != job.get("bots"):
+            out.append(f"bots.lineup is {show(bots.get('lineup'))}; its job's bots are {show(job.get('bots'))}")
+        try:
+            from .bots import bot_versions
+            want = bot_versions(job.get("bots") or [])
+        except Exception:           # a spec this version cannot read: the parts' checks say more
+            want = None
+        had = bots.get("versions")
+        if want is not None and had != want and m.get("package_version") == __version__:
+            out.append(f"bots.versions is {show(had)}; its bots, as this shanghai-sim "
+                       f"{__version__} plays them, are {show(want)}")
+    return out
+
+
 # ---------------------------------------------------------------- one part
 
 def _short(e: BaseException) -> str:
@@ -351,7 +425,11 @@ class Report:
                 f"checked in {self.seconds:.1f}s ({what})")
         out.append(head)
         out += self.notes
-        if self.damaged:
+        if any(f.path == MANIFEST for f in self.damaged):
+            out.append(f"its {MANIFEST} disagrees with itself or its parts: restore it, or let `shanghai-sim "
+                       f"run --resume --out {self.location}` write it again from the parts (if that refuses, "
+                       "delete it first: --resume rebuilds it)")
+        elif self.damaged:
             flag = " --quick" if not self.full else ""
             out.append(f"{len(self.damaged)} file(s) missing, damaged or not the job's; repair: "
                        f"shanghai-sim run --resume{flag} --out {self.location}")
@@ -425,6 +503,8 @@ def verify(location: str, full: bool = True) -> Report:
         rep.notes.append(f"{MANIFEST} describes another job than every part (edited or copied by hand?): "
                          f"restore it, or delete it and `shanghai-sim run --resume --out {location}` "
                          "rebuilds it from the parts")
+    for why in manifest_disagreements(m):
+        rep.damaged.append(Finding(MANIFEST, why + " (edited?)"))
     pending = lay.n_shards - len(finished)
     if pending:
         rep.notes.append(f"{pending:,} of {lay.n_shards:,} shards not run yet (status {m.get('status')}): "

@@ -350,3 +350,57 @@ def test_library_readers_check_as_they_read(clean, tmp_path):
     flip_inside_a_page(out / "games" / "part-00004.parquet", "points", n=8)
     with pytest.raises(D.DamagedPartError, match="games/part-00004.parquet is damaged"):
         read_table(str(out), "games")
+
+
+# ---------------------------------------------------------------- the manifest's own fields
+
+def _nan(m):
+    m["games_done"] = float("nan")
+
+
+MANIFEST_EDITS = [
+    ("rows", lambda m: m["rows"].update(games=m["rows"]["games"] + 4), "rows is", True),
+    ("games_done", lambda m: m.update(games_done=119), "games_done is 119", True),
+    ("games_done NaN", _nan, "games_done is nan", True),
+    ("games_done text", lambda m: m.update(games_done="120"), "games_done is \"120\"", True),
+    ("status", lambda m: m.update(status="bogus"), "status is \"bogus\"", True),
+    ("pending", lambda m: m["shards"].update(pending=3), "shards.pending is 3", True),
+    ("schema_version", lambda m: m.update(schema_version=99), "schema_version is 99", False),
+    ("bot versions", lambda m: m["bots"]["versions"].update(greedy=99), "bots.versions is", False),
+    ("lineup", lambda m: m["bots"].update(lineup=["random"] * 4), "bots.lineup is", True),
+    ("job seed", lambda m: m["seeds"].update(job_seed=2), "seeds.job_seed is 2", True),
+]
+
+
+@pytest.mark.parametrize("edit, words, resumable", [e[1:] for e in MANIFEST_EDITS],
+                         ids=[e[0] for e in MANIFEST_EDITS])
+def test_verify_checks_the_manifests_own_fields(clean, tmp_path, edit, words, resumable):
+    """Each field edited by hand makes verify exit 1 with one line naming manifest.json and the
+    field; --resume writes the manifest again where the parts vouch for it (the counts, the
+    status), and refuses in one line what it cannot vouch for (schema and bot versions)."""
+    out = copy_of(clean, tmp_path)
+    path = out / "manifest.json"
+    m = json.loads(path.read_text())
+    edit(m)
+    path.write_text(json.dumps(m, indent=1))
+    r = run_cli("verify", out)
+    assert r.exit_code == 1, r.output
+    lines = [ln for ln in r.output.splitlines() if ln.startswith(f"{out}/manifest.json: ")]
+    assert len(lines) == 1 and words in lines[0], r.output
+    assert "restore it, or let `shanghai-sim run --resume" in r.output.strip().splitlines()[-1]
+    r = run_cli("run", "--resume", "--out", out, "--quiet")
+    if resumable:
+        assert r.exit_code == 0, r.output
+        assert run_cli("verify", out).exit_code == 0
+        assert_identical(clean, out)
+    else:
+        one_line(r, "version")
+        assert r.exit_code == 2
+
+
+def test_verify_of_an_unreadable_manifest_exits_2(clean, tmp_path):
+    out = copy_of(clean, tmp_path)
+    (out / "manifest.json").write_text('{"format": "shanghai-sim dataset", "job": ')
+    r = run_cli("verify", out)
+    assert r.exit_code == 2
+    one_line(r, "manifest.json cannot be read")

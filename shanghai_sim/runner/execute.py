@@ -15,6 +15,7 @@ import numpy as np
 from ..dataset import GAMES, HANDS, MANIFEST, Store, games_table, hands_table
 from ..integrity import JOB_META
 from ..kernels.records import NHF
+from .job import JobError
 from .manifest import OutputLock, Prepared, _now, _prepare, _ranges, new_manifest, quarantine
 from .planning import Engine, Plan, default_engine
 from .progress import Progress
@@ -241,7 +242,8 @@ class RunResult:
 
 def run(plan_: Plan, *, resume: bool = False, overwrite: bool = False,
         progress: TextIO | None = sys.stderr, engine: Engine | None = None,
-        executor: Callable | None = None, quick: bool = False, full_check: bool = True) -> RunResult:
+        executor: Callable | None = None, quick: bool = False, full_check: bool = True,
+        force: bool = False) -> RunResult:
     """Run ``plan_`` into its output location. Ctrl-C / SIGTERM stop after the current
     chunk and leave only whole shards (KeyboardInterrupt is re-raised).
 
@@ -256,9 +258,16 @@ def run(plan_: Plan, *, resume: bool = False, overwrite: bool = False,
     folder is refused while this one holds it (``OutputLock``). A write that
     fails (a full disk) raises ``WriteError``: the part being written is not
     kept and the manifest never records it.
+
+    Before anything is written, the dataset's estimated size (``limits.dataset_bytes``,
+    less the parts already there) is compared with the space free on a local output's disk:
+    a job that would not fit is refused (JobError) unless ``force``. Remote and Dask outputs
+    get a note on ``progress`` instead (their space cannot be told from here).
     """
     full = not quick
+    _check_disk(plan_, progress, force)
     first = _prepare(plan_, resume, overwrite, full, checks=False)   # refuse early, lock-free
+    _check_disk(plan_, progress, force, remote=True)                  # the location answered
     lock = OutputLock(first.store).acquire()
     try:
         prep = _prepare(plan_, resume, overwrite, full)     # again, under the lock
@@ -278,7 +287,11 @@ def _run_locked(plan_: Plan, prep: Prepared, progress: TextIO | None, engine: En
     or the manifest of the job asked (``run --resume --out OUT`` finishes it)."""
     store, old, done = prep.store, prep.old, prep.done
     pending = [k for k in range(plan_.n_shards) if k not in done]
-    manifest = old if old is not None else new_manifest(plan_)
+    manifest = new_manifest(plan_)
+    if old is not None:
+        # the job is this plan's (checked): what follows from it is written afresh, the
+        # history (creation, sessions) kept
+        manifest = dict(old, **{k: manifest[k] for k in ("format", "bots", "seeds", "tables")})
     manifest["parts"] = dict(prep.records)        # parts of shards to play again are forgotten
     manifest["status"] = "running"
     session = {"started": _now(), "threads": plan_.threads, "scheduler": plan_.scheduler,
@@ -344,6 +357,37 @@ def _run_locked(plan_: Plan, prep: Prepared, progress: TextIO | None, engine: En
     prog.close()
     return RunResult(plan_.location, plan_.games, tracker.session_games,
                      time.perf_counter() - prog.t0, "complete", manifest, tuple(prep.repairs), tuple(moved))
+
+
+def _check_disk(plan_: Plan, stream: TextIO | None, force: bool, remote: bool = False) -> None:
+    """JobError when a local output's disk has less free space than the job's parts still
+    to write are estimated to take (unless ``force``); with ``remote``, a note for remote or
+    Dask outputs instead (once the location has answered)."""
+    from .. import limits
+    need = limits.dataset_bytes(games=plan_.games, shard_size=plan_.shard_size, players=plan_.players,
+                                hands=plan_.hands, tables=plan_.tables)
+    loc = plan_.location
+    local = "://" not in loc or loc.startswith("file://")
+    if remote != (not local or bool(plan_.scheduler)):
+        return
+    if remote:
+        if stream is not None:
+            where = "on the workers' storage" if plan_.scheduler else "there"
+            stream.write(f"note: the dataset will take about {limits.size_text(need)} (an estimate); the space "
+                         f"free {where} is not checked\n")
+            stream.flush()
+        return
+    store = Store(loc)
+    have = sum(store.size(t, n) or 0 for t in (HANDS, GAMES) for n in store.listdir(t))
+    free = limits.free_disk(store.root)
+    left = need - have
+    if force or free is None or left <= free:
+        return
+    per_game = max(1, need // max(plan_.games, 1))
+    raise JobError(f"output {loc!r}: the job would write about {limits.size_text(left)} more (an estimate, "
+                   f"{per_game:,} bytes a game), and its disk has {limits.size_text(free)} free; about "
+                   f"{max(0, free // per_game):,} games fit: free some space, or choose another --out or fewer "
+                   "--games (run --force starts it anyway)")
 
 
 def _last_manifest(tracker: Tracker, status: str) -> None:

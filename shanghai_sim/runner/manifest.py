@@ -220,11 +220,12 @@ class Prepared:
         """Is the job complete by its manifest, every part recorded as it is on disk, and
         nothing to move? (Only then is there nothing to do: completion is read from the
         manifest, never from the parts alone.)"""
-        from ..integrity import finished_list
+        from ..integrity import finished_list, manifest_disagreements
         old = self.old
         return (old is not None and self.extend_from is None and not self.strays and not self.repairs
                 and old.get("status") == "complete"
-                and set(finished_list(old)) == self.done and (old.get("parts") or {}) == self.records)
+                and set(finished_list(old)) == self.done and (old.get("parts") or {}) == self.records
+                and not manifest_disagreements(old))        # else --resume writes it again
 
 
 def check_shards(store: Store, plan: Plan, manifest: dict[str, Any] | None, full: bool = True,
@@ -401,6 +402,10 @@ def _prepare(plan: Plan, resume: bool, overwrite: bool, full: bool = True,
         else:
             raise JobError(f"output {where!r} holds another job ({desc}); choose another --out, "
                            "or add --overwrite to replace it")
+    if old.get("schema_version") != SCHEMA_VERSION:
+        raise JobError(f"output {where!r}: its {MANIFEST} records dataset schema version "
+                       f"{str(old.get('schema_version'))[:20]} (this shanghai-sim writes {SCHEMA_VERSION}); use "
+                       "another --out or --overwrite, or restore the manifest if it was edited")
     if old.get("package_version") != __version__:
         raise JobError(f"output {where!r} was written by shanghai-sim {old.get('package_version')} "
                        f"(this is {__version__}); its rows may differ: use another --out or --overwrite")
