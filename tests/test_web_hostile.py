@@ -273,11 +273,15 @@ def test_all_addresses_still_check_the_host(servers):
     """--host 0.0.0.0: the Host check stays on; the server's own names and the address a
     client reached it at pass, any other name gets 403."""
     _, b = servers
+    before = snapshot(b)
     assert get(b, "/api/state")[0] == 200
     assert get(b, "/api/state", host=f"localhost:{b.port}")[0] == 200
     assert get(b, "/api/state", host=f"evil.example:{b.port}")[0] == 403
     assert get(b, "/api/state", host=f"10.11.12.13:{b.port}")[0] == 403   # not the address reached
+    assert get(b, "/log.jsonl", host=f"evil.example:{b.port}")[0] == 403
     refused(b, post(b, host=f"evil.example:{b.port}"), 403)
+    refused(b, post(b, host=f"10.11.12.13:{b.port}", headers={"Origin": f"http://10.11.12.13:{b.port}"}), 403)
+    assert snapshot(b) == before
 
 
 # ---------------------------------------------------------------- bodies
