@@ -45,10 +45,18 @@ def register(group: click.Group) -> None:
         per kernel module and hash of the kernel sources the module reaches
         through its imports: installs of the same source (a wheel, an
         editable checkout) share them, and an edit recompiles only the
-        modules that reach the edited one.
+        modules that reach the edited one. A folder that cannot be used (a
+        file, below /proc, not writable) is an error here; the other
+        commands then cache into a temporary folder, compiling every run.
         """
-        from shanghai_sim.kernels.cache import (cache_dir, cache_root, cached_bytes, source_dirs,
-                                                clear as clear_cache)
+        from shanghai_sim.kernels.cache import (cache_dir, cache_problem, cache_root, cached_bytes,
+                                                source_dirs, clear as clear_cache)
+        from .errors import InputError
+        why = cache_problem()
+        if why is not None:
+            raise InputError(f"cache folder {cache_root()} cannot be used: {why}; the kernels are then "
+                             "cached in a temporary folder and compiled again every run (set "
+                             "SHANGHAI_SIM_CACHE_DIR, or XDG_CACHE_HOME, to a writable folder)")
         if clear:
             files, size = clear_cache()
             click.echo(f"cleared {cache_root()}: {files} files, {_size(size)}")

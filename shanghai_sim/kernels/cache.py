@@ -34,8 +34,12 @@ save here holds an exclusive lock on the index (``_locked_save``), re-reads it i
 lock, and writes index and data before letting go.
 
 ``shanghai-sim cache`` shows the folder; ``shanghai-sim cache --clear``
-empties it. A folder that cannot be written falls back to numba's own
-locations.
+empties it. A folder that cannot be used (:func:`cache_problem`: a file, below ``/proc``,
+``/sys`` or ``/dev``, not writable) is never replaced by numba's own locations, which would
+write into the installed package's ``kernels/__pycache__``: the process caches into a
+temporary folder of its own instead (:func:`active_root`; deleted at exit, so every run
+compiles again) and says so once on stderr, naming the folder and why; ``shanghai-sim
+cache`` reports it as an error.
 
 Compiling the engine takes a while on first use. :func:`install_compile_notice`
 registers a numba event listener: a compile of more than a second prints one line on
@@ -77,6 +81,65 @@ def cache_root() -> Path:
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
     return base / "shanghai-sim"
+
+
+_SYSTEM = ("/proc", "/sys", "/dev")
+_FALLBACK: dict[str, tuple[Path, str]] = {}     # a configured folder that cannot be used -> (temporary, why)
+
+
+def cache_problem(root: "Path | None" = None) -> "str | None":
+    """Why the cache folder ``root`` (default :func:`cache_root`) cannot hold the kernels, in
+    words (``it is a file, not a folder``); None when it can: a writable folder, or a path
+    whose first existing folder above it is writable (the folders are made on first use)."""
+    root = cache_root() if root is None else Path(root)
+    full = Path(os.path.abspath(root))
+    for d in _SYSTEM:
+        if full == Path(d) or Path(d) in full.parents:
+            return f"it is below {d}, which holds the system's own files"
+    p = full
+    while not os.path.lexists(p) and p.parent != p:
+        p = p.parent
+    if not p.is_dir():
+        what = "a broken link" if p.is_symlink() and not p.exists() else "a file, not a folder"
+        return f"it is {what}" if p == full else f"{p} is {what}"
+    if not os.access(p, os.W_OK | os.X_OK):
+        return "it is not writable" if p == full else f"{p} is not writable"
+    return None
+
+
+def active_root() -> Path:
+    """The folder this process caches its kernels in: :func:`cache_root`, or when that cannot
+    be used (:func:`cache_problem`) a temporary folder of this process, made once, deleted at
+    exit and announced once on stderr (never the installed package's ``__pycache__``)."""
+    root = cache_root()
+    hit = _FALLBACK.get(str(root))
+    if hit is not None:
+        return hit[0]
+    why = cache_problem(root)
+    return root if why is None else _fall_back(root, why)
+
+
+def _fall_back(root: Path, why: str) -> Path:
+    import atexit
+    import shutil
+    import tempfile
+    hit = _FALLBACK.get(str(root))
+    if hit is not None:
+        return hit[0]
+    tmp = Path(tempfile.mkdtemp(prefix="shanghai-sim-cache-"))
+    atexit.register(shutil.rmtree, tmp, True)
+    _FALLBACK[str(root)] = (tmp, why)
+    if not os.environ.get("SHANGHAI_SIM_CACHE_WARNED"):     # once: child processes inherit it
+        os.environ["SHANGHAI_SIM_CACHE_WARNED"] = "1"
+        try:
+            sys.stderr.write(f"shanghai-sim: warning: the kernel cache folder {root} cannot be used ({why}); "
+                             f"this run caches into {tmp}, deleted at exit, so every run compiles the "
+                             "kernels again: set SHANGHAI_SIM_CACHE_DIR to a writable folder "
+                             "(shanghai-sim cache)\n")
+            sys.stderr.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    return tmp
 
 
 def _kernel_imports(path: Path, names: set[str]) -> set[str]:
@@ -141,7 +204,7 @@ def cache_dir() -> Path:
     """The folder of this numba and Python: one subfolder per kernel module and closure hash."""
     import numba
     v = sys.version_info
-    return cache_root() / f"numba-{numba.__version__}-py{v[0]}{v[1]}"
+    return active_root() / f"numba-{numba.__version__}-py{v[0]}{v[1]}"
 
 
 def module_cache_dir(stem: str) -> Path:
@@ -187,8 +250,11 @@ class PackageCacheLocator(_caching._CacheLocator):
         self = cls(py_func, py_file)
         try:
             self.ensure_cache_path()
-        except OSError:
-            return None                     # not writable: numba's own locators
+        except OSError as e:                # passed cache_problem, failed here (full disk, a race):
+            root = cache_root()             # a temporary folder, never numba's own locators
+            _fall_back(root, f"{e.strerror or e}")
+            self = cls(py_func, py_file)
+            self.ensure_cache_path()
         return self
 
 
