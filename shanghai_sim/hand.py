@@ -149,7 +149,7 @@ def analysis_args(counts=None, rules: "Rules | None" = None, contract: int | str
 
 def analyze_hand(cards: str | Iterable[str], contract: int | str,
                  rules: str | Path | Rules = "shanghai", players: int | None = None,
-                 shoe: bool = True) -> HandAnalysis:
+                 shoe: bool = True, limit: bool = True) -> HandAnalysis:
     """Analyse one hand: satisfiable, deadwood, deficiency and a best lay-down.
 
     ``cards``: notation string or list of card strings; ``contract``: 1-based
@@ -158,13 +158,16 @@ def analyze_hand(cards: str | Iterable[str], contract: int | str,
     at ``players`` (default: the rules' player count) unless ``shoe=False``, and
     hold no more cards than a player can under the rules (``max_held``: e.g. 24 for
     ``shanghai``, 30 for ``progressive``), whatever ``shoe`` says: ``HandTooLarge``.
+    ``limit=False`` lifts that bound too (a kernel test on a hand no table deals): the
+    search may then run for minutes (60 cards: past 200 s).
     """
     r = _rules(rules)
     ids = parse_cards(cards)
     if not ids:
         raise CardError("empty hand: give at least one card")
     kinds, sizes, nm, text = _contract_rows(r, contract)
-    check_size(len(ids), r, contract)
+    if limit:
+        check_size(len(ids), r, contract)
     counts = np.zeros(NCARDS, dtype=np.int64)
     for c in ids:
         counts[c] += 1

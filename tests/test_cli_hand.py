@@ -182,6 +182,9 @@ def test_analyze_hand_has_the_same_bound():
         analyze_hand(hand + ["JK"], 1, shoe=False)
     with pytest.raises(CardError, match="at most 24"):              # a CardError to every caller
         analyze_hand(ALL_60[:48], "set3 run4 set3 run4", "shanghai", shoe=False)
+    # limit=False lifts it (the kernel's tests of hands no table deals): 26 cards, two suits
+    a = analyze_hand(ALL_60[:26], "run5 run5 run5", shoe=False, limit=False)
+    assert a.satisfiable and a.deadwood == 0
 
 
 def test_meld_stops_a_long_search_and_says_so(main):
