@@ -8,6 +8,7 @@ import click
 
 from .errors import INT, NUMBER, InputError, rule_option, rules_at, run_and_print
 from .errors import OneLineCommand as _OneLineErrors
+from .play_cmds import named_file
 
 EXPERIMENT_HELP = """Paired experiment: does one change make the focal player better?
 
@@ -54,7 +55,7 @@ def register(group: click.Group) -> None:
                   help="Play only hand N of each deal (effects on that hand's points and going out).")
     @click.option("--threads", type=INT, help="Worker threads (default: every core).")
     @click.option("--scheduler", metavar="ADDRESS", help="Run the arms' shards on a Dask cluster.")
-    @click.option("--out", help="Output folder (default ./shanghai-experiment).")
+    @click.option("--out", callback=named_file, help="Output folder (default ./shanghai-experiment).")
     @click.option("--resume", is_flag=True, help="Continue (or extend to more --games) the experiment in --out.")
     @click.option("--overwrite", is_flag=True,
                   help="Replace the experiment in --out (another one, or this one started again).")

@@ -40,11 +40,15 @@ def _int(name: str, value: str | None, lo: int, hi: int) -> int | None:
 
 
 def named_file(ctx, param, value):
-    """click callback of a file an option writes (``--log``, ``--html``): an empty name
-    (``--log ''``) would save nothing, silently; it is refused (exit 2) before anything runs."""
+    """click callback of a file or folder an option writes (``--log``, ``--html``, ``--out``):
+    an empty name (``--log ''``) would save nothing, silently, or write where it was not
+    asked (``tournament --out ''``: the default folder); it is refused (exit 2) before
+    anything runs."""
     if value is not None and not value.strip():
-        example = "game.html" if "html" in (param.name or "") else "game.jsonl"
-        raise click.BadParameter(f"{value!r}: give a file name (e.g. {example})")
+        name = param.name or ""
+        example = ("a file name (e.g. game.html)" if "html" in name else
+                   "a folder (e.g. results)" if name == "out" else "a file name (e.g. game.jsonl)")
+        raise click.BadParameter(f"{value!r}: give {example}")
     return value
 
 

@@ -8,6 +8,7 @@ import click
 
 from .errors import INT, InputError, rule_option, rules_at, run_and_print
 from .errors import OneLineCommand as _OneLineErrors
+from .play_cmds import named_file
 
 TOURNAMENT_HELP = """Bots against bots over the same deals, with paired 95% CIs.
 
@@ -42,7 +43,7 @@ def register(group: click.Group) -> None:
     @click.option("--seed", type=INT, help="Tournament seed (default 1): deal k plays game_seed(seed, k).")
     @click.option("--threads", type=INT, help="Worker threads (default: every core).")
     @click.option("--scheduler", metavar="ADDRESS", help="Run the shards on a Dask cluster.")
-    @click.option("--out", help="Output folder (default ./shanghai-tournament).")
+    @click.option("--out", callback=named_file, help="Output folder (default ./shanghai-tournament).")
     @click.option("--resume", is_flag=True, help="Finish, or extend to more --deals, the tournament in --out.")
     @click.option("--overwrite", is_flag=True,
                   help="Replace the dataset in --out (another tournament or a run, or this one started again).")

@@ -285,8 +285,11 @@ def test_mutated_logs_are_read_or_refused_on_one_line(tmp_path_factory, lines, h
 
 @pytest.mark.parametrize("args", [["play", "--log", ""], ["play", "--log", "  "],
                                   ["replay", "--seed", "1", "--html", ""],
-                                  ["replay", "--log", str(GOLDEN), "--html", ""]])
+                                  ["replay", "--log", str(GOLDEN), "--html", ""],
+                                  ["tournament", "--bots", "random,greedy", "--deals", "2", "--out", ""],
+                                  ["experiment", "--variant", "greedy:buy=never", "--games", "2", "--out", ""]])
 def test_an_empty_output_path_is_refused_before_anything_runs(args):
-    """issue 59: `play --log ''` played the game and saved nothing, silently."""
+    """issue 59: `play --log ''` played the game and saved nothing, silently; `tournament
+    --out ''` wrote into ./shanghai-tournament, the default it was not asked for."""
     r = CliRunner().invoke(main, args, input="quit\n")
-    _one_line_refusal(r, "give a file name")
+    _one_line_refusal(r, "give a folder" if "--out" in args else "give a file name")
