@@ -438,8 +438,16 @@ def _replace(out: str) -> None:
     """``--overwrite``: remove the experiment in ``out`` (its arms first, its record last, so a
     stop half-way leaves a folder that ``--overwrite`` still recognises and replaces)."""
     import shutil
+
+    from .dataset import Store
+    from .runner import JobError, OutputLock
     arms = Path(out) / ARMS_DIR
     if arms.is_dir() and not arms.is_symlink():
+        for arm in sorted(p for p in arms.iterdir() if p.is_dir() and not p.is_symlink()):
+            try:                           # an arm another run is writing is not pulled from under it
+                OutputLock(Store(str(arm))).acquire().release()
+            except JobError as e:
+                raise ExperimentError(f"--overwrite: {e}") from None
         shutil.rmtree(arms)
     elif arms.exists() or arms.is_symlink():
         arms.unlink()

@@ -271,7 +271,13 @@ def run_tournament(t: Tournament, out: str = DEFAULT_OUT, *, resume: bool = Fals
     old = Path(out) / TOURNAMENT_FILE
     if wipe:
         # the record of the tournament replaced goes first (the runner replaces only a dataset's own
-        # files); its manifest and parts are replaced by the runner once the new job has started
+        # files); its manifest and parts are replaced by the runner once the new job has started.
+        # Not while another run writes the folder (the runner would refuse, the record lost).
+        from .dataset import Store
+        try:
+            runner.OutputLock(Store(os.path.abspath(out))).acquire().release()
+        except runner.JobError as e:
+            raise TournamentError(str(e)) from None
         old.unlink(missing_ok=True)
     try:
         rr = runner.run(plan, resume=not wipe, overwrite=wipe, progress=progress, engine=engine,

@@ -306,6 +306,16 @@ def test_another_experiment_is_named_in_words_and_overwrite_replaces_it(tmp_path
     got, want = json.loads(r.output), json.loads(fresh.output)
     got.pop("out"), want.pop("out")
     assert got == want
+    # an arm another run is writing is not deleted from under it
+    from shanghai_sim.dataset import Store
+    from shanghai_sim.runner import OutputLock
+    held = OutputLock(Store(str(o / "arms" / "1-random"))).acquire()
+    try:
+        r = fake_cli("--variant", "greedy:buy=never", "--games", 8, "--overwrite", "--out", o, "-q")
+        assert r.exit_code == 2 and "being written by another run" in r.output, r.output
+        assert (o / "arms" / "1-random" / "manifest.json").exists()
+    finally:
+        held.release()
     # --overwrite on the same experiment starts it again; on a folder of something else, refused
     assert fake_cli("--variant", "random", "--games", 8, "--overwrite", "--out", o, "-q").exit_code == 0
     (o / "notes.txt").write_text("mine")

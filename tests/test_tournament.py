@@ -238,6 +238,14 @@ def test_overwrite_replaces_another_tournament_or_a_run_and_nothing_else(tmp_pat
     assert got == want
     rec = json.loads((o / "tournament.json").read_text())
     assert rec["request"]["bots"] == ["greedy", "random", "random", "random"] and rec["request"]["deals"] == 8
+    from shanghai_sim.dataset import Store
+    held = runner.OutputLock(Store(str(o))).acquire()       # another run writing: nothing is touched
+    try:
+        r = cli("--bots", "greedy,random", "--deals", 4, "--overwrite", "--out", o)
+        assert r.exit_code == 2 and "being written by another run" in r.output, r.output
+        assert json.loads((o / "tournament.json").read_text()) == rec
+    finally:
+        held.release()
     assert read(o, "games").equals(read(tmp_path / "fresh", "games"))
     # a `run` dataset: refused with the hint, replaced with --overwrite
     run = tmp_path / "run"
