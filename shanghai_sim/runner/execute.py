@@ -308,34 +308,18 @@ def _run_locked(plan_: Plan, prep: Prepared, progress: TextIO | None, engine: En
     already = sum(plan_.bounds(k)[1] - plan_.bounds(k)[0] for k in done)
     tracker = Tracker(plan_, store, manifest, set(done), Progress(plan_.games, already, None))
     tracker.write_manifest()                     # the job's identity, first
-    eng = engine or default_engine()
-    if pending:
-        try:
-            _warm_up(plan_, eng, progress)  # compile errors surface before any part is removed
-        except KeyboardInterrupt:
-            _last_manifest(tracker, "interrupted")
-            raise
-        except BaseException:
-            _last_manifest(tracker, "failed")
-            raise
-    if prep.wipe:
-        for part in (HANDS, GAMES):          # the old dataset's parts (its manifest is replaced)
-            store.delete(part)
-    store.sweep_temporaries()
-    for t in plan_.tables:
-        store.sweep_temporaries(t)
-    moved = quarantine(store, prep.strays)
-    if progress is not None:
-        _say_repairs(prep, plan_, progress, moved)
-    if moved:
-        session["quarantined"] = [a for a, _ in moved]
-    prog = Progress(plan_.games, already, progress if pending else None)   # nothing to show otherwise
-    tracker.progress = prog
-    for t in plan_.tables:
-        store.makedirs(t)
-    tracker.write_manifest()
+    restore = _sigterm_as_interrupt()            # from here on SIGTERM stops the run as Ctrl-C does
+    try:
+        prog, moved = _set_up(plan_, prep, engine, progress, tracker, session, pending, already)
+    except KeyboardInterrupt:
+        restore()
+        _last_manifest(tracker, "interrupted")
+        raise
+    except BaseException:
+        restore()
+        _last_manifest(tracker, "failed")
+        raise
     execute = executor or LocalExecutor(plan_.threads)
-    restore = _sigterm_as_interrupt()
     try:
         if pending:
             execute(plan_, pending, engine, tracker)
@@ -357,6 +341,35 @@ def _run_locked(plan_: Plan, prep: Prepared, progress: TextIO | None, engine: En
     prog.close()
     return RunResult(plan_.location, plan_.games, tracker.session_games,
                      time.perf_counter() - prog.t0, "complete", manifest, tuple(prep.repairs), tuple(moved))
+
+
+def _set_up(plan_: Plan, prep: Prepared, engine: Engine | None, progress: TextIO | None, tracker: Tracker,
+            session: dict[str, Any], pending: list[int], already: int
+            ) -> tuple[Progress, list[tuple[str, str]]]:
+    """After the first manifest: the kernels (compile errors surface before any part is
+    removed), the old dataset's parts of --overwrite, leftover temporaries, strays to
+    quarantine, the table folders and the manifest again. Returns the run's progress and the
+    files moved to quarantine."""
+    store = prep.store
+    if pending:
+        _warm_up(plan_, engine or default_engine(), progress)
+    if prep.wipe:
+        for part in (HANDS, GAMES):          # the old dataset's parts (its manifest is replaced)
+            store.delete(part)
+    store.sweep_temporaries()
+    for t in plan_.tables:
+        store.sweep_temporaries(t)
+    moved = quarantine(store, prep.strays)
+    if progress is not None:
+        _say_repairs(prep, plan_, progress, moved)
+    if moved:
+        session["quarantined"] = [a for a, _ in moved]
+    prog = Progress(plan_.games, already, progress if pending else None)   # nothing to show otherwise
+    tracker.progress = prog
+    for t in plan_.tables:
+        store.makedirs(t)
+    tracker.write_manifest()
+    return prog, moved
 
 
 def _check_disk(plan_: Plan, stream: TextIO | None, force: bool, remote: bool = False) -> None:
