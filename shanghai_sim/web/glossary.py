@@ -63,6 +63,9 @@ def script(entries: list[dict[str, str]]) -> str:
 
 
 def main(argv: list[str]) -> int:
+    if not SOURCE.exists():
+        print(f"no {SOURCE}: run this from a clone of the repository (docs/ is not installed)")
+        return 2
     want = script(page_entries(SOURCE.read_text(encoding="utf-8")))
     have = TARGET.read_text(encoding="utf-8") if TARGET.exists() else ""
     if "--check" in argv:
