@@ -78,7 +78,7 @@ STALE: dict[str, str] = {
     name: ("measured before the sources were hashed, and its source at that commit is not today's; not rerun "
            "on 2026-12-07 (issue 60): the 2 shared cores were at load 6-9 and the code it measures was changing "
            "by the hour")
-    for name in ("melds", "growth", "engine", "runner", "verify", "startup", "bots", "strength", "play_quality",
+    for name in ("melds", "growth", "runner", "verify", "startup", "bots", "strength", "play_quality",
                  "playouts", "rollout", "browser")
 }
 
