@@ -103,6 +103,9 @@ def render(results: dict, charts: dict, base: Path) -> str:
                     f"figures describe that commit, not today's code"
                     + (f" (listed in `STALE`: {STALE[name]})" if name in STALE else "")
                     + f". Rerun: `python benchmarks/run_all.py --only {name}`.", ""]
+        busy = _busy_line(res.get("machine") or {})
+        if busy:
+            out += [busy, ""]
         out += [res["title"] + ".", "", b.how, ""]
         if name in charts:
             out += [f"![{name}]({rel(charts[name])})", ""]
@@ -127,6 +130,16 @@ def _versions_line(played: dict | None) -> str:
     old = [f"`{b}:v={v}`" for b, v in played.items() if b in BOTS and v < BOTS[b].version]
     return (" *Bot versions*: a spec here without `v=` played " + ", ".join(f"{b} {v}" for b, v in played.items())
             + (f" (today: {', '.join(old)})" if old else " (the newest today)") + ".")
+
+
+def _busy_line(m: dict) -> str:
+    """A warning when the machine was busier than its cores while the section was measured."""
+    load, cores = m.get("load"), m.get("cores") or 1
+    if not load or max(load) <= cores:
+        return ""
+    return (f"> **Measured on a busy machine**: load average {load[0]:.1f} at the start, {load[1]:.1f} at the "
+            f"end, on {cores} cores: absolute times are inflated, and spread; the ratios to peers timed "
+            "side by side in the same passes suffer least.")
 
 
 def _source_line(b, src: dict | None, stale: bool) -> str:

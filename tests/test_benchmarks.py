@@ -353,3 +353,10 @@ def test_stale_list_names_benchmarks_with_reasons(bench):
     common, run_all = bench("_common"), bench("run_all")
     for name, why in common.STALE.items():
         assert name in run_all.ORDER and len(why) > 20, (name, why)
+
+
+def test_a_section_measured_on_a_busy_machine_says_so(bench):
+    report = bench("report")
+    line = report._busy_line({"cores": 2, "load": [7.0, 7.61]})
+    assert line.startswith("> **Measured on a busy machine**: load average 7.0 at the start, 7.6 at the end, on 2 cores")
+    assert report._busy_line({"cores": 2, "load": [1.5, 2.0]}) == "" == report._busy_line({"cores": 2})
