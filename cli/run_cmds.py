@@ -42,8 +42,8 @@ no job in it.
 
 A job whose estimated size exceeds the free space of a local --out's disk is
 refused (--force starts it anyway). A URL --out (gs://, s3://) that does not
-answer is given up on after 30 s (SHANGHAI_SIM_REMOTE_TIMEOUT seconds). The
-dataset layout is in docs/dataset.md.
+answer is given up on within about 25 s (SHANGHAI_SIM_REMOTE_TIMEOUT: 15 s of
+retries). The dataset layout is in docs/dataset.md.
 """
 
 

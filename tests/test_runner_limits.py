@@ -143,3 +143,15 @@ def test_a_remote_output_gets_a_note_of_its_size_instead_of_a_check(tmp_path):
     err = io.StringIO()
     runner.execute._check_disk(plan, err, force=False, remote=True)
     assert err.getvalue().startswith("note: the dataset will take about") and "not checked" in err.getvalue()
+
+
+@pytest.mark.slow
+def test_the_default_time_limit_ends_a_command_within_a_minute(tmp_path):
+    """The issue's case with the default limit (15 s of retries): measured 22-27 s offline."""
+    env = dict(os.environ)
+    env.pop("SHANGHAI_SIM_REMOTE_TIMEOUT", None)
+    t0 = time.monotonic()
+    p = subprocess.run([sys.executable, "-c", "from shanghai_sim.cli.main import main; main()", "summary",
+                        "gs://shanghai-sim-no-such-bucket/x"], capture_output=True, text=True, timeout=300, env=env)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert time.monotonic() - t0 < 60
