@@ -177,6 +177,12 @@ def _read_log(path: str) -> list[dict]:
     size = k = 0
     try:
         with open(path, "rb") as f:
+            try:                            # a binary file: said as such, not as line 1's JSON
+                f.peek(1 << 13)[:1 << 13].decode("utf-8")
+            except UnicodeDecodeError as e:
+                if e.reason != "unexpected end of data":        # not a character cut at the end
+                    raise InputError(f"{path}: not a log (byte {e.start} is not UTF-8 text; a log is "
+                                     "JSON lines, docs/replay.md)") from None
             while True:
                 raw = f.readline(MAX_LINE_BYTES + 1)
                 if not raw:

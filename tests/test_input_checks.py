@@ -399,14 +399,14 @@ def test_analyses_bad_presets_and_out(tmp_path, script):
     blocker.write_text("x")
     for s in ("analyses/buying.py", "analyses/going_down.py", "analyses/rules.py"):
         _one_line_2(script(s, "--games", 2, "--out", blocker / "sub"), "cannot write", "--out")
-        _one_line_2(script(s, "--games", 2, "--out", "/proc/shanghai-sim-test"), "cannot write", "--out")
+        _one_line_2(script(s, "--games", 2, "--out", "/proc/shanghai-sim-test"), "a system folder", "--out")
 
 
 @pytest.mark.parametrize("args, named", [
     (("--games", "x"), "--games"), (("--games", 0), "games"), (("--games", 1), "--games"),
     (("--rounds", -1), "--rounds"), (("--margin", "nan"), "--margin"), (("--margin", "-1"), "--margin"),
     (("--only", "nosuch"), "--only"), (("--presets", ""), "--presets"), (("--presets", "nosuch"), "nosuch"),
-    (("--seed", -1), "seed"), (("--out", "/proc/shanghai-sim-test/t"), "cannot write"),
+    (("--seed", -1), "seed"), (("--out", "/proc/shanghai-sim-test/t"), "a system folder"),
     (("--bogus",), "--bogus"),
 ])
 def test_tune_smart_bad_arguments(script, args, named):
