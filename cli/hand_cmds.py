@@ -83,6 +83,7 @@ def _capped(fn, seconds: float):
     import select
     import signal
     import time
+    from shanghai_sim.cards import CardError
     if not hasattr(os, "fork"):
         return fn()
     rd, wr = os.pipe()
@@ -103,7 +104,7 @@ def _capped(fn, seconds: float):
         finally:
             os._exit(code)
     os.close(wr)
-    chunks, done = [], False
+    chunks, done, status = [], False, None
     try:
         end = time.monotonic() + seconds
         while not done:
@@ -117,9 +118,10 @@ def _capped(fn, seconds: float):
         os.close(rd)
         if not done:
             os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    if not b"".join(chunks):
-        raise RuntimeError("the meld search stopped without an answer")
+        status = os.waitpid(pid, 0)[1]
+    if not b"".join(chunks):                       # the child died (killed, out of memory)
+        status = os.waitstatus_to_exitcode(status) if status is not None else None
+        raise CardError(f"the meld search stopped without an answer (its process ended with {status})")
     kind, value = pickle.loads(b"".join(chunks))
     if kind == "error":
         raise value

@@ -211,3 +211,6 @@ def test_capped_returns_raises_and_stops():
     t = time.perf_counter()
     assert _capped(lambda: time.sleep(30), 0.3) is None
     assert time.perf_counter() - t < 5
+    import os
+    with pytest.raises(CardError, match="stopped without an answer .*ended with -9"):
+        _capped(lambda: os.kill(os.getpid(), 9), 30)            # a child that dies says so
