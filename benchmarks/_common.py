@@ -76,7 +76,6 @@ class Source:
 # that is no longer stale (take it off).
 _BUSY = "the 2 shared cores were at load 6-13 on 2026-12-07 (issue 60)"
 STALE: dict[str, str] = {
-    "melds": f"4.4 minutes at full size; not rerun: {_BUSY} and `hand.py` was being changed",
     "growth": f"rerun at 69f0ec5 and not kept: {_BUSY}, its times per hand came out 2-10x an idle run's",
     "runner": f"2.8 minutes at full size; not rerun: {_BUSY} (its thread scaling needs idle cores) and the "
               "runner was being changed",
