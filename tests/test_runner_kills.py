@@ -107,12 +107,13 @@ _SCRIPT = textwrap.dedent("""
 """)
 
 
-def _killed_run(tmp_path: Path, kill_at: int, out: Path, real: bool) -> tuple[subprocess.CompletedProcess, list]:
+def _killed_run(tmp_path: Path, kill_at: int, out: Path, real: bool,
+                extra: tuple[str, ...] = ()) -> tuple[subprocess.CompletedProcess, list]:
     log = tmp_path / f"events-{kill_at}.json"
     script = _SCRIPT.format(tests=str(TESTS), real=real)
     env = dict(os.environ)
     env.pop("SHANGHAI_TEST_REAL_ENGINE", None)
-    p = subprocess.run([sys.executable, "-c", script, str(kill_at), str(log), str(out), *ARGS],
+    p = subprocess.run([sys.executable, "-c", script, str(kill_at), str(log), str(out), *ARGS, *extra],
                        capture_output=True, text=True, timeout=300, env=env)
     events = json.loads(log.read_text()) if log.exists() else None
     return p, events
@@ -255,3 +256,62 @@ def test_the_same_command_continues_a_job_stopped_before_its_first_part(tmp_path
     r = run_cli(*ARGS, "--out", out)
     assert r.exit_code == 0, r.output
     assert json.loads((out / "manifest.json").read_text())["status"] == "complete"
+
+
+# ---------------------------------------------------------------- --overwrite
+
+OTHER = ("--seed", "6")          # the job the folder holds before --overwrite replaces it
+
+
+def _overwrite_points(events: list[str]) -> list[int]:
+    """The writes where an overwrite changes the folder: the new manifest (before and after
+    its rename), the removal of each old table, and the first part after it."""
+    first = events.index("renamed: manifest.json")
+    keep = {"delete hands", "delete games", "written, not renamed: hands/part-00000.parquet"}
+    return [first, first + 1] + [n for n, e in enumerate(events, 1) if n > first and e in keep]
+
+
+def _check_overwrite_kills(tmp_path: Path, select=None) -> list[str]:
+    """``run ... --overwrite`` over another job's dataset, killed at each write. Before its
+    manifest nothing of the old dataset has changed (``--resume`` finds it complete); from
+    its manifest on, ``--resume`` finishes the new job, keeping the old job's parts in
+    quarantine/; the same command with --overwrite always gives the new job."""
+    ref, old = tmp_path / "ref", tmp_path / "old"
+    assert run_cli(*ARGS, "--out", ref).exit_code == 0
+    assert run_cli(*ARGS, *OTHER, "--out", old).exit_code == 0
+    shutil.copytree(old, tmp_path / "count")
+    p, events = _killed_run(tmp_path, 0, tmp_path / "count", False, ("--overwrite",))
+    assert p.returncode == 0, p.stdout + p.stderr
+    first = events.index("renamed: manifest.json")
+    assert not [e for e in events[:first] if e.startswith("delete ") and ".write-test" not in e], events
+    for n in (select(events) if select is not None else range(1, len(events) + 1)):
+        out = tmp_path / f"k{n}"
+        shutil.copytree(old, out)
+        p, _ = _killed_run(tmp_path, n, out, False, ("--overwrite",))
+        assert p.returncode == -signal.SIGKILL, (n, events[n - 1], p.stdout + p.stderr)
+        seed = json.loads((out / "manifest.json").read_text())["job"]["seed"]
+        assert seed == (6 if n <= first else 5), (n, events[n - 1])
+        try:
+            copy = tmp_path / f"k{n}-resume"
+            shutil.copytree(out, copy)
+            r = run_cli("run", "--resume", "--out", copy, "--quiet")
+            assert r.exit_code == 0, r.output
+            shutil.rmtree(copy / "quarantine", ignore_errors=True)     # the old job's parts, kept
+            assert_identical(ref if seed == 5 else old, copy)
+            copy = tmp_path / f"k{n}-again"
+            shutil.copytree(out, copy)
+            r = run_cli(*ARGS, "--overwrite", "--out", copy)
+            assert r.exit_code == 0, r.output
+            assert_identical(ref, copy)
+        except AssertionError as e:
+            raise AssertionError(f"--overwrite killed at write {n} ({events[n - 1]}): {e}") from None
+    return events
+
+
+def test_a_kill_during_an_overwrite_loses_nothing_and_finishes_either_job(tmp_path):
+    _check_overwrite_kills(tmp_path, select=_overwrite_points)
+
+
+@pytest.mark.slow
+def test_a_kill_at_every_write_of_an_overwrite(tmp_path):
+    _check_overwrite_kills(tmp_path)

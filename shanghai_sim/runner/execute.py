@@ -272,6 +272,8 @@ def run(plan_: Plan, *, resume: bool = False, overwrite: bool = False,
     try:
         prep = _prepare(plan_, resume, overwrite, full)     # again, under the lock
         if prep.finished_as_recorded:
+            for where in ((), *((t,) for t in plan_.tables)):    # a killed writer's temporaries
+                prep.store.sweep_temporaries(*where)
             return RunResult(plan_.location, plan_.games, 0, 0.0, "already complete", prep.old)
         lock.record_holder()
         return _run_locked(plan_, prep, progress, engine, executor)
