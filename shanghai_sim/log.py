@@ -200,6 +200,18 @@ def ranking(totals: list[int]) -> list[int]:
     return [1 + sum(1 for u in totals if u < t) for t in totals]
 
 
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and x == x and abs(x) != float("inf")
+
+
+def _g(x: Any) -> str:
+    """A logged figure as the text line shows it; TypeError for a value that is not a number
+    (a damaged log: ``replay --log`` reports the line)."""
+    if not _is_number(x):
+        raise TypeError(f"{x!r} is not a number")
+    return f"{x:g}"
+
+
 def _pts(x: float) -> str:
     return f"{x:.2f}".rstrip("0").rstrip(".") if x else "0"
 
@@ -214,6 +226,9 @@ def search_reasons(e: dict[str, Any]) -> "list[str] | None":
     cs = e.get("candidates") or []
     if not cs or any(k not in c for c in cs for k in ("diff", "se", "samples")) or "z" not in e:
         return None
+    figures = [e["z"], e.get("margin"), *(c[k] for c in cs for k in ("mean", "diff", "se", "samples"))]
+    if not all(_is_number(x) for x in figures) or not (e.get("tie") is None or _is_number(e["tie"])):
+        raise TypeError("a search figure that is not a number")      # replay --log: one line, exit 2
     z, m, tie, race, ch = e["z"], e["margin"], e.get("tie"), e.get("race") or 0, e["chosen"]
     best = min(range(1, len(cs)), key=lambda j: cs[j]["mean"]) if len(cs) > 1 else 0
     out = []
@@ -314,7 +329,7 @@ def format_event(e: dict[str, Any]) -> str:
         return (f"  hand {e['hand']} ends, {who}; scores {' '.join(map(str, e['scores']))}; "
                 f"totals {' '.join(map(str, e['totals']))}")
     if ev == "search":
-        cs = ", ".join(f"{c['action']} {c['mean']:g}" for c in e["candidates"])
+        cs = ", ".join(f"{c['action']} {_g(c['mean'])}" for c in e["candidates"])
         return (f"  {s} searches ({e['decision']}, {e['rollouts']} samples, mean points): {cs}"
                 f" -> {e['candidates'][e['chosen']]['action']}{_search_why(e)}")
     if ev == "game_end":

@@ -43,6 +43,23 @@ const done = arguments[arguments.length - 1];
 
 RECT = "var r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom];"
 
+SCAN = """
+const n = arguments[0], w = arguments[1], h = arguments[2], outside = [];
+let melds = 0, wide = 0;
+document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Home', bubbles: true}));
+for (let k = 0; k < n; k++) {
+  document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true}));
+  const t = document.querySelector('.seat.turn');
+  if (t) {
+    const r = t.getBoundingClientRect();
+    if (r.top < 0 || r.bottom > h || r.left < 0 || r.right > w) outside.push([k + 1, r.top, r.bottom]);
+  }
+  melds = Math.max(melds, document.querySelectorAll('.meld').length);
+  wide = Math.max(wide, document.documentElement.scrollWidth);
+}
+return [outside, melds, wide];
+"""
+
 
 @pytest.fixture(scope="module")
 def driver():
@@ -230,8 +247,8 @@ def test_the_search_panel_says_why_a_lower_mean_was_not_chosen(tmp_path, clean):
 def test_eight_players_fit_with_the_seat_to_act_in_view(tmp_path, clean):
     """1400 x 860: the served page of an eight-player game, played a while by hints, keeps the
     person's seat (the one to act) and the actions in view, the page no wider than the window;
-    the replay page of an eight-player game, at the end of a hand with 21 melds on the table,
-    keeps the seat to act in view at every one of that hand's last 60 events."""
+    the replay page of a whole eight-player game (hands with up to 21 melds on the table, every
+    hand shown face up) keeps the seat to act in view at every one of its 3,000 events."""
     from selenium.webdriver.common.by import By
     srv = _serve(tmp_path, players="8")
     d = clean
@@ -256,16 +273,28 @@ def test_eight_players_fit_with_the_seat_to_act_in_view(tmp_path, clean):
     r = CliRunner().invoke(main, ["replay", "--seed", "3", "--players", "8", "--html", str(page), "--json"])
     assert r.exit_code == 0, r.output
     events = [json.loads(x) for x in r.output.splitlines() if x.startswith("{")]
-    end = next(i for i, e in enumerate(events) if e["event"] == "hand_end" and e["hand"] == 7)
-    d.get(page.as_uri() + f"#event={end - 60}")
-    body = d.find_element(By.TAG_NAME, "body")
-    melds = 0
-    for k in range(end - 60, end):
-        d.execute_script("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true}));")
-        turn = d.find_elements(By.CSS_SELECTOR, ".seat.turn")
-        for t in turn:
-            assert _in_view(d, t), (k, d.execute_script(RECT, t))
-        melds = max(melds, len(d.find_elements(By.CSS_SELECTOR, ".meld")))
-    assert melds >= 20 and body.get_attribute("data-event")
-    assert d.execute_script("return document.documentElement.scrollWidth") <= W
+    d.get(page.as_uri())
+    outside, melds, wide = d.execute_script(SCAN, len(events) - 1, W, H)
+    assert outside == [], outside[:5]              # [event, top, bottom] of the seat to act
+    assert melds >= 20 and wide <= W               # up to 21 melds on the table, no sideways scroll
     d.save_screenshot(str(tmp_path / "replay8.png"))
+
+
+def test_quit_at_the_pause_stops_the_game(tmp_path, clean):
+    from selenium.webdriver.common.by import By
+    srv = _serve(tmp_path, SHORT, seed="7")
+    d = clean
+    try:
+        d.get(srv.url)
+        state, drawn = d.execute_async_script(SETTLED, 0)
+        while state == "turn":
+            state, drawn = _hint_click(d, drawn)
+        assert state == "hand_end"
+        d.find_element(By.ID, "pause-quit").click()
+        d.switch_to.alert.accept()
+        state, drawn = d.execute_async_script(SETTLED, drawn)
+        assert state == "stopped" and srv.session.hg.stopped == "quit"
+        assert "Game stopped" in d.find_element(By.ID, "result").text
+        assert not d.find_element(By.ID, "handend").is_displayed()
+    finally:
+        _close(srv)

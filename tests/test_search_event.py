@@ -150,3 +150,21 @@ def test_replay_log_reads_a_schema_2_rollout_game(tmp_path):
     assert r2.output == r.output
     r3 = _run(["replay", "--log", str(log)])
     assert r3.exit_code == 0 and "(kept: " in r3.output
+
+
+@pytest.mark.parametrize("field,value", [("mean", "x"), ("diff", None), ("se", [1]), ("samples", True)])
+def test_a_search_figure_that_is_no_number_is_one_line(tmp_path, field, value):
+    """A damaged log whose search names a figure that is not a number: replay --log stops there
+    with one line naming the event (exit 2), no traceback."""
+    events = [json.loads(x) for x in (LOGS / "schema1_play_s3_p3_rollout.jsonl").read_text().splitlines()]
+    k = next(i for i, e in enumerate(events) if e["event"] == "search")
+    e = events[k]
+    e.update(margin=0, z=2, tie=20, race=16)
+    for c in e["candidates"]:
+        c.update(samples=16, diff=0, se=0)
+    e["candidates"][1][field] = value
+    log = tmp_path / "bad.jsonl"
+    log.write_text("".join(json.dumps(x) + "\n" for x in events))
+    r = _run(["replay", "--log", str(log)])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert "'search' event" in r.output.strip().splitlines()[-1]      # the lines before it print first

@@ -149,6 +149,13 @@ function drawPause(r) {
   b.id = "next-hand";
   b.addEventListener("click", function () { handsSeen(acked + 1); draw(); });
   p.appendChild(b);
+  var q = el("button", "", "Quit");
+  q.id = "pause-quit";
+  q.title = "stop the game (it has no result)";
+  q.addEventListener("click", function () {
+    if (confirm("Stop the game? It will have no result.")) { handsSeen(acked + 1); act({line: "quit"}); }
+  });
+  p.appendChild(q);
   p.appendChild(el("div", "muted", "The cards each seat was left with count against it (points); " +
                    "the lowest total after the last hand wins."));
   b.focus();

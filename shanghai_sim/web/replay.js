@@ -161,7 +161,7 @@ function drawSearch(i) {
   box.dataset.seat = e.seat;
   if (view !== "all" && Number(view) !== e.seat) {
     box.appendChild(el("div", "muted", "seat " + e.seat + " searched its " + e.decision + " decision (" +
-                       e.candidates.length + " candidates, " + e.rollouts + " samples each): they name cards of its hand, " +
+                       e.candidates.length + " candidates, " + e.rollouts + " samples for smart's choice): they name cards of its hand, " +
                        "hidden in seat " + view + "'s view"));
     return;
   }
