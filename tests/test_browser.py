@@ -281,8 +281,10 @@ def test_serve_plays_a_short_game_by_hints(tmp_path, clean):
     from selenium.webdriver.common.by import By
     srv, log = _serve(tmp_path, SHORT)
     try:
-        state, clicks = play_by_hints(clean, srv.url, tmp_path)
+        pauses = []
+        state, clicks = play_by_hints(clean, srv.url, tmp_path, pauses)
         assert state == "over" and clicks > 10
+        assert len(pauses) == 1 and ("went out" in pauses[0] or "Nobody" in pauses[0])    # hand 1's end
         shown = [int(td.text) for td in clean.find_elements(By.CSS_SELECTOR, "#totals td[data-seat]")]
         clean.save_screenshot(str(tmp_path / "serve-over.png"))
         assert "Game over" in clean.find_element(By.ID, "result").text
