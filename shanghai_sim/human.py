@@ -156,8 +156,9 @@ class HumanGame:
 
     # ------------------------------------------------------------ the loop
     def play(self) -> str | None:
-        """Play until the game is over or the person stops it. Returns None when the game
-        ended, else why it stopped ('quit', 'end of input', 'interrupted')."""
+        """Play until the game is over or the person stops it, pausing at each hand's end
+        (``_pause``: its result, then Enter). Returns None when the game ended, else why it
+        stopped ('quit', 'end of input', 'interrupted')."""
         self.start()
         self._pause_hands = True
         try:
