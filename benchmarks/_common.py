@@ -81,9 +81,6 @@ STALE: dict[str, str] = {
               "runner was being changed",
     "verify": f"0.4 minutes at full size; not rerun: the runner and `integrity.py` were being changed; {_BUSY}",
     "startup": f"17 minutes of cold compiles at full size; not rerun: {_BUSY}",
-    "bots": "rerun at 69f0ec5 (the tournament table came out the same) and not kept: `tournament.py` changed "
-            f"before it could be; {_BUSY}",
-    "strength": f"6 minutes at full size; not rerun: {_BUSY}",
     "play_quality": f"20 minutes at full size; not rerun: {_BUSY}",
     "playouts": f"rerun at 69f0ec5 and not kept: {_BUSY}, 2.9k greedy playouts/s against 11.2k on a quiet "
                 "machine before: the load, not the code",
