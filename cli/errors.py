@@ -79,14 +79,14 @@ NUMBER = Number()
 def rules_at(spec, items=(), players: int | None = None):
     """``--rules SPEC`` with the ``--rule`` ``items`` applied (``rules.resolve``), checked at the
     player count the command will play when it knows it: a change that fits 2 players (one
-    pack for a long deal) is not refused at the preset's 4. RulesError as ``resolve``."""
+    pack for a long deal), by ``--rule`` or in a rules file, is not refused at the preset's 4.
+    RulesError as ``resolve``."""
     from shanghai_sim.rules import RulesError, load_rules, resolve, with_options
-    if not items or players is None:
+    if players is None:
         return resolve(spec, items)
-    base = load_rules(spec)
     try:
-        at = base.with_players(players)
-    except RulesError:          # the rules do not fit that count as they are: as before
+        at = load_rules(spec, players=players)
+    except RulesError:          # the rules do not fit that count as they are: the usual refusal
         return resolve(spec, items)
     return with_options(at, items)
 

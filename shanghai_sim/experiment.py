@@ -177,6 +177,12 @@ def _base_rules(exp: Experiment):
     try:
         return load_rules(exp.rules)
     except (RulesError, OSError) as e:
+        players = exp.players if isinstance(exp.players, int) and not isinstance(exp.players, bool) else None
+        if players is not None and isinstance(e, RulesError):
+            try:    # a rules file that fits the count played, not its base preset's
+                return load_rules(exp.rules, players=players)
+            except (RulesError, OSError):
+                pass
         raise ExperimentError(f"rules: {e}") from None
 
 

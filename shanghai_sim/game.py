@@ -103,7 +103,7 @@ class Game:
     def __init__(self, rules: "str | Rules | None" = "shanghai", players: int | None = None,
                  seed: int = 0, bots: "str | list[Any]" = "greedy",
                  log_size: int = DEFAULT_LOG_SIZE, check: bool = False):
-        r = load_rules(rules)
+        r = load_rules(rules, None if players is None else int(players))
         p = r.players if players is None else int(players)
         if p != r.players:
             r = r.with_players(p)
@@ -422,7 +422,7 @@ def game_events(rules: "str | Rules | None" = "shanghai", players: int | None = 
                 ) -> tuple[list[dict[str, Any]], np.ndarray]:
     """Play one seeded game with the batch kernel, logging on: (events, records[hands, players, NHF])."""
     from .bots import parse_bots
-    r = load_rules(rules)
+    r = load_rules(rules, None if players is None else int(players))
     p = r.players if players is None else int(players)
     if p != r.players:
         r = r.with_players(p)

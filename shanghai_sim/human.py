@@ -110,7 +110,7 @@ def table_options(rules: Any = "shanghai", players: int | None = None, seat: int
     seats' canonical bot specs in seat order). GameError, BotError or RulesError with a
     one-line reason otherwise. HumanGame checks its options here; ``serve`` checks them
     before it starts (the game itself is built once the page is up)."""
-    r = load_rules(rules)
+    r = load_rules(rules, None if players is None else int(players))
     p = r.players if players is None else int(players)
     if not 0 <= int(seat) < p:
         raise GameError(f"seat {seat}: must be 0..{p - 1} for {p} players")

@@ -614,15 +614,19 @@ def file_name(path: "str | Path", width: int = 80) -> str:
     return repr(s)
 
 
-def load_rules(spec: "str | Path | Rules | None" = None) -> Rules:
-    """A preset name, a TOML path, or a Rules object -> Rules."""
+def load_rules(spec: "str | Path | Rules | None" = None, players: int | None = None) -> Rules:
+    """A preset name, a TOML path, or a Rules object -> Rules.
+
+    ``players``: the count the rules will be played at, where the caller knows it. A rules
+    file that does not set ``players`` itself is then checked at that count, not at its base
+    preset's (``decks = 1`` on a ``progressive`` base fits 2 players, not the preset's 4)."""
     if spec is None:
-        return preset()
+        spec = "shanghai"
     if isinstance(spec, Rules):
-        return spec
+        return spec if players is None else spec.with_players(players)
     s = str(spec)
     if s in PRESETS:
-        return preset(s)
+        return preset(s) if players is None else preset(s).with_players(players)
     path = Path(s)
     try:
         if not s.endswith(".toml") and not path.exists():
@@ -642,6 +646,8 @@ def load_rules(spec: "str | Path | Rules | None" = None) -> Rules:
     if base not in PRESETS:
         raise RulesError(f"rules file {s!r}: unknown base {base!r} (choose from {', '.join(PRESETS)})")
     data.setdefault("name", f"{path.stem}")
+    if players is not None and "players" not in data:
+        data["players"] = players
     return overrides(preset(base), data, where=f"rules file {s!r}")
 
 

@@ -53,3 +53,38 @@ def test_play_checks_the_rule_at_its_table(tmp_path):
     assert "progressive (decks=1)" in r.output, r.output
     r = CliRunner().invoke(main, ["play", *ONE_PACK, "--seed", "5"], input="q\n")
     assert r.exit_code == 2 and "14 x 4 players + upcard > 54 cards" in r.output
+
+
+FILE_COMMANDS = [
+    ["run", "--rules", "{file}", "--players", "2", "--games", "4", "--out", "{tmp}/run", "--quiet"],
+    ["run", "--rules", "{file}", "--bots", "greedy,random", "--games", "4", "--out", "{tmp}/run2", "--quiet"],
+    ["tournament", "--rules", "{file}", "--bots", "greedy,random", "--deals", "2", "--out", "{tmp}/tour",
+     "--quiet"],
+    ["experiment", "--rules", "{file}", "--players", "2", "--variant", "random", "--games", "2", "--out",
+     "{tmp}/exp", "--quiet"],
+    ["replay", "--rules", "{file}", "--players", "2", "--seed", "3"],
+    ["meld", "5C", "6C", "7C", "-c", "1", "--rules", "{file}", "--players", "2"],
+]
+
+
+def _one_pack_file(tmp_path):
+    f = tmp_path / "one_pack.toml"
+    f.write_text('base = "progressive"\ndecks = 1\n')
+    return f
+
+
+@pytest.mark.parametrize("args", FILE_COMMANDS, ids=[" ".join(c[:1] + c[3:5]) for c in FILE_COMMANDS])
+def test_a_rules_file_is_checked_at_the_player_count_played(tmp_path, args):
+    """The same pack in a rules file that sets no player count: checked at the count played, as
+    --rule is (it was refused at the base preset's 4 even with --players 2)."""
+    f = _one_pack_file(tmp_path)
+    r = run_cli(*[a.format(tmp=tmp_path, file=f) for a in args])
+    assert r.exit_code == 0, r.output
+
+
+def test_a_rules_file_that_does_not_fit_is_still_refused(tmp_path):
+    f = _one_pack_file(tmp_path)
+    r = run_cli("run", "--rules", str(f), "--players", "4", "--games", "4", "--out", str(tmp_path / "x"))
+    lines = r.output.strip().splitlines()
+    assert r.exit_code == 2 and len(lines) == 1, r.output
+    assert "14 x 4 players + upcard > 54 cards" in lines[0]

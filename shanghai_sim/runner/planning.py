@@ -280,7 +280,9 @@ def plan(job: Job, engine: Engine | None = None) -> Plan:
     if isinstance(job.rules, Rules):
         rules, spec = job.rules, job.rules.name
     else:
-        rules, spec = load_rules(job.rules), job.rules
+        # a rules file is checked at the count to be played, where the job says it
+        at = job.players or (len(job.bots) if len(job.bots) > 1 else None)
+        rules, spec = load_rules(job.rules, players=at), job.rules
     from ..bots import BotError, parse_bot, seat_specs
     players = job.players
     if players is None:
