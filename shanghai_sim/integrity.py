@@ -118,7 +118,7 @@ def manifest_problem(m: Any) -> str | None:
         return "lacks its job"
     for key in ("games", "shard_size", "players"):
         if not _int(job.get(key), 1):
-            return f"has no valid job.{key} ({job.get(key)!r})"
+            return f"has no valid job.{key} ({'missing' if job.get(key) is None else repr(job.get(key))})"
     if not _int(job.get("seed")) or job.get("detail") not in (HANDS, GAMES) \
             or not isinstance(job.get("bots"), list):
         return "has no valid job seed, detail or bots"
@@ -507,7 +507,7 @@ def verify(location: str, full: bool = True) -> Report:
         rep.damaged.append(Finding(MANIFEST, why + " (edited?)"))
     pending = lay.n_shards - len(finished)
     if pending:
-        rep.notes.append(f"{pending:,} of {lay.n_shards:,} shards not run yet (status {m.get('status')}): "
+        rep.notes.append(f"{pending:,} of {lay.n_shards:,} shards not run yet (status {m.get('status') or 'not recorded'}): "
                          f"finish with shanghai-sim run --resume --out {location}")
     rep.seconds = time.perf_counter() - t0
     return rep

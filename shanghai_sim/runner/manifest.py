@@ -156,7 +156,7 @@ def job_for_resume(out: str, given: dict[str, Any]) -> Job:
     except JobError as e:
         raise JobError(edited.format(e)) from None
     if len(base.get("bots", ())) not in (1, base.get("players")):
-        raise JobError(edited.format(f"{len(base['bots'])} bots for {base.get('players')} players"))
+        raise JobError(edited.format(f"{len(base['bots'])} bots for {base.get('players', 'an unrecorded number of')} players"))
     try:
         base["rules"] = rules_from_dict(m["rules"])
     except (RulesError, KeyError, TypeError) as e:
@@ -184,6 +184,8 @@ def _differences(manifest: dict[str, Any], plan_: Plan) -> dict[str, tuple[Any, 
 
 
 def _fmt_value(k: str, v: Any) -> str:
+    if v is None:                   # a field the job leaves unset: in words, never Python's None
+        return "plain games (no seating)" if k == "seating" else "not set"
     if k == "bots":
         return ",".join(v or [])
     if isinstance(v, int) and not isinstance(v, bool) and k in ("games", "shard_size"):
@@ -407,7 +409,7 @@ def _prepare(plan: Plan, resume: bool, overwrite: bool, full: bool = True,
                        f"{str(old.get('schema_version'))[:20]} (this shanghai-sim writes {SCHEMA_VERSION}); use "
                        "another --out or --overwrite, or restore the manifest if it was edited")
     if old.get("package_version") != __version__:
-        raise JobError(f"output {where!r} was written by shanghai-sim {old.get('package_version')} "
+        raise JobError(f"output {where!r} was written by shanghai-sim {old.get('package_version') or '(version not recorded)'} "
                        f"(this is {__version__}); its rows may differ: use another --out or --overwrite")
     from ..bots import bot_versions
     had, now = old.get("bots", {}).get("versions", {}), bot_versions(plan.lineup)
