@@ -196,7 +196,7 @@ import resource, subprocess, sys, time
 t = time.perf_counter()
 p = subprocess.run(sys.argv[1:], capture_output=True, text=True)
 print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
-      round(time.perf_counter() - t, 2), (p.stderr.strip().splitlines() or [''])[-1][:200])
+      round(time.perf_counter() - t, 2), (p.stderr.strip().splitlines() or [''])[-1][:1000])
 """
 
 
