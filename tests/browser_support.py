@@ -67,3 +67,27 @@ def requests(driver) -> list[str]:
 def local(url: str) -> bool:
     """A URL that stays on this machine: a file, inline data, or the loopback address."""
     return url.startswith(("file://", "data:", "about:", "http://127.0.0.1:", "http://localhost:"))
+
+
+# Scripts for driver.execute_async_script, shared by the browser tests.
+# SETTLED(before): the page has drawn a state newer than drawing number ``before`` and waits on
+# the person (a turn, a hand's end, the game over or stopped): [state, drawing number].
+SETTLED = """
+const before = Number(arguments[0]), done = arguments[arguments.length - 1];
+(function wait() {
+  const b = document.body;
+  if (Number(b.dataset.drawn || 0) > before && ['turn', 'over', 'stopped', 'hand_end'].indexOf(b.dataset.state) >= 0)
+    done([b.dataset.state, Number(b.dataset.drawn)]);
+  else if (b.dataset.state === 'error') done(['error', 0]);
+  else setTimeout(wait, 5);
+})();
+"""
+
+# HINTED: the hinted action's button is drawn: [its action number, drawing number].
+HINTED = """
+const done = arguments[arguments.length - 1];
+(function wait() {
+  const b = document.querySelector('#actions button.hinted');
+  if (b) done([b.dataset.n, Number(document.body.dataset.drawn)]); else setTimeout(wait, 5);
+})();
+"""

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from browser_support import chrome, console_errors, local, missing, requests
+from browser_support import HINTED, SETTLED, chrome, console_errors, local, missing, requests
 from shanghai_sim.cli.main import main
 from shanghai_sim.game import game_events
 from shanghai_sim.kernels.records import HF_CARDS_LEFT, HF_JOKERS_LEFT
@@ -213,17 +213,6 @@ def _serve(tmp_path, rule_items=(), bots="greedy", seed="5", players=None, seat=
     return srv, log
 
 
-SETTLED = """
-const before = Number(arguments[0]), done = arguments[arguments.length - 1];
-(function wait() {
-  const b = document.body;
-  if (Number(b.dataset.drawn || 0) > before && ['turn', 'over', 'stopped', 'hand_end'].indexOf(b.dataset.state) >= 0)
-    done([b.dataset.state, Number(b.dataset.drawn)]);
-  else if (b.dataset.state === 'error') done(['error', 0]);
-  else setTimeout(wait, 5);
-})();
-"""
-
 MOVED = """
 const target = Number(arguments[0]), done = arguments[arguments.length - 1];
 (function wait() {
@@ -232,14 +221,6 @@ const target = Number(arguments[0]), done = arguments[arguments.length - 1];
     done([b.dataset.state, Number(b.dataset.drawn)]);
   else if (b.dataset.state === 'error') done(['error', 0]);
   else setTimeout(wait, 5);
-})();
-"""
-
-HINTED = """
-const done = arguments[arguments.length - 1];
-(function wait() {
-  const b = document.querySelector('#actions button.hinted');
-  if (b) done([b.dataset.n, Number(document.body.dataset.drawn)]); else setTimeout(wait, 5);
 })();
 """
 

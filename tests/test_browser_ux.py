@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from browser_support import chrome, console_errors, local, missing, requests
+from browser_support import HINTED, SETTLED, chrome, console_errors, local, missing, requests
 from shanghai_sim.cli.main import main
 from shanghai_sim.kernels.records import HF_CARDS_LEFT, HF_POINTS
 
@@ -21,25 +21,6 @@ pytestmark = pytest.mark.skipif(missing() is not None, reason=str(missing()))
 SHORT = ('contracts=["set3 set3", "run4 run4"]',)       # a two-hand game
 W, H = 1400, 860
 LOGS = Path(__file__).parent / "logs"
-
-SETTLED = """
-const before = Number(arguments[0]), done = arguments[arguments.length - 1];
-(function wait() {
-  const b = document.body;
-  if (Number(b.dataset.drawn || 0) > before && ['turn', 'over', 'stopped', 'hand_end'].indexOf(b.dataset.state) >= 0)
-    done([b.dataset.state, Number(b.dataset.drawn)]);
-  else if (b.dataset.state === 'error') done(['error', 0]);
-  else setTimeout(wait, 5);
-})();
-"""
-
-HINTED = """
-const done = arguments[arguments.length - 1];
-(function wait() {
-  const b = document.querySelector('#actions button.hinted');
-  if (b) done([b.dataset.n, Number(document.body.dataset.drawn)]); else setTimeout(wait, 5);
-})();
-"""
 
 RECT = "var r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom];"
 
@@ -104,6 +85,16 @@ def _hint_click(d, drawn):
     return d.execute_async_script(SETTLED, drawn)
 
 
+def _play_to_the_pause(d, srv) -> int:
+    """Open the page and follow the hints to the first hand's end: the pause's drawing number."""
+    d.get(srv.url)
+    state, drawn = d.execute_async_script(SETTLED, 0)
+    while state == "turn":
+        state, drawn = _hint_click(d, drawn)
+    assert state == "hand_end"
+    return drawn
+
+
 def _in_view(d, element) -> bool:
     left, top, right, bottom = d.execute_script(RECT, element)
     return 0 <= left and right <= W and 0 <= top and bottom <= H
@@ -117,11 +108,7 @@ def test_the_hands_end_is_a_pause_with_its_result(tmp_path, clean):
     srv = _serve(tmp_path, SHORT)
     d = clean
     try:
-        d.get(srv.url)
-        state, drawn = d.execute_async_script(SETTLED, 0)
-        while state == "turn":
-            state, drawn = _hint_click(d, drawn)
-        assert state == "hand_end"
+        _play_to_the_pause(d, srv)
         hg = srv.session.hg
         r = hg.hand_results()[0]
         rec = hg.game.records()
@@ -290,11 +277,7 @@ def test_quit_at_the_pause_stops_the_game(tmp_path, clean):
     srv = _serve(tmp_path, SHORT, seed="7")
     d = clean
     try:
-        d.get(srv.url)
-        state, drawn = d.execute_async_script(SETTLED, 0)
-        while state == "turn":
-            state, drawn = _hint_click(d, drawn)
-        assert state == "hand_end"
+        drawn = _play_to_the_pause(d, srv)
         d.find_element(By.ID, "pause-quit").click()
         d.switch_to.alert.accept()
         state, drawn = d.execute_async_script(SETTLED, drawn)
