@@ -76,16 +76,9 @@ class Source:
 # that is no longer stale (take it off).
 _BUSY = "the 2 shared cores were at load 6-13 on 2026-12-07 (issue 60)"
 STALE: dict[str, str] = {
-    "growth": f"rerun at 69f0ec5 and not kept: {_BUSY}, its times per hand came out 2-10x an idle run's",
-    "runner": f"2.8 minutes at full size; not rerun: {_BUSY} (its thread scaling needs idle cores) and the "
-              "runner was being changed",
-    "verify": f"0.4 minutes at full size; not rerun: the runner and `integrity.py` were being changed; {_BUSY}",
     "startup": f"17 minutes of cold compiles at full size; not rerun: {_BUSY}",
     "play_quality": f"20 minutes at full size; not rerun: {_BUSY}",
-    "playouts": f"rerun at 69f0ec5 and not kept: {_BUSY}, 2.9k greedy playouts/s against 11.2k on a quiet "
-                "machine before: the load, not the code",
     "rollout": f"75 minutes of tournaments at full size; not rerun: {_BUSY}",
-    "browser": f"rerun at 69f0ec5 and not kept: {_BUSY}, the page's timings swing with the load",
 }
 
 
