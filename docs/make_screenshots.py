@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from browser_support import chrome, console_errors, missing  # noqa: E402
+from browser_support import HINTED, SETTLED, chrome, console_errors, missing  # noqa: E402
 
 BOTS = "rollout:rollouts=8,smart,smart,smart"
 
@@ -90,25 +90,6 @@ def serve_shot(d, out: Path, turns: int = 14) -> Path:
         srv.shutdown()
         srv.server_close()
     return path
-
-
-SETTLED = """
-const before = Number(arguments[0]), done = arguments[arguments.length - 1];
-(function wait() {
-  const b = document.body;
-  if (Number(b.dataset.drawn || 0) > before && ['turn', 'over', 'stopped', 'hand_end'].indexOf(b.dataset.state) >= 0)
-    done([b.dataset.state, Number(b.dataset.drawn)]);
-  else setTimeout(wait, 10);
-})();
-"""
-
-HINTED = """
-const done = arguments[arguments.length - 1];
-(function wait() {
-  const b = document.querySelector('#actions button.hinted');
-  if (b) done([b.dataset.n, Number(document.body.dataset.drawn)]); else setTimeout(wait, 10);
-})();
-"""
 
 
 def hand_end_shots(d, out: Path) -> list[Path]:
