@@ -77,7 +77,6 @@ class Source:
 _BUSY = "the 2 shared cores were at load 6-13 on 2026-12-07 (issue 60)"
 STALE: dict[str, str] = {
     "startup": f"17 minutes of cold compiles at full size; not rerun: {_BUSY}",
-    "play_quality": f"20 minutes at full size; not rerun: {_BUSY}",
     "rollout": f"75 minutes of tournaments at full size; not rerun: {_BUSY}",
 }
 
