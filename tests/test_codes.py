@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from astparse import parse_files, parse_texts
 from shanghai_sim.game import _ERRORS, _KIND
 from shanghai_sim.kernels import codes
 from shanghai_sim.log import _ACTION_WORDS, decode
@@ -15,9 +16,9 @@ PACKAGE = ROOT / "shanghai_sim"
 CODE_NAME = re.compile(r"(PH|A|EV|E)_[A-Z_]+$")
 
 
-def _assigned_names(path: Path) -> set[str]:
+def _assigned_names(tree: ast.Module) -> set[str]:
     out = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(tree):
         targets = node.targets if isinstance(node, ast.Assign) else \
             [node.target] if isinstance(node, ast.AnnAssign) else []
         for t in targets:
@@ -31,10 +32,9 @@ def test_each_code_is_defined_once_in_the_package():
     """No module but codes.py assigns a phase, action, event or error code: the old
     copies (game.py's messages, log.py's words, rollout's EV_SEARCH) are gone."""
     declared = {c.name for rows in codes.TABLES.values() for c in rows}
-    for path in PACKAGE.rglob("*.py"):
-        if path.name == "codes.py":
-            continue
-        again = {n for n in _assigned_names(path) if CODE_NAME.match(n) and n in declared}
+    paths = [p for p in PACKAGE.rglob("*.py") if p.name != "codes.py"]
+    for path, tree in parse_files(paths).items():      # in a child process: see astparse.py
+        again = {n for n in _assigned_names(tree) if CODE_NAME.match(n) and n in declared}
         assert not again, f"{path.relative_to(ROOT)} defines {sorted(again)} again"
 
 
@@ -91,7 +91,7 @@ def _dispatch_pairs(fn) -> dict[str, str]:
     """``kind == BOT_X`` -> the ``*_action_nb`` it returns, read from a dispatch function's source."""
     import inspect
     import textwrap
-    tree = ast.parse(textwrap.dedent(inspect.getsource(fn.py_func)))
+    tree, = parse_texts([(textwrap.dedent(inspect.getsource(fn.py_func)), fn.__name__)])
     out: dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and isinstance(node.test, ast.Compare) \

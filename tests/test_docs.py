@@ -16,6 +16,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "docs"))
 import docblocks  # noqa: E402
 from docblocks import DOCUMENTS, DocError, Reading, Runner, parse  # noqa: E402
+from astparse import parse_files  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -175,8 +176,9 @@ def test_pip_install_brings_what_the_analyses_and_the_charts_import():
     local = {p.stem for f in files for p in f.parent.glob("*.py")} | {"shanghai_sim", "reference"}
     dists = md.packages_distributions()
     missing = {}
+    trees = parse_files(files + benches)     # in a child process: see astparse.py
     for f in files + benches:
-        tree = ast.parse(f.read_text(), str(f))
+        tree = trees[f]
         for node in (ast.walk(tree) if f in files else tree.body):
             mods = ([a.name for a in node.names] if isinstance(node, ast.Import) else
                     [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
