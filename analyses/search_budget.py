@@ -7,7 +7,7 @@ down), each budget variant (a `rollout` spec, --variants) is asked what it would
 same state and the same samples (the seat's random stream is restored after each ask, so the
 game stays the seeded game smart plays), and its search is timed. Where a variant leaves
 smart's choice, the action it chose is valued against smart's by the search's evaluator
-(`kernels.rollout.search_nb`: the default rollout's sampling of the unseen cards, smart in every
+(`kernels.search.rollout.search_nb`: the default rollout's sampling of the unseen cards, smart in every
 seat of the playouts) on --eval fresh samples with common random numbers for the two: the
 one-step value of that departure, smart's choice's points for the hand less the departure's
 (> 0: the departure pays). A variant's value per game is the sum over the game's decisions;
@@ -85,10 +85,10 @@ def play_game(args) -> list[dict]:
     import numpy as np
     from shanghai_sim.bots import parse_bot
     from shanghai_sim.game import Game
-    from shanghai_sim.kernels import layout as L
-    from shanghai_sim.kernels.dispatch import seat_action_nb
-    from shanghai_sim.kernels.rng import game_seed_nb, seed_state_nb
-    from shanghai_sim.kernels.rollout import search_nb
+    from shanghai_sim.kernels.base import layout as L
+    from shanghai_sim.kernels.games.dispatch import seat_action_nb
+    from shanghai_sim.kernels.base.rng import game_seed_nb, seed_state_nb
+    from shanghai_sim.kernels.search.rollout import search_nb
     bots = {k: (np.int64(b.kind), b.array()) for k, b in ((k, parse_bot(s)) for k, s in variants.items())}
     sb = parse_bot(SMART)
     smart_kind, smart_bp = np.int64(sb.kind), sb.array()

@@ -3,7 +3,7 @@
 
 Games of four `smart` bots play one hand (hand N of the preset, `--hands`). At every buy
 decision (a seat asked whether it buys the upcard, with a buy left) the search's evaluator
-(`rollout`'s: `kernels.evaluate.buy_value_nb`) plays the hand out from that point, once
+(`rollout`'s: `kernels.search.evaluate.buy_value_nb`) plays the hand out from that point, once
 with the seat passing and once buying, on the same samples of what the seat cannot see
 (common random numbers; every seat played by smart in the playouts), and the paired mean
 difference of the seat's points at the hand's end is the value of buying there (< 0: buying
@@ -21,7 +21,7 @@ and K more); a cell's K is enough when doubling moves its mean by less than its 
 
 The check, on other deals (`--check-seed`, `--check-deals`), in one paired hand-level
 experiment against smart's own buying: the whole chart, played by a smart that reads it
-(`smart:chartN=NAME`: the chart shipped in the package, kernels/buycharts.py, when the
+(`smart:chartN=NAME`: the chart shipped in the package, kernels/bots/buycharts.py, when the
 chart just computed is one of them; otherwise the report gives its rows to ship under a new
 name), and the chart read as smart's one buying threshold (`buy_dmax`: the highest
 deficiency at which a card that lowers it is a *buy* once a buy is made).
@@ -53,9 +53,9 @@ def collect(preset, n, a, say) -> list[dict]:
     from shanghai_sim.bots import parse_bot
     from shanghai_sim.game import Game
     from shanghai_sim.hand import deficiency_batch
-    from shanghai_sim.kernels import layout as L
-    from shanghai_sim.kernels.evaluate import buy_value_nb
-    from shanghai_sim.kernels.rng import game_seed_nb
+    from shanghai_sim.kernels.base import layout as L
+    from shanghai_sim.kernels.search.evaluate import buy_value_nb
+    from shanghai_sim.kernels.base.rng import game_seed_nb
     rules = one_hand_rules(preset, n)
     bp = parse_bot(EVALUATOR).array()
     K = a.samples
@@ -190,9 +190,9 @@ def chart_dmax(cl, preset, n):
 
 
 def chart_rows(cl, preset, n) -> dict:
-    """The chart of (preset, hand n) as kernels/buycharts.py writes a chart: {lowers: rows by
+    """The chart of (preset, hand n) as kernels/bots/buycharts.py writes a chart: {lowers: rows by
     buys made, each a string over the deficiency columns: B buy, P pass, . cannot tell}."""
-    from shanghai_sim.kernels.buycharts import CHART_DEF_CAP
+    from shanghai_sim.kernels.bots.buycharts import CHART_DEF_CAP
     d = cl[(cl.preset == preset) & (cl.hand == n)]
     word = {"buy": "B", "pass": "P", "cannot tell": "."}
     out = {}
@@ -206,9 +206,9 @@ def chart_rows(cl, preset, n) -> dict:
 
 
 def shipped_chart(cl, preset, n):
-    """The name of the chart shipped in the package (kernels/buycharts.py) that is this
+    """The name of the chart shipped in the package (kernels/bots/buycharts.py) that is this
     chart, cell for cell, or None."""
-    from shanghai_sim.kernels.buycharts import CHART_SOURCES
+    from shanghai_sim.kernels.bots.buycharts import CHART_SOURCES
     mine = chart_rows(cl, preset, n)
     for name, (_, rows) in CHART_SOURCES.items():
         if name == f"{preset}{n}" or name.startswith(f"{preset}{n}_"):
@@ -292,7 +292,7 @@ def report(a, st, df, cl, ck):
           f"seeded `game_seed_nb({a.seed}, k)`.",
           "- Decision points: every buy decision (a seat asked whether it buys the upcard, a buy left); "
           "the game then goes on as smart plays it.",
-          f"- Value of buying at a point: the search's evaluator (`kernels.evaluate.buy_value_nb`, {EVALUATOR}'s "
+          f"- Value of buying at a point: the search's evaluator (`kernels.search.evaluate.buy_value_nb`, {EVALUATOR}'s "
           f"sampling of the unseen cards, {PLAYER} in every seat of the playouts) plays the hand out passing and "
           f"buying on the same {a.samples} samples, then on {a.samples} more; the paired mean difference of the "
           "seat's points at the hand's end (buy - pass; < 0: buying is better).",
@@ -348,7 +348,7 @@ def report(a, st, df, cl, ck):
                  if len(cl[(cl.preset == p) & (cl.hand == n)]) and shipped_chart(cl, p, n) is None]
     for p, n in unshipped:
         rows = chart_rows(cl, p, n)
-        L += [f"**{p}, hand {n}: this chart is not one shipped in the package** (kernels/buycharts.py), so a "
+        L += [f"**{p}, hand {n}: this chart is not one shipped in the package** (kernels/bots/buycharts.py), so a "
               "bot cannot read it yet and the check plays only its threshold. To ship it, add it there under a "
               "new name (a shipped chart never changes) with these rows (buys made 0, 1, ...; deficiency "
               f"0..{DEF_CAP}+; B buy, P pass, . cannot tell):", "",

@@ -49,8 +49,8 @@ class Source:
     a change to any of these files may change the figures, a change elsewhere may not.
     ``benchmarks/bench_NAME.py`` itself is always part of it.
 
-    ``kernels``: the kernel modules (``shanghai_sim/kernels/NAME.py``) whose code it runs, each
-    with every kernel module it imports, transitively (``kernels.cache.closures``: what a
+    ``kernels``: the kernel modules (by key: ``games.batch`` is ``shanghai_sim/kernels/games/batch.py``) whose code it runs, each
+    with every kernel module it imports, transitively (``kernels.compile.cache.closures``: what a
     compiled kernel embeds, so what its speed can depend on). ``cut``: kernel modules left out,
     with what is reached only through them: compiled in but never run by this benchmark (say
     why beside the record). ``files``: any other files, as globs from the repository root
@@ -75,9 +75,12 @@ class Source:
 # ``python benchmarks/run_all.py --only NAME``, or list it with the reason) and on a listed one
 # that is no longer stale (take it off).
 _BUSY = "the 2 shared cores were at load 6-13 on 2026-12-07 (issue 60)"
+_MOVED = "kernels/ moved into folders by concern (issue 56), the same code; rerun once the issue's changes are in"
 STALE: dict[str, str] = {
     "startup": f"17 minutes of cold compiles at full size; not rerun: {_BUSY}",
     "rollout": f"75 minutes of tournaments at full size; not rerun: {_BUSY}",
+    **{name: _MOVED for name in ("melds", "growth", "engine", "runner", "verify", "bots", "strength",
+                                 "play_quality", "playouts", "browser")},
 }
 
 
@@ -233,9 +236,6 @@ def fmt(v) -> str:
 # --- the source a result measured ---------------------------------------------------------
 
 KERNELS_DIR = "shanghai_sim/kernels"
-# kernels/*.py that hold no kernel (kernels/cache.py's own list): in no closure; a benchmark of
-# compile time names them in its files
-NOT_KERNELS = ("cache.py", "__init__.py", "inlining.py", "frontend.py")
 
 
 class _Tree:
@@ -269,10 +269,12 @@ class _Tree:
 
 
 class _Module:
-    """A kernel module's text where ``kernels.cache.closures`` reads a file (stem, read_text)."""
+    """A kernel module's text where ``kernels.compile.cache.closures`` reads a file (key, read_text)."""
 
     def __init__(self, path: str, data: bytes):
-        self.path, self.stem, self._data = path, PurePosixPath(path).stem, data
+        from shanghai_sim.kernels.compile.cache import module_key
+        self.path, self._data = path, data
+        self.key = module_key(path[len(KERNELS_DIR) + 1:])
 
     def read_text(self) -> str:
         return self._data.decode()
@@ -285,7 +287,7 @@ def source_files(src: Source, name: str, tree: _Tree) -> list[str]:
     """The files of ``src`` (benchmark ``name``'s) in ``tree``, sorted. A pattern that matches nothing,
     or a kernel that is not there, is an error in the working tree (a wrong declaration) and
     simply absent at an older commit (the source was another then)."""
-    from shanghai_sim.kernels.cache import closures
+    from shanghai_sim.kernels.compile.cache import closures, is_kernel_source, module_key
     now = tree.commit is None
     files = {f"benchmarks/bench_{name}.py"} if tree.glob(f"benchmarks/bench_{name}.py") else set()
     for pattern in src.files:
@@ -294,8 +296,10 @@ def source_files(src: Source, name: str, tree: _Tree) -> list[str]:
             raise ValueError(f"benchmark {name}: its source pattern {pattern!r} matches no file")
         files.update(found)
     if src.kernels:
-        mods = {PurePosixPath(f).stem: f for f in tree.glob(f"{KERNELS_DIR}/*.py")
-                if PurePosixPath(f).name not in NOT_KERNELS}
+        # kernels/*.py and kernels/<folder>/*.py (before and after kernels/ had folders), by key
+        below = [f for pattern in (f"{KERNELS_DIR}/*.py", f"{KERNELS_DIR}/*/*.py") for f in tree.glob(pattern)]
+        mods = {module_key(f[len(KERNELS_DIR) + 1:]): f for f in below
+                if is_kernel_source(f[len(KERNELS_DIR) + 1:])}
         missing = [k for k in (*src.kernels, *src.cut) if k not in mods]
         if missing and now:
             raise ValueError(f"benchmark {name}: no kernel module {', '.join(missing)} in {KERNELS_DIR}/")

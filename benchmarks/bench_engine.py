@@ -19,14 +19,14 @@ from pathlib import Path
 import numpy as np
 
 from shanghai_sim.bots import parse_bots
-from shanghai_sim.kernels import layout as L
-from shanghai_sim.kernels import codes as K
-from shanghai_sim.kernels.flow import init_game_nb
-from shanghai_sim.kernels.play import apply_action_nb
-from shanghai_sim.kernels.dispatch import bot_action_nb
-from shanghai_sim.kernels.engine import play_games_nb
-from shanghai_sim.kernels.records import NHF
-from shanghai_sim.kernels.rng import game_seed_nb, seed_state_nb, shuffle_nb
+from shanghai_sim.kernels.base import layout as L
+from shanghai_sim.kernels.base import codes as K
+from shanghai_sim.kernels.engine.flow import init_game_nb
+from shanghai_sim.kernels.engine.play import apply_action_nb
+from shanghai_sim.kernels.games.dispatch import bot_action_nb
+from shanghai_sim.kernels.games.batch import play_games_nb
+from shanghai_sim.kernels.base.records import NHF
+from shanghai_sim.kernels.base.rng import game_seed_nb, seed_state_nb, shuffle_nb
 from shanghai_sim.rules import preset
 
 import numba as nb
@@ -402,8 +402,8 @@ BENCHMARK = Benchmark(
         "tiny": dict(presets=("shanghai",), greedy_games=2, random_games=1, action_games=1,
                      os_python_games=1, os_cpp_games=2, floor_games=10, reps=2),
     },
-    source=Source(kernels=("engine", "play", "dispatch", "flow", "rng"),
-                  cut=("rollout",),                    # the rollout bot: compiled in, never played here
+    source=Source(kernels=("games.batch", "engine.play", "games.dispatch", "engine.flow", "base.rng"),
+                  cut=("search.rollout",),                    # the rollout bot: compiled in, never played here
                   files=("shanghai_sim/bots.py", "shanghai_sim/rules.py")),
 )
 

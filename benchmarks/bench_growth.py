@@ -30,7 +30,7 @@ from bench_melds import shoe_of  # noqa: E402
 
 from shanghai_sim import rules as R  # noqa: E402
 from shanghai_sim.hand import NO_SHOE_LIMIT as ANY  # noqa: E402  (the kernel's shoe check off)
-from shanghai_sim.kernels import melds as K  # noqa: E402
+from shanghai_sim.kernels.melds import finder as K  # noqa: E402
 from shanghai_sim.rules import P_INITIAL_EXACT, P_SAME_SUIT_GAP  # noqa: E402
 
 CONTRACTS = (1, 6, 7, 10)        # shanghai: set3 set3 · set3 set3 run5 · run4 run4 run4 · run5 run5 run5
@@ -173,7 +173,7 @@ BENCHMARK = Benchmark(
         "tiny": dict(sizes=(10, 12), jokers=(0, 1), contracts=(1, 7), hands=10, warm=10, reps=2,
                      players=(2, 4), presets=("shanghai",), games=1),
     },
-    source=Source(kernels=("melds", "engine"), cut=("rollout",),   # the rollout bot: compiled in, never played here
+    source=Source(kernels=("melds.finder", "games.batch"), cut=("search.rollout",),   # the rollout bot: compiled in, never played here
                   files=("benchmarks/bench_engine.py", "benchmarks/bench_melds.py", "shanghai_sim/bots.py",
                          "shanghai_sim/rules.py")),
 )

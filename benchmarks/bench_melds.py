@@ -32,9 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from shanghai_sim import rules as R  # noqa: E402
 from shanghai_sim.hand import NO_SHOE_LIMIT, _memo, deficiency_batch  # noqa: E402
-from shanghai_sim.kernels import melds as K  # noqa: E402
+from shanghai_sim.kernels.melds import finder as K  # noqa: E402
 from shanghai_sim.rules import MAX_MELDS, P_INITIAL_EXACT, P_SAME_SUIT_GAP  # noqa: E402
-from shanghai_sim.kernels.layout import RUN  # noqa: E402
+from shanghai_sim.kernels.base.layout import RUN  # noqa: E402
 from shanghai_sim.limits import parse_args  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -316,7 +316,7 @@ BENCHMARK = Benchmark(
         "tiny": dict(presets=("shanghai",), hands=20, warm=20, reps=2, ref_hands=1, ref_reps=1,
                      shanten_hands=20),
     },
-    source=Source(kernels=("melds",), files=("shanghai_sim/hand.py", "shanghai_sim/rules.py", "tests/reference.py")),
+    source=Source(kernels=("melds.finder",), files=("shanghai_sim/hand.py", "shanghai_sim/rules.py", "tests/reference.py")),
 )
 
 

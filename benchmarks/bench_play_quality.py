@@ -117,10 +117,10 @@ def observe(g, code: int, t: Tally) -> None:
     """Count action ``code`` of the seat to act in game ``g`` (a ``shanghai_sim.game.Game``),
     looking at the position before it is applied: discards (jokers, feeding a next player
     who is down) and buys (the buyer's deficiency)."""
-    from shanghai_sim.kernels import layout as L
-    from shanghai_sim.kernels import codes as K
-    from shanghai_sim.kernels.handmemo import hand_def_nb
-    from shanghai_sim.kernels.table import card_layable_nb
+    from shanghai_sim.kernels.base import layout as L
+    from shanghai_sim.kernels.base import codes as K
+    from shanghai_sim.kernels.engine.handmemo import hand_def_nb
+    from shanghai_sim.kernels.engine.table import card_layable_nb
     typ = int(code) & 15
     if typ != K.A_DISCARD and typ != K.A_BUY:
         return
@@ -153,8 +153,8 @@ def observe(g, code: int, t: Tally) -> None:
 def close_game(g, t: Tally) -> None:
     """Count the hands of a finished game from its records: how each ended, and the
     players who used every buy of the hand and never went down."""
-    from shanghai_sim.kernels import layout as L
-    from shanghai_sim.kernels import records as RC
+    from shanghai_sim.kernels.base import layout as L
+    from shanghai_sim.kernels.base import records as RC
     rec = g.records()
     buys_max = g.R[L.R_BUYS]
     t.games += 1
@@ -175,9 +175,9 @@ def play_counted(g, t: Tally) -> list[int]:
     Returns the totals (the same game as a batch run of the same seed)."""
     import numpy as np
 
-    from shanghai_sim.kernels import codes as K
-    from shanghai_sim.kernels.play import apply_action_nb
-    from shanghai_sim.kernels.dispatch import seat_action_nb
+    from shanghai_sim.kernels.base import codes as K
+    from shanghai_sim.kernels.engine.play import apply_action_nb
+    from shanghai_sim.kernels.games.dispatch import seat_action_nb
     R, G = g.R, g.G
     kinds, params = g.kinds, g.params
     while not g.over:
@@ -452,8 +452,8 @@ BENCHMARK = Benchmark(
         "quick": dict(games=100, turn_cap_games=100),
         "tiny": dict(presets=("shanghai",), games=2, turn_cap_games=2, turn_cap_players=(3,)),
     },
-    source=Source(kernels=("engine", "play", "dispatch"),
-                  cut=("rollout", "linking"),          # greedy, smart; counts: how kernels are linked changes no game
+    source=Source(kernels=("games.batch", "engine.play", "games.dispatch"),
+                  cut=("search.rollout", "compile.linking"),          # greedy, smart; counts: how kernels are linked changes no game
                   files=("shanghai_sim/game.py", "shanghai_sim/bots.py", "shanghai_sim/rules.py",
                          "shanghai_sim/dataset.py", "shanghai_sim/runner/job.py", "shanghai_sim/runner/planning.py")),
 )

@@ -27,7 +27,7 @@ TARGET = 10_000
 def playout_rate(policy: str, k: int, decisions: int, seed: int = 1) -> dict:
     """Search the first ``decisions`` searched decisions of seat 0 (games of 4 smart bots)."""
     from shanghai_sim.game import Game
-    from shanghai_sim.kernels import layout as L
+    from shanghai_sim.kernels.base import layout as L
     spec = f"rollout:rollouts={k}:race=0:policy={policy}"     # a fixed budget of k samples
     n_dec = n_play = 0
     secs = 0.0
@@ -134,7 +134,7 @@ BENCHMARK = Benchmark(
         "quick": dict(decisions=100, reps=3),
         "tiny": dict(k=2, decisions=2, reps=2),
     },
-    source=Source(kernels=("rollout", "dispatch", "play"),
+    source=Source(kernels=("search.rollout", "games.dispatch", "engine.play"),
                   files=("shanghai_sim/game.py", "shanghai_sim/bots.py", "shanghai_sim/rules.py")),
 )
 

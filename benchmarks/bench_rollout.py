@@ -165,7 +165,7 @@ BENCHMARK = Benchmark(
         "tiny": dict(deals=2, presets=("shanghai",), budgets=(2,),
                      default="rollout:rollouts=2:race=0:candidates=2"),
     },
-    source=Source(kernels=("engine", "rollout"),
+    source=Source(kernels=("games.batch", "search.rollout"),
                   files=("shanghai_sim/bots.py", "shanghai_sim/rules.py", "shanghai_sim/tournament.py",
                          "shanghai_sim/stats.py", "shanghai_sim/runner/job.py", "shanghai_sim/runner/planning.py")),
 )

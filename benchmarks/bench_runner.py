@@ -36,7 +36,7 @@ import numpy as np
 
 from shanghai_sim import runner
 from shanghai_sim.limits import parse_args
-from shanghai_sim.kernels import records as R
+from shanghai_sim.kernels.base import records as R
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import Benchmark, Source, ratio, spread, table  # noqa: E402
@@ -271,7 +271,7 @@ BENCHMARK = Benchmark(
         "tiny": dict(games=4, reps=2, max_threads=2, stub_games=200, rss_real=(2,),
                      rss_stub=(200,)),
     },
-    source=Source(kernels=("engine",), cut=("rollout",),          # the rollout bot: compiled in, never played here
+    source=Source(kernels=("games.batch",), cut=("search.rollout",),          # the rollout bot: compiled in, never played here
                   files=("shanghai_sim/runner/*.py", "shanghai_sim/dataset.py", "shanghai_sim/integrity.py",
                          "shanghai_sim/limits.py", "shanghai_sim/bots.py", "shanghai_sim/rules.py",
                          "cli/main.py", "cli/run_cmds.py")),

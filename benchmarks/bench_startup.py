@@ -187,7 +187,7 @@ def measure(reps: int = 3, cold: bool = True, cold_reps: int = 1, whole_reps: in
             progress=None) -> dict:
     say = progress or (lambda s: None)
     from shanghai_sim.precompile import STEPS
-    from shanghai_sim.kernels.cache import SOURCE_HASH
+    from shanghai_sim.kernels.compile.cache import SOURCE_HASH
     subprocess.run(_cli() + ["warmup"], capture_output=True)      # the warm cache, for sure
     tmp = tempfile.mkdtemp(prefix="bench-warm-")
     warm = []
@@ -252,7 +252,7 @@ def measure(reps: int = 3, cold: bool = True, cold_reps: int = 1, whole_reps: in
 
 NOTE_BOTH_CORES = (
     "A cold batch command compiles on both cores: the command compiles its engine from the top "
-    "at once (a caller does not wait for the separate kernels it calls: `kernels.linking`) and "
+    "at once (a caller does not wait for the separate kernels it calls: `kernels.compile.linking`) and "
     "announces each separate kernel it will need to a helper process, which compiles the meld "
     "finder's largest path, the lay-down search and then what is announced, while the command "
     "compiles the rest (`precompile.engine_helper`)")
@@ -263,7 +263,7 @@ def _notes(wholes: list[dict]) -> list[str]:
     out = [NOTE_BOTH_CORES + "; a cold `meld` likewise compiles the lay-down search in a "
            "helper while it compiles the deficiency (`precompile.hand_helper`); `warmup` runs every "
            "step at once in one process per core. A kernel two processes need is compiled once "
-           "(`kernels.cache`)."]
+           "(`kernels.compile.cache`)."]
     if twice is None:
         return out
     if not twice:
@@ -326,6 +326,6 @@ BENCHMARK = Benchmark(
         "quick": dict(reps=3, cold=False),
         "tiny": dict(reps=1, cold=False),
     },
-    source=Source(files=("shanghai_sim/kernels/*.py",       # every kernel, and how they are compiled and cached
+    source=Source(files=("shanghai_sim/kernels/*.py", "shanghai_sim/kernels/*/*.py",  # every kernel, and how compiled and cached
                          "shanghai_sim/precompile.py", "shanghai_sim/__init__.py", "cli/*.py")),
 )

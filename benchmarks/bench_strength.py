@@ -118,8 +118,8 @@ BENCHMARK = Benchmark(
         "quick": dict(deals=1_000),
         "tiny": dict(deals=2, presets=("shanghai",)),
     },
-    source=Source(kernels=("engine",),
-                  cut=("rollout", "linking"),      # smart vs greedy; outcomes: how kernels link changes no game
+    source=Source(kernels=("games.batch",),
+                  cut=("search.rollout", "compile.linking"),      # smart vs greedy; outcomes: how kernels link changes no game
                   files=("shanghai_sim/bots.py", "shanghai_sim/rules.py", "shanghai_sim/tournament.py",
                          "shanghai_sim/stats.py", "shanghai_sim/runner/job.py", "shanghai_sim/runner/planning.py")),
 )

@@ -38,7 +38,7 @@ import numpy as np
 from shanghai_sim import runner
 from shanghai_sim.limits import parse_args
 from shanghai_sim.integrity import iter_parts, verify
-from shanghai_sim.kernels import records as R
+from shanghai_sim.kernels.base import records as R
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import Benchmark, Source, ratio, spread, table  # noqa: E402
@@ -193,7 +193,7 @@ BENCHMARK = Benchmark(
         "quick": dict(games=100_000, reps=3),
         "tiny": dict(games=300, reps=2),
     },
-    source=Source(kernels=("records",),         # the games are a stand-in's: only their records' layout counts
+    source=Source(kernels=("base.records",),         # the games are a stand-in's: only their records' layout counts
                   files=("shanghai_sim/integrity.py", "shanghai_sim/dataset.py", "shanghai_sim/runner/*.py")),
 )
 

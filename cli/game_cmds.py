@@ -28,7 +28,7 @@ game seed: same deals, same choices, same scores. Give --seed or --log, not both
 
 
 # What a log read by ``replay --log`` may hold (issue 59): every count and size within what the
-# rules allow a game (shanghai_sim.rules / kernels.layout), checked line by line before the
+# rules allow a game (shanghai_sim.rules / kernels.base.layout), checked line by line before the
 # line is kept, so a crafted log cannot make replay (or its page) allocate past a game's size.
 MAX_LOG_BYTES = 8 << 20       # the whole file: a 10-hand game's log is 50-300 kB (with the rollout
 #                               bot's searches about 1 MB). Worst case in memory ~25 bytes a byte:

@@ -49,7 +49,7 @@ def register(group: click.Group) -> None:
         file, below /proc, not writable) is an error here; the other
         commands then cache into a temporary folder, compiling every run.
         """
-        from shanghai_sim.kernels.cache import (cache_dir, cache_problem, cache_root, cached_bytes,
+        from shanghai_sim.kernels.compile.cache import (cache_dir, cache_problem, cache_root, cached_bytes,
                                                 source_dirs, clear as clear_cache)
         from .errors import InputError
         why = cache_problem()

@@ -5,11 +5,11 @@ docs/bots.md. The kernels cannot read the registry (they import nothing from out
 ``kernels/``, and numba compiles what they import), so two kernel modules are written from
 it, never by hand:
 
-- ``kernels/botparams.py``: the parameter row. Every slot a registry parameter names
+- ``kernels/bots/params.py``: the parameter row. Every slot a registry parameter names
   (``BotParam``'s ``slot``, e.g. ``"BP_STOP"``), once, in the order the registry first names
   it; its width (``MAX_HAND_PARAMS`` for a per-hand parameter, else 1) and its offset
   (``BP_*``), and the row's length ``NBP``.
-- ``kernels/dispatch.py``: the bot kinds (``BOT_*``: a bot's place in the registry), the
+- ``kernels/games/dispatch.py``: the bot kinds (``BOT_*``: a bot's place in the registry), the
   kinds behind each engine gate, and the two dispatch functions, ``seat_action_nb``
   (the engine's and ``Game``'s: every bot) and ``bot_action_nb`` (the bots that decide from
   the state alone, no search workspace). Both are written from the one list, so they agree.
@@ -39,6 +39,7 @@ import sys
 from pathlib import Path
 
 KERNELS = Path(__file__).resolve().parent / "kernels"
+WORKSPACE = "search.rollout"        # the kernel module of the search workspace (new_workspace_nb)
 GATES = {"workspace": "W", "smart": "SM"}        # gate -> the engine argument that carries it
 CALLS = {("R", "G", "p"): "(R, G, p)", ("R", "G", "p", "bp"): "(R, G, p, bp)",
          ("R", "G", "W", "p", "bp"): "(R, G, W, p, bp)"}
@@ -51,14 +52,15 @@ class BotGenError(ValueError):
 
 
 def _kernel_args(module: str, func: str, kernels: Path) -> tuple[str, ...]:
-    """The argument names of ``kernels/<module>.py``'s function ``func``."""
-    path = kernels / f"{module}.py"
+    """The argument names of function ``func`` of kernel module ``module`` (``bots.players``:
+    ``kernels/bots/players.py``)."""
+    path = kernels.joinpath(*module.split(".")).with_suffix(".py")
     if not path.exists():
-        raise BotGenError(f"kernel module kernels/{module}.py not found")
+        raise BotGenError(f"kernel module kernels/{module.replace('.', '/')}.py not found")
     for node in ast.parse(path.read_text(), str(path)).body:
         if isinstance(node, ast.FunctionDef) and node.name == func:
             return tuple(a.arg for a in node.args.args)
-    raise BotGenError(f"kernel {func} not found in kernels/{module}.py")
+    raise BotGenError(f"kernel {func} not found in kernels/{module.replace('.', '/')}.py")
 
 
 def slots(bots) -> list[tuple[str, int, str]]:
@@ -97,10 +99,10 @@ def dispatch_source(bots, kernels: Path = KERNELS) -> str:
     for kind, info in enumerate(entries):
         if info.kind != kind:
             raise BotGenError(f"bot {info.name!r} has kind {info.kind}, its place in the registry is {kind}")
-        module, _, func = info.kernel.partition(".")
-        if not func or "." in func:
-            raise BotGenError(f"bot {info.name!r}: kernel {info.kernel!r} is not module.function "
-                              f"(e.g. bots.greedy_action_nb)")
+        module, _, func = info.kernel.rpartition(".")
+        if not func or module.count(".") != 1:
+            raise BotGenError(f"bot {info.name!r}: kernel {info.kernel!r} is not folder.module.function "
+                              f"(e.g. bots.players.greedy_action_nb)")
         args = _kernel_args(module, func, kernels)
         if args not in CALLS:
             raise BotGenError(f"bot {info.name!r}: kernel {func}{args} takes none of the bot "
@@ -115,14 +117,14 @@ def dispatch_source(bots, kernels: Path = KERNELS) -> str:
         calls[info.name] = (const, f"{func}{CALLS[args]}", info.gate)
         imports.setdefault(module, set()).add(func)
     imp = []
-    for module in sorted(imports):
-        names = sorted(imports[module] | ({"new_workspace_nb"} if module == "rollout" else set()))
-        line = f"from .{module} import {', '.join(names)}"
-        if module == "rollout":
+    for module in sorted(imports):            # dispatch.py is in kernels/games/
+        names = sorted(imports[module] | ({"new_workspace_nb"} if module == WORKSPACE else set()))
+        line = f"from ..{module} import {', '.join(names)}"
+        if module == WORKSPACE:
             line += "  # noqa: F401  (new_workspace_nb re-exported)"
         imp.append(line)
-    if "rollout" not in imports:
-        imp.append("from .rollout import new_workspace_nb  # noqa: F401  (re-exported)")
+    if WORKSPACE not in imports:
+        imp.append(f"from ..{WORKSPACE} import new_workspace_nb  # noqa: F401  (re-exported)")
 
     first = entries[0].name                 # kind 0: the fallback, as for an unknown kind
     order = ([b.name for b in entries if b.gate == "workspace"] + [b.name for b in entries if b.gate == "smart"]
@@ -159,8 +161,8 @@ def generate(bots=None, kernels: Path = KERNELS) -> dict[Path, str]:
     """{file: its text} of the generated kernel modules."""
     if bots is None:
         from .bots import BOTS as bots
-    return {kernels / "botparams.py": botparams_source(bots),
-            kernels / "dispatch.py": dispatch_source(bots, kernels)}
+    return {kernels / "bots" / "params.py": botparams_source(bots),
+            kernels / "games" / "dispatch.py": dispatch_source(bots, kernels)}
 
 
 def stale(kernels: Path = KERNELS) -> list[Path]:
@@ -205,7 +207,7 @@ workspace (``layout.RF_W``): the check below fails at import if the row outgrows
 
 from __future__ import annotations
 
-from .layout import RF_W
+from ..base.layout import RF_W
 
 MAX_HAND_PARAMS = {max_hand}     # per-hand slots: hands 1..{max_hand} (rules allow up to this many hands)
 
@@ -256,8 +258,8 @@ bot play that seat. An unknown kind plays as kind 0.
 import numba as nb
 import numpy as np
 
-from .codes import NO_ACTION
-from .layout import G_S, S_ACTOR
+from ..base.codes import NO_ACTION
+from ..base.layout import G_S, S_ACTOR
 {imports}
 
 {kinds}

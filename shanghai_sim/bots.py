@@ -22,9 +22,9 @@ import numpy as np
 
 from .rules import MAX_BUYS
 
-from .kernels.bots import BUY_ALWAYS, BUY_AUTO, BUY_NEVER, BUY_USEFUL
-from .kernels.buycharts import CHART_NAMES
-from .kernels.botparams import MAX_HAND_PARAMS, NBP, OFFSETS
+from .kernels.bots.players import BUY_ALWAYS, BUY_AUTO, BUY_NEVER, BUY_USEFUL
+from .kernels.bots.buycharts import CHART_NAMES
+from .kernels.bots.params import MAX_HAND_PARAMS, NBP, OFFSETS
 
 
 class BotError(ValueError):
@@ -57,7 +57,7 @@ class BotParam:
 
     @property
     def slot(self) -> int:
-        """Its offset in the parameter row (kernels.botparams, generated from the registry)."""
+        """Its offset in the parameter row (kernels.bots.params, generated from the registry)."""
         try:
             return OFFSETS[self.slot_name]
         except KeyError:
@@ -131,7 +131,7 @@ class BotVersion:
 @dataclass(frozen=True)
 class BotInfo:
     name: str
-    kernel: str                     # its kernel in kernels/: "module.function" (botgen)
+    kernel: str                     # its kernel in kernels/: "folder.module.function" (botgen)
     help: str
     params: tuple[BotParam, ...] = ()
     # Every version, oldest first. A change of the bot's play is a new version (the spec
@@ -179,7 +179,7 @@ _BUY_SMART = _BUY + (("auto", BUY_AUTO),)
 
 
 def _knobs(buy_choices, buy_default, buy_help):
-    """The experiment knobs every thinking bot reads (kernels.bots BP_BUY..BP_HAND0)."""
+    """The experiment knobs every thinking bot reads (kernels.bots.players BP_BUY..BP_HAND0)."""
     return (
         BotParam("buy", "choice", "BP_BUY", buy_default, buy_help, choices=buy_choices),
         BotParam("buy", "choice", "BP_HAND0", -1, "buy policy in hand N (1-based), e.g. buy8=never",
@@ -222,7 +222,7 @@ _SMART_WEIGHTS = (
              "or less (buys drain the stock; 0: no such rule)", lo=0, hi=999),
 )
 
-# smart version 2's (kernels.outlook): off, each plays as version 1 (docs/bots.md, "Version 2"); and
+# smart version 2's (kernels.bots.outlook): off, each plays as version 1 (docs/bots.md, "Version 2"); and
 # version 3's owed (off: version 2)
 _SMART_V2 = (
     BotParam("cut", "float", "BP_CUT", 0.01,
@@ -264,7 +264,7 @@ _V2_SETTINGS = (("owed", "false"),)
 _V1_SETTINGS = (("cut", "0"), ("buy_ev", "false"), ("feed_buy", "0")) + _V2_SETTINGS
 
 
-# rollout's budget and switches (kernels.rollout); defaults from benchmarks/bench_rollout.py
+# rollout's budget and switches (kernels.search.rollout); defaults from benchmarks/bench_rollout.py
 _ROLLOUT_PARAMS = (
     BotParam("rollouts", "int", "BP_ROLLOUTS", 16,
              "samples per searched decision (with race: its first round); each candidate is "
@@ -338,11 +338,11 @@ _ROLLOUT_V5 = (("tie", "2"), ("race_take", "-1"), ("race_play", "-1"))
 
 
 # The registry: one entry per bot. The order of ``params`` is the order of canonical specs.
-# A bot's kind (its kernel's dispatch value) is its place here: kernels/dispatch.py is
+# A bot's kind (its kernel's dispatch value) is its place here: kernels/games/dispatch.py is
 # generated from this registry (python -m shanghai_sim.botgen), so keep the order.
 BOTS: dict[str, BotInfo] = {b.name: replace(b, kind=kind) for kind, b in enumerate((
-    BotInfo("random", "bots.random_action_nb", "uniformly random among the legal actions (fuzzing, and a floor)"),
-    BotInfo("greedy", "bots.greedy_action_nb",
+    BotInfo("random", "bots.players.random_action_nb", "uniformly random among the legal actions (fuzzing, and a floor)"),
+    BotInfo("greedy", "bots.players.greedy_action_nb",
             "lowest deficiency, the baseline: takes the upcard when that lowers the deficiency "
             "even after its discard, buys when the upcard lowers it (or when the hand meets the "
             "contract but is short of cards), discards to keep it lowest (ties: more outs, "
@@ -354,7 +354,7 @@ BOTS: dict[str, BotInfo] = {b.name: replace(b, kind=kind) for kind, b in enumera
                         "jokers (fixed in version 2)"),
              BotVersion(2, "takes and buys by one rule, never throws a joker or the card just taken "
                         "while another can go, buys when the contract is met but short of cards"))),
-    BotInfo("smart", "bots.smart_action_nb",
+    BotInfo("smart", "bots.players.smart_action_nb",
             "a strong heuristic player (docs/bots.md): greedy's deficiency first, then live "
             "outs (cards it has not seen), partners, penalty points as opponents go down, "
             "and not feeding the next player; buys by card count as well as by card; "
@@ -371,7 +371,7 @@ BOTS: dict[str, BotInfo] = {b.name: replace(b, kind=kind) for kind, b in enumera
                         "card count one short of going down; the same play under no_discard "
                         "(`shanghai`)")),
             gate="smart"),
-    BotInfo("rollout", "rollout.rollout_action_nb",
+    BotInfo("rollout", "search.rollout.rollout_action_nb",
             "determinized Monte Carlo search over smart (docs/rollout.md): at the upcard, buy, "
             "discard and going-down decisions it samples the cards it has not seen (consistent "
             "with its seat's view), plays the hand out with smart in every seat once per "
@@ -473,7 +473,7 @@ def _check_generated() -> None:
     global _GENERATED_OK
     if _GENERATED_OK:
         return
-    from .kernels.dispatch import NAMES
+    from .kernels.games.dispatch import NAMES
     if tuple(NAMES) != tuple(BOTS):
         raise BotError(f"the kernels dispatch bots {', '.join(NAMES)} but the registry has "
                        f"{', '.join(BOTS)}: run python -m shanghai_sim.botgen")

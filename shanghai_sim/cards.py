@@ -18,7 +18,7 @@ a count array describe the same hand.
 
 The ace is stored once (rank index 0). Runs treat it as low (position 0,
 before the 2) or high (position 13, after the K) but never both in one run:
-see ``shanghai_sim.kernels.melds`` for the run positions 0..13.
+see ``shanghai_sim.kernels.melds.finder`` for the run positions 0..13.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ shards. The column list is ``HANDS_SCHEMA`` / ``GAMES_SCHEMA`` below and
 docs/dataset.md.
 
 This module knows nothing of games or the runner: it turns record arrays
-(``kernels/records.py`` layout) into tables and puts bytes in place.
+(``kernels/base/records.py`` layout) into tables and puts bytes in place.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
-from .kernels.records import (HF_BLIND, HF_BUY_CARDS, HF_BUYS, HF_CARDS_LEFT, HF_DEALER,
+from .kernels.base.records import (HF_BLIND, HF_BUY_CARDS, HF_BUYS, HF_CARDS_LEFT, HF_DEALER,
                               HF_DOWN_TURN, HF_JOKERS_LEFT, HF_POINTS, HF_STOCK_PASSES,
                               HF_STOPPED, HF_TURNS, HF_WENT_OUT)
 

@@ -511,7 +511,7 @@ def run_experiment(exp: Experiment, out: str = DEFAULT_OUT, *, resume: bool = Fa
                    "rules": plans[0].plan.rules_spec if exp.hand is None else plans[0].plan.rules.name,
                    "players": plans[0].plan.players, "hand": exp.hand, "level": exp.level,
                    "seating": "duplicate: each deal once per seat of the focal player"},
-        "seeds": {"seed": exp.seed, "deal_seed": "shanghai_sim.kernels.rng.game_seed_nb(seed, deal)",
+        "seeds": {"seed": exp.seed, "deal_seed": "shanghai_sim.kernels.base.rng.game_seed_nb(seed, deal)",
                   "games_per_deal": plans[0].plan.players},
         "rounds": [], "games": 0}
     record["versions"] = _versions()

@@ -3,7 +3,7 @@ with how many buys (docs/rules.md §3, "the squeeze").
 
 ``hand_facts(rules, players)`` is the one function: the rules' checks (``rules.validate``
 refuses a contract no hand can meet) and the analyses' statements of what the rules settle
-both read it. It imports nothing above ``cards`` and ``kernels.layout``, so ``rules`` can
+both read it. It imports nothing above ``cards`` and ``kernels.base.layout``, so ``rules`` can
 call it; it takes any object with the attributes of a ``rules.Rules``.
 """
 
@@ -14,7 +14,7 @@ import itertools
 from dataclasses import dataclass
 
 from .cards import NRANKS
-from .kernels.layout import GO_DISCARD_REQUIRED, NPOS, RUN, SET
+from .kernels.base.layout import GO_DISCARD_REQUIRED, NPOS, RUN, SET
 
 
 @dataclass(frozen=True)

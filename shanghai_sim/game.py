@@ -23,13 +23,13 @@ import numpy as np
 
 from .bots import BotError, parse_bot, seat_specs, split_specs
 from .cards import RANKS, SUITS, card_id, card_str, parse_cards
-from .kernels import layout as L
-from .kernels import codes as K
-from .kernels.flow import init_game_nb
-from .kernels.godown import can_go_down_nb
-from .kernels.play import apply_action_nb, legal_actions_nb
-from .kernels.dispatch import needs_workspace, seat_action_nb, smart_flag
-from .kernels.engine import play_game_nb
+from .kernels.base import layout as L
+from .kernels.base import codes as K
+from .kernels.engine.flow import init_game_nb
+from .kernels.engine.godown import can_go_down_nb
+from .kernels.engine.play import apply_action_nb, legal_actions_nb
+from .kernels.games.dispatch import needs_workspace, seat_action_nb, smart_flag
+from .kernels.games.batch import play_game_nb
 from .log import decode, meld_dict, ranking
 from .rules import Rules, RulesError, load_rules
 
@@ -41,9 +41,9 @@ class GameError(ValueError):
     """An action that is not legal now, or a seat that cannot act."""
 
 
-_ERRORS = K.ERROR_TEXT          # refusal reason -> message (kernels.codes.ERRORS)
+_ERRORS = K.ERROR_TEXT          # refusal reason -> message (kernels.base.codes.ERRORS)
 
-_KIND = K.ACTION_WORD           # action type -> word (kernels.codes.ACTIONS)
+_KIND = K.ACTION_WORD           # action type -> word (kernels.base.codes.ACTIONS)
 
 
 @dataclass(frozen=True)
@@ -135,8 +135,8 @@ class Game:
         self._log_size = int(log_size)
         self._check = bool(check)
         self.G = L.new_state(self.R, self._log_size)
-        # the search bots' scratch (kernels.rollout); None at a table without one, so the
-        # search kernels are not compiled (kernels.dispatch)
+        # the search bots' scratch (kernels.search.rollout); None at a table without one, so the
+        # search kernels are not compiled (kernels.games.dispatch)
         self.W = L.new_workspace(self.R) if needs_workspace(self.kinds) else None
         # True once a seat (or a bot asked for a hint) plays smart: else None, and the smart
         # kernels are not compiled either
@@ -174,7 +174,7 @@ class Game:
         return ranking(self.totals())
 
     def records(self) -> np.ndarray:
-        """int32[hands, players, NHF] (kernels.records) for the hands played so far."""
+        """int32[hands, players, NHF] (kernels.base.records) for the hands played so far."""
         return self.G[L.G_REC][:, :self.players].copy()
 
     def hand_cards(self, seat: int) -> list[str]:
@@ -351,7 +351,7 @@ class Game:
     def workspace(self) -> tuple:
         """The search bots' workspace W of this table (``layout.WORKSPACE_SPEC``: where the
         rollout bot samples and plays out), allocated on first use; ``self.W`` stays None at
-        a table without a search bot, so their kernels are not compiled (kernels.dispatch)."""
+        a table without a search bot, so their kernels are not compiled (kernels.games.dispatch)."""
         if self.W is None:
             self.W = L.new_workspace(self.R)
         return self.W

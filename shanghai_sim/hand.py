@@ -1,6 +1,6 @@
 """Hand analysis (docs/rules.md §6): ``analyze_hand`` and ``deficiency_batch``.
 
-Thin Python over ``kernels.melds``: parses cards, contracts and rules once,
+Thin Python over ``kernels.melds.finder``: parses cards, contracts and rules once,
 then calls the compiled search.
 
 A hand must fit the rules' shoe (packs and jokers at a player count: the
@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from .cards import CardError, NCARDS, card_str, parse_cards
-from .kernels import melds as K
+from .kernels.melds import finder as K
 from .rules import (MAX_MELDS, MAX_PLAYERS, MIN_PLAYERS, P_INITIAL_EXACT, P_SAME_SUIT_GAP, PRESETS, MeldKind, Rules,
                     RulesError, load_rules, resolve_contract)
 

@@ -31,8 +31,8 @@ from .bots import BotError, parse_bot, split_specs
 from .cards import CardError, card_id, card_str
 from .game import Action, Game, GameError, GoDown
 from .hand import analyze_hand
-from .kernels import layout as L
-from .kernels import codes as K
+from .kernels.base import layout as L
+from .kernels.base import codes as K
 from .log import SCHEMA_VERSION, decode, public_line
 from .rules import GoOut, load_rules
 

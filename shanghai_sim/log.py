@@ -1,4 +1,4 @@
-"""Decode the engine's event log (``kernels.codes`` EVENTS) into readable events.
+"""Decode the engine's event log (``kernels.base.codes`` EVENTS) into readable events.
 
 ``decode(log, players, rules)`` turns the int64 event buffer of one game
 into a list of dicts (one JSON line each; the schema is in docs/replay.md),
@@ -14,15 +14,15 @@ from typing import Any
 import numpy as np
 
 from .cards import RANKS, SUITS, card_str
-from .kernels import codes as K
-from .kernels import layout as L
+from .kernels.base import codes as K
+from .kernels.base import layout as L
 
-_DECISIONS = ("take", "buy", "discard", "down")     # kernels.rollout DEC_*
-_ACTION_WORDS = K.ACTION_WORD   # kernels.codes.ACTIONS
+_DECISIONS = ("take", "buy", "discard", "down")     # kernels.search.rollout DEC_*
+_ACTION_WORDS = K.ACTION_WORD   # kernels.base.codes.ACTIONS
 
 
 def _action_word(code: int) -> str:
-    """A searched candidate (an action code, kernels.codes.action_nb) in words."""
+    """A searched candidate (an action code, kernels.base.codes.action_nb) in words."""
     t = code & 15
     w = _ACTION_WORDS.get(t, str(t))
     return f"{w} {card_str((code >> 4) & 63)}" if t == K.A_DISCARD else w
@@ -79,7 +79,7 @@ def decode(log: np.ndarray, players: int, contracts: "list[str] | None" = None) 
         if t == 0:
             break
         e: dict[str, Any]
-        word = K.EVENT_WORD.get(t)      # the event's name in the log (kernels.codes.EVENTS)
+        word = K.EVENT_WORD.get(t)      # the event's name in the log (kernels.base.codes.EVENTS)
         f = K.event_fields(t, a) if word is not None else {}     # its payload by field name
         if t == K.EV_HAND:
             hand = f["hand"] + 1
@@ -218,7 +218,7 @@ def _pts(x: float) -> str:
 
 def search_reasons(e: dict[str, Any]) -> "list[str] | None":
     """Why each candidate of a search event was kept, chosen, dropped or passed over, in the
-    rule of kernels/rollout.py (docs/rollout.md): another candidate replaces the first
+    rule of kernels/search/rollout.py (docs/rollout.md): another candidate replaces the first
     (smart's choice) only when its ``diff`` < -margin and ``diff`` + z x ``se`` < 0; in a race
     a challenger whose ``diff`` - z x ``se`` > -tie drops out first; without a race only the
     lowest mean of the others is tried. None for a schema 1 log, which lacks the figures.

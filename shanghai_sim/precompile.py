@@ -2,7 +2,7 @@
 
 The numba kernels compile on first use, which takes minutes once per
 version of the package (they are cached per user afterwards, see
-``kernels.cache``). ``warmup()`` does it in one go with progress, so a
+``kernels.compile.cache``). ``warmup()`` does it in one go with progress, so a
 later command, a test run or a cluster worker starts at once.
 
 With an empty cache the steps compile in parallel processes, one per core (at most
@@ -10,7 +10,7 @@ With an empty cache the steps compile in parallel processes, one per core (at mo
 free process. numba compiles a function on one core, so this is what a second core buys.
 Steps share kernels (the meld finder sits under every engine): the first process to need a
 kernel compiles it while another that needs it waits and then loads it from the cache
-(``kernels.cache``: one compile per kernel and signature between processes, and locked index
+(``kernels.compile.cache``: one compile per kernel and signature between processes, and locked index
 saves). Once a warm-up of this source has run to the end, the next one loads the cache in
 this process instead (seconds).
 """
@@ -39,8 +39,8 @@ def _engine(bots: str) -> None:
     import numpy as np
 
     from .bots import parse_bots
-    from .kernels.records import NHF
-    from .kernels.rng import game_seed_nb
+    from .kernels.base.records import NHF
+    from .kernels.base.rng import game_seed_nb
     from .rules import preset
     from .runner.planning import play_games_warm
     r = preset("shanghai")
@@ -50,7 +50,7 @@ def _engine(bots: str) -> None:
 
 
 def _batch_engine() -> None:
-    # kernels.dispatch: a line-up without a smart seat (the default run) compiles no smart code
+    # kernels.games.dispatch: a line-up without a smart seat (the default run) compiles no smart code
     _engine("greedy,random,greedy,greedy")
 
 
@@ -59,7 +59,7 @@ def _smart_engine() -> None:
 
 
 def _search_engine() -> None:
-    # the engine with the search bots compiled in (kernels.dispatch: only line-ups with a
+    # the engine with the search bots compiled in (kernels.games.dispatch: only line-ups with a
     # rollout seat need it); one rollout per candidate keeps the game short
     _engine("rollout:rollouts=1,greedy,greedy,greedy")
 
@@ -85,8 +85,8 @@ def _finder_half() -> None:
     import numba
     import numpy as np
 
-    from .kernels.layout import new_cache
-    from .kernels.meld_mixed import _sets_runs
+    from .kernels.base.layout import new_cache
+    from .kernels.melds.mixed import _sets_runs
     from .rules import preset
     ckeys, cvals, cn, scratch, _wt = new_cache()
     joker_cap = preset("shanghai").arrays(4).joker_cap
@@ -103,13 +103,13 @@ def _lay_half() -> None:
     import numba
 
     from .hand import analysis_args
-    from .kernels.meld_lay import laydown_sat_nb
+    from .kernels.melds.lay import laydown_sat_nb
     laydown_sat_nb.compile(tuple(numba.typeof(a) for a in analysis_args()))
 
 
 def _hand_cold() -> bool:
     """Nothing of this source's lay-down search is cached yet (and its cache can be written)."""
-    return _module_cold("meld_lay")
+    return _module_cold("melds.lay")
 
 
 @contextlib.contextmanager
@@ -127,10 +127,10 @@ def hand_helper():
 def _helper_main(queue: str, parent: int) -> None:
     """:func:`engine_helper`'s process (quiet: the command says what is compiling): the
     finder's largest fast path, then the separate kernels the command announces in the file
-    ``queue`` (``kernels.linking.compile_announced``) until process ``parent`` ends. The
+    ``queue`` (``kernels.compile.linking.compile_announced``) until process ``parent`` ends. The
     lay-down search comes second (:func:`_lay_half`: the engine calls it with the argument
     types ``analyze_hand`` passes): the command finds it last, under the go-down checks."""
-    from .kernels.linking import compile_announced
+    from .kernels.compile.linking import compile_announced
     _finder_half()
     _lay_half()          # the lay-down search, under the go-down checks: found late by the command
     compile_announced(queue, until=lambda: os.getppid() != parent)
@@ -138,13 +138,13 @@ def _helper_main(queue: str, parent: int) -> None:
 
 def _engine_cold() -> bool:
     """Nothing of this source's engine is cached yet (and its cache can be written)."""
-    return _module_cold("engine")
+    return _module_cold("games.batch")
 
 
 def _module_cold(module: str) -> bool:
     """Nothing of kernel module ``module`` is cached for this source yet (and its cache can
     be written)."""
-    from .kernels.cache import module_cache_dir
+    from .kernels.compile.cache import module_cache_dir
     d = module_cache_dir(module)
     if d.is_dir() and any(d.glob("*.nbi")):
         return False
@@ -158,16 +158,16 @@ def engine_helper():
     """``with engine_helper():`` around a command's first engine call. When this source's
     engine is not cached yet and a second core is free, a helper process compiles the meld
     finder's largest fast path (:func:`_finder_half`) and then the separate kernels this
-    process finds it needs while it compiles its engine from the top (``kernels.linking``:
+    process finds it needs while it compiles its engine from the top (``kernels.compile.linking``:
     a caller is compiled without its separate callees, which are compiled once it is done;
     this process announces each to the helper as it finds it, and takes the last found
     first, the helper the first found). A kernel both need is compiled once, by whichever
-    reaches it first (``kernels.cache``), so the two cores share a first run's compile
+    reaches it first (``kernels.compile.cache``), so the two cores share a first run's compile
     (README's main job: BENCHMARKS.md, First use). The helper is stopped when the block ends
     (what it compiled stays in the cache); nothing depends on it finishing."""
     import tempfile
 
-    from .kernels.linking import announce_to
+    from .kernels.compile.linking import announce_to
     start = default_jobs() > 1 and _engine_cold()
     queue = None
     if start:
@@ -289,7 +289,7 @@ def _worker_init() -> None:
 
 
 def _marker():
-    from .kernels.cache import SOURCE_HASH, cache_dir
+    from .kernels.compile.cache import SOURCE_HASH, cache_dir
     return cache_dir() / f"warm-{SOURCE_HASH}"
 
 
@@ -313,13 +313,13 @@ def warmup(stream: "TextIO | None" = _STDERR, jobs: int | None = None) -> float:
     Progress goes to ``stream`` (default: standard error; None: silent): a line when a step
     starts and when it is ready, and while steps run a line at least every :data:`TICK`
     seconds saying which are compiling (or only loading from the cache) and for how long.
-    The compile notice of ``kernels.cache`` is muted meanwhile: these lines say it.
+    The compile notice of ``kernels.compile.cache`` is muted meanwhile: these lines say it.
     ``jobs``: processes to compile in (default :func:`default_jobs` when the cache is cold,
     1 when it is warm); 1 runs every step in this process.
     """
     if stream is _STDERR:
         stream = sys.stderr
-    from .kernels.cache import cache_dir, compile_notice_muted, compile_seconds
+    from .kernels.compile.cache import cache_dir, compile_notice_muted, compile_seconds
 
     progress = _Progress(stream)
     say = progress.say
@@ -346,7 +346,7 @@ def warmup(stream: "TextIO | None" = _STDERR, jobs: int | None = None) -> float:
                     + ("" if compile_seconds() > c else " (loaded from the cache)"))
         else:
             # every step at once: a kernel two steps need is compiled by the first process to
-            # reach it while the other waits for it and loads it (kernels.cache: one process at
+            # reach it while the other waits for it and loads it (kernels.compile.cache: one process at
             # a time per kernel and signature)
             _parallel(range(n), jobs, progress, "loading" if warm else "compiling")
     try:

@@ -28,8 +28,8 @@ import numpy as np
 from .cards import NCARDS, JOKER, NRANKS, RANKS
 from .facts import hand_facts
 
-from .kernels import layout as L
-from .kernels.layout import (MAX_MELD_SIZE, MAX_MELDS, MAX_PLAYERS, MIN_PLAYERS, NPARAMS,  # noqa: F401
+from .kernels.base import layout as L
+from .kernels.base.layout import (MAX_MELD_SIZE, MAX_MELDS, MAX_PLAYERS, MIN_PLAYERS, NPARAMS,  # noqa: F401
                              P_BLIND_JOKER, P_BLIND_NO_JOKER, P_BUY_PENALTY, P_BUY_PRIORITY,
                              P_DECKS, P_DOWN_MAY_BUY, P_GO_OUT, P_INITIAL_EXACT, P_JOKER_LIMIT,
                              P_JOKER_SWAP, P_JOKERS, P_MAX_HAND_TURNS, P_MAX_STOCK_PASSES,
@@ -86,7 +86,7 @@ MIN_SIZE = {MeldKind.SET: 3, MeldKind.RUN: 4}
 # The ranges of docs/rules.md §3 ("Ranges"), each derived from what holds the value: the
 # dataset's columns (hands.hand uint8, hands.points int16, hands.cards_left/buy_cards/
 # stock_passes uint8, hands.down_turn int16, games.points int32, the contract column's int8
-# dictionary codes) and the engine's arrays (kernels/layout.py: TW cards in a table meld).
+# dictionary codes) and the engine's arrays (kernels/base/layout.py: TW cards in a table meld).
 MAX_HANDS = 255               # hands.hand is uint8
 MAX_CONTRACT_NAMES = 128      # distinct contracts in a game: the contract column's codes are int8
 MAX_CONTRACT_MELDS = 4        # the most any preset uses; the meld finder's search grows too fast beyond
@@ -653,7 +653,7 @@ def load_rules(spec: "str | Path | Rules | None" = None, players: int | None = N
 
 # ---------------------------------------------------------------- kernel arrays
 
-# The layout of these arrays (R_*, and P_* into params) lives in kernels/layout.py.
+# The layout of these arrays (R_*, and P_* into params) lives in kernels/base/layout.py.
 
 
 class RulesArrays(NamedTuple):

@@ -1,7 +1,7 @@
 """A slow, plainly correct reference of the hand analysis (docs/rules.md §6).
 
 Written from the rulebook's definitions only, independent of the kernel in
-``shanghai_sim/kernels/melds.py``: it shares nothing with it but the card
+``shanghai_sim/kernels/melds/finder.py``: it shares nothing with it but the card
 encoding of ``shanghai_sim.cards`` and the ``Rules`` object. The tests compare
 the two; when they disagree, this file should be the easier one to check by
 hand.

@@ -311,8 +311,8 @@ def test_when_to_buy_tiny(tmp_path, analysis):
     # the same deals played without valuing anything: the same decisions, the same choices
     import numpy as np
     from shanghai_sim.game import Game
-    from shanghai_sim.kernels import layout as L
-    from shanghai_sim.kernels.rng import game_seed_nb
+    from shanghai_sim.kernels.base import layout as L
+    from shanghai_sim.kernels.base.rng import game_seed_nb
     seen = []
     for k in (0, 1):
         g = Game(rules=w.one_hand_rules("contract", 8), players=4,

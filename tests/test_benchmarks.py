@@ -273,13 +273,16 @@ def test_source_hash_follows_content_not_paths(tmp_path, bench):
     common = bench("_common")
     k = tmp_path / "shanghai_sim" / "kernels"
     k.mkdir(parents=True)
-    (k / "top.py").write_text("from .mid import f\nfrom .rollout import g\n")
+    (k / "search").mkdir()                # kernels in sub-folders count, by their dotted key
+    (k / "top.py").write_text("from .mid import f\nfrom .search.rollout import g\n")
     (k / "mid.py").write_text("from shanghai_sim.kernels.low import h\n")
     (k / "low.py").write_text("H = 1\n")
-    (k / "rollout.py").write_text("from .far import x\n")
+    (k / "search" / "__init__.py").write_text("")
+    (k / "search" / "rollout.py").write_text("from ..far import x\n")
     (k / "far.py").write_text("X = 1\n")
     (k / "other.py").write_text("Y = 1\n")
-    (k / "cache.py").write_text("# no kernel\n")
+    (k / "compile").mkdir()
+    (k / "compile" / "cache.py").write_text("# no kernel\n")
     (tmp_path / "benchmarks").mkdir()
     mod = tmp_path / "benchmarks" / "bench_toy.py"
     mod.write_text("def measure():\n    return 1\n\n\nBENCHMARK = Benchmark(\n    how='text',\n)\n")
@@ -294,10 +297,10 @@ def test_source_hash_follows_content_not_paths(tmp_path, bench):
 
     src = common.Source(kernels=("top",), files=("shanghai_sim/*.py",))
     assert files(src) == ["benchmarks/bench_toy.py", "shanghai_sim/kernels/far.py", "shanghai_sim/kernels/low.py",
-                          "shanghai_sim/kernels/mid.py", "shanghai_sim/kernels/rollout.py",
+                          "shanghai_sim/kernels/mid.py", "shanghai_sim/kernels/search/rollout.py",
                           "shanghai_sim/kernels/top.py", "shanghai_sim/rules.py"]
-    cut = common.Source(kernels=("top",), cut=("rollout",))
-    assert "shanghai_sim/kernels/rollout.py" not in files(cut) and "shanghai_sim/kernels/far.py" not in files(cut)
+    cut = common.Source(kernels=("top",), cut=("search.rollout",))
+    assert "shanghai_sim/kernels/search/rollout.py" not in files(cut) and "shanghai_sim/kernels/far.py" not in files(cut)
     with pytest.raises(ValueError, match="matches no file"):
         files(common.Source(files=("shanghai_sim/nothing*.py",)))
     with pytest.raises(ValueError, match="no kernel module nope"):

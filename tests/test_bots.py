@@ -3,9 +3,9 @@ import pytest
 from click.testing import CliRunner
 
 from shanghai_sim.bots import BOTS, BotError, parse_bot, parse_bots
-from shanghai_sim.kernels import layout as L
-from shanghai_sim.kernels.dispatch import BOT_GREEDY, BOT_RANDOM
-from shanghai_sim.kernels.botparams import BP_BUY, BP_HAND0, BP_MAXBUYS, NBP
+from shanghai_sim.kernels.base import layout as L
+from shanghai_sim.kernels.games.dispatch import BOT_GREEDY, BOT_RANDOM
+from shanghai_sim.kernels.bots.params import BP_BUY, BP_HAND0, BP_MAXBUYS, NBP
 
 
 def test_parse_canonical_names():
@@ -77,8 +77,8 @@ def test_greedy_discard_is_the_plain_rule(rules, seed):
     candidate in tie order that keeps the deficiency; a plain loop over every card must
     agree at every discard of a seeded game."""
     from shanghai_sim import Game
-    from shanghai_sim.kernels.bots import NEAR
-    from shanghai_sim.kernels.melds import deficiency_nb
+    from shanghai_sim.kernels.bots.players import NEAR
+    from shanghai_sim.kernels.melds.finder import deficiency_nb
     from shanghai_sim.rules import P_INITIAL_EXACT, P_SAME_SUIT_GAP
 
     def outs(h):
@@ -119,8 +119,8 @@ def test_greedy_discard_is_the_plain_rule(rules, seed):
 def _random_choices(g, draws):
     """The random bot's choice, drawn `draws` times from the same state (each draw
     moves on the seat's random stream only), against the legal actions there."""
-    from shanghai_sim.kernels.play import legal_actions_nb
-    from shanghai_sim.kernels.bots import random_action_nb
+    from shanghai_sim.kernels.engine.play import legal_actions_nb
+    from shanghai_sim.kernels.bots.players import random_action_nb
     p = int(g.S[L.S_ACTOR])
     buf = np.zeros(L.MAXLEGAL, np.int64)
     legal = {int(a) for a in buf[:legal_actions_nb(g.R, g.G, buf)]}
@@ -137,8 +137,8 @@ def test_random_bot_is_uniform(go_down):
     going down is legal only when the slot kept for it comes up (RULES-free check:
     the legal list of the engine is the reference)."""
     from shanghai_sim import Game
-    from shanghai_sim.kernels import codes as K
-    from shanghai_sim.kernels.godown import go_down_available_nb
+    from shanghai_sim.kernels.base import codes as K
+    from shanghai_sim.kernels.engine.godown import go_down_available_nb
     g = Game(rules="shanghai", players=4, seed=3, bots="random")
     while True:
         p = int(g.S[L.S_ACTOR])
@@ -162,7 +162,7 @@ def test_a_new_bot_is_one_registry_entry(monkeypatch):
     follow from the entry alone (tests/test_new_bot.py plays one)."""
     from shanghai_sim import bots as B
     from dataclasses import replace
-    from shanghai_sim.kernels.botparams import SLOTS
+    from shanghai_sim.kernels.bots.params import SLOTS
     slot = SLOTS[-1][0]           # any declared slot: parsing only stores into it
     entry = replace(B.BotInfo("cautious", "bots.greedy_action_nb", "greedy, but never buys after hand N", (
         B.BotParam("stop", "int", slot, 0, "last hand in which it buys", lo=1, hi=10),)), kind=BOT_GREEDY)
@@ -181,10 +181,10 @@ def test_a_new_bot_is_one_registry_entry(monkeypatch):
 
 
 def test_every_registry_parameter_sits_in_a_declared_slot_and_every_slot_is_read():
-    """kernels.botparams declares the parameter row once; the registry parses into it: a
+    """kernels.bots.params declares the parameter row once; the registry parses into it: a
     parameter's slot is the start of a declared slot, a per-hand one takes the slot's whole
     width (MAX_HAND_PARAMS), a single one width 1, and no slot is left unread."""
-    from shanghai_sim.kernels import botparams as P
+    from shanghai_sim.kernels.bots import params as P
     start = {off: name for name, off in P.OFFSETS.items() if name != "NBP"}
     read = set()
     for info in BOTS.values():
@@ -206,16 +206,19 @@ def test_a_seats_private_row_is_read_and_written_only_by_the_state_and_the_hand_
     import re
     from pathlib import Path
     kernels = Path(__file__).resolve().parent.parent / "shanghai_sim" / "kernels"
-    allowed = {"layout.py", "state.py", "handmemo.py"}
+    allowed = {"base/layout.py", "engine/state.py", "engine/handmemo.py"}
     pat = re.compile(r"\b(G_PRIV|PV_DEF|PV_DEFOK|PV_[A-Z]+)\b")
-    for path in kernels.glob("*.py"):
-        if path.name in allowed:
+    paths = sorted(kernels.rglob("*.py"))
+    assert len(paths) > 30
+    for path in paths:
+        rel = path.relative_to(kernels).as_posix()
+        if rel in allowed:
             continue
         hits = [ln for ln in path.read_text().splitlines() if pat.search(ln)]
-        if path.name == "rollout.py":        # the import, and the scratch tuple's W[G_PRIV]
-            hits = [ln for ln in hits if "W[G_PRIV]" not in ln and not ln.startswith("from .layout import")]
-        assert not hits, (path.name, hits)
-    assert not re.search(r"\bPS_DEF", "".join(p.read_text() for p in kernels.glob("*.py")))
+        if rel == "search/rollout.py":        # the import, and the scratch tuple's W[G_PRIV]
+            hits = [ln for ln in hits if "W[G_PRIV]" not in ln and not ln.startswith("from ..base.layout import")]
+        assert not hits, (rel, hits)
+    assert not re.search(r"\bPS_DEF", "".join(p.read_text() for p in paths))
 
 
 def test_a_registry_the_kernels_were_not_generated_from_is_refused(monkeypatch):

@@ -8,7 +8,7 @@ import pytest
 from shanghai_sim.bots import BOTS
 from shanghai_sim.cards import parse_cards
 from shanghai_sim.game import Game
-from shanghai_sim.kernels import layout as L
+from shanghai_sim.kernels.base import layout as L
 from shanghai_sim.rules import Contract, parse_contract, preset
 
 FILL = "2C 3D 4H 5S 6C 7D 9H TS JC QD KH"

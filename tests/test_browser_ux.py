@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from browser_support import HINTED, SETTLED, chrome, console_errors, local, missing, requests
 from shanghai_sim.cli.main import main
-from shanghai_sim.kernels.records import HF_CARDS_LEFT, HF_POINTS
+from shanghai_sim.kernels.base.records import HF_CARDS_LEFT, HF_POINTS
 
 pytestmark = pytest.mark.skipif(missing() is not None, reason=str(missing()))
 

@@ -1,4 +1,4 @@
-"""smart's buy charts (kernels/buycharts.py, ``smart:chartN=NAME``): each shipped chart is
+"""smart's buy charts (kernels/bots/buycharts.py, ``smart:chartN=NAME``): each shipped chart is
 the committed when-to-buy answer it names, and a smart seat given one buys as it says where
 it says buy or pass, and as smart elsewhere."""
 
@@ -14,8 +14,8 @@ from shanghai_sim.bots import BotError, parse_bot
 from shanghai_sim.experiment import one_hand_rules, one_hand_spec
 from shanghai_sim.game import Game
 from shanghai_sim.hand import deficiency_batch
-from shanghai_sim.kernels import layout as L
-from shanghai_sim.kernels.buycharts import (CHART_BUYS, CHART_DEF_CAP, CHART_NAMES, CHART_SOURCES,
+from shanghai_sim.kernels.base import layout as L
+from shanghai_sim.kernels.bots.buycharts import (CHART_BUYS, CHART_DEF_CAP, CHART_NAMES, CHART_SOURCES,
                                             CHARTS)
 from shanghai_sim.rules import load_rules
 

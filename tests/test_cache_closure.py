@@ -1,5 +1,5 @@
 """The kernel cache is keyed per module by its dependency closure, and several processes may
-fill it at once (kernels/cache.py, precompile.py)."""
+fill it at once (kernels/compile/cache.py, precompile.py)."""
 
 import os
 import shutil
@@ -12,7 +12,7 @@ import pytest
 
 import shanghai_sim
 from shanghai_sim import precompile
-from shanghai_sim.kernels import cache
+from shanghai_sim.kernels.compile import cache
 
 PKG = Path(shanghai_sim.__file__).resolve().parent
 KERNELS = PKG / "kernels"
@@ -29,61 +29,92 @@ event.register("numba:compile", Count())
 
 
 def _copied_sources(tmp_path, edit=None):
+    """A copy of kernels/ elsewhere, its sources by key (``edit``: a path below kernels/ to edit)."""
     dst = tmp_path / "kernels"
-    dst.mkdir()
-    for p in KERNELS.glob("*.py"):
-        shutil.copy(p, dst / p.name)
+    shutil.copytree(KERNELS, dst, ignore=shutil.ignore_patterns("__pycache__"))
     if edit:
         with open(dst / edit, "a") as f:
             f.write("\n# an edit\n")
-    return sorted(p for p in dst.glob("*.py") if p.name not in cache._NOT_KERNELS)
+    return {cache.module_key(p.relative_to(dst).as_posix()): p for p in sorted(dst.rglob("*.py"))
+            if cache.is_kernel_source(p.relative_to(dst).as_posix())}
 
 
 def test_a_closure_is_what_a_module_can_reach_through_its_imports():
     clo = cache.closures()
     # the meld finder reaches the finder's modules, the layout and the linking, nothing above
-    for stem in ("melds", "meld_deficiency", "meld_lay"):
-        assert not {"bots", "play", "rollout", "dispatch", "engine"} & set(clo[stem])
-    assert "bots" not in clo["play"] and "play" in clo["bots"]
-    assert {"bots", "rollout", "play", "melds", "dispatch"} <= set(clo["engine"])
-    assert clo["rng"] == ("rng",)
+    for key in ("melds.finder", "melds.deficiency", "melds.lay"):
+        assert not {"bots.players", "engine.play", "search.rollout", "games.dispatch", "games.batch"} & set(clo[key])
+    assert "bots.players" not in clo["engine.play"] and "engine.play" in clo["bots.players"]
+    assert {"bots.players", "search.rollout", "engine.play", "melds.finder", "games.dispatch"} <= set(clo["games.batch"])
+    assert clo["base.rng"] == ("base.rng",)
+    # every kernel module of every sub-folder has a key, and the compile machinery but linking none
+    assert {k.split(".")[0] for k in clo} == {"base", "melds", "engine", "bots", "search", "games", "compile"}
+    assert [k for k in clo if k.startswith("compile.")] == ["compile.linking"]
     for stem, members in clo.items():          # closed: every member's closure is inside it
         for m in members:
             assert set(clo[m]) <= set(members), (stem, m)
 
 
 def test_editing_bots_changes_the_key_of_the_modules_that_reach_it_only(tmp_path):
-    edited = cache.module_hashes(_copied_sources(tmp_path, edit="bots.py"))
-    changed = {stem for stem, h in edited.items() if h != cache.MODULE_HASHES[stem]}
-    assert changed == {stem for stem, clo in cache.closures().items() if "bots" in clo}
-    assert changed == {"bots", "dispatch", "engine", "evaluate", "rollout"}
+    edited = cache.module_hashes(_copied_sources(tmp_path, edit="bots/players.py"))
+    changed = {key for key, h in edited.items() if h != cache.MODULE_HASHES[key]}
+    assert changed == {key for key, clo in cache.closures().items() if "bots.players" in clo}
+    assert changed == {"bots.players", "games.dispatch", "games.batch", "search.evaluate", "search.rollout"}
     # the same sources elsewhere: the same keys (a wheel and a checkout share the cache)
     (tmp_path / "again").mkdir()
     assert cache.module_hashes(_copied_sources(tmp_path / "again")) == cache.MODULE_HASHES
 
 
 def test_the_hand_analysis_recompiles_nothing_after_an_edit_to_the_bots(tmp_path):
-    """issue #32: a copy of the package with kernels/bots.py edited loads the meld finder from
+    """issue #32: a copy of the package with kernels/bots/players.py edited loads the meld finder from
     the cache this test session's warm-up filled, compiling nothing."""
     copy = tmp_path / "pkg"
     shutil.copytree(PKG, copy / "shanghai_sim", ignore=shutil.ignore_patterns("__pycache__"))
-    with open(copy / "shanghai_sim" / "kernels" / "bots.py", "a") as f:
+    with open(copy / "shanghai_sim" / "kernels" / "bots" / "players.py", "a") as f:
         f.write("\n# an edit\n")
     code = COUNT_COMPILES + textwrap.dedent("""
         import shanghai_sim
-        from shanghai_sim.kernels import cache
+        from shanghai_sim.kernels.compile import cache
         from shanghai_sim.precompile import _hand_analysis
         _hand_analysis()
         print(shanghai_sim.__file__)
-        print(cache.MODULE_HASHES["bots"], cache.MODULE_HASHES["meld_deficiency"])
+        print(cache.MODULE_HASHES["bots.players"], cache.MODULE_HASHES["melds.deficiency"])
         print(Count.n)
     """)
     env = dict(os.environ, PYTHONPATH=str(copy))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True, cwd=tmp_path).stdout.split()
     assert out[0].startswith(str(copy))                       # the copy ran, not the checkout
-    assert out[1] != cache.MODULE_HASHES["bots"] and out[2] == cache.MODULE_HASHES["meld_deficiency"]
-    assert out[3] == "0", f"{out[3]} kernels compiled after an edit to bots.py"
+    assert out[1] != cache.MODULE_HASHES["bots.players"] and out[2] == cache.MODULE_HASHES["melds.deficiency"]
+    assert out[3] == "0", f"{out[3]} kernels compiled after an edit to bots/players.py"
+
+
+def test_an_edit_to_a_kernel_in_a_sub_folder_recompiles_it(tmp_path):
+    """The cache key covers every kernel source below kernels/, at any depth: with a cache
+    holding the random stream's kernels (kernels/base/rng.py), a copy of the package with that
+    file edited compiles them again (its old machine code is never loaded) into a folder keyed
+    by the new hash, while an unedited copy loads them."""
+    code = COUNT_COMPILES + textwrap.dedent("""
+        from shanghai_sim.kernels.compile import cache
+        from shanghai_sim.kernels.base.rng import game_seed_nb
+        game_seed_nb(1, 0)
+        print(cache.MODULE_HASHES["base.rng"], cache.module_cache_dir("base.rng").is_dir(), Count.n)
+    """)
+    env = dict(os.environ, SHANGHAI_SIM_CACHE_DIR=str(tmp_path / "cache"))
+    runs = []
+    for name, edit in (("first", False), ("same", False), ("edited", True)):
+        copy = tmp_path / name
+        shutil.copytree(PKG, copy / "shanghai_sim", ignore=shutil.ignore_patterns("__pycache__"))
+        if edit:
+            with open(copy / "shanghai_sim" / "kernels" / "base" / "rng.py", "a") as f:
+                f.write("\n# an edit\n")
+        env["PYTHONPATH"] = str(copy)
+        runs.append(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                   check=True, cwd=tmp_path).stdout.split())
+    (h0, made0, n0), (h1, made1, n1), (h2, made2, n2) = runs
+    assert h0 == h1 == cache.MODULE_HASHES["base.rng"] and h2 != h0
+    assert made0 == made1 == made2 == "True"
+    assert int(n0) > 0 and n1 == "0" and int(n2) > 0       # compiled, loaded, compiled again
 
 
 SAVER = """
@@ -152,12 +183,12 @@ PROBE = textwrap.dedent("""
         if name.startswith("shanghai_sim.kernels."):
             for attr, obj in vars(mod).items():
                 if isinstance(obj, CPUDispatcher) and obj.overloads and obj.__module__ == name:
-                    used.add(name.rsplit(".", 1)[1] + "." + attr)
-    from shanghai_sim.kernels import engine as E
+                    used.add(name[len("shanghai_sim.kernels."):] + "." + attr)
+    from shanghai_sim.kernels.games import batch as E
     # the workspace W and the smart flag SM of the engine the command called: none types mean
-    # the search bots' or the smart bot's code was pruned from it (kernels.dispatch). The batch
+    # the search bots' or the smart bot's code was pruned from it (kernels.games.dispatch). The batch
     # commands call play_games_on_nb, replay play_game_nb. (A cached caller loads every cached
-    # signature of a separate callee, kernels.linking, so play_game_nb under play_games_on_nb
+    # signature of a separate callee, kernels.compile.linking, so play_game_nb under play_games_on_nb
     # may show more than the command compiles.)
     entry = E.play_games_on_nb if E.play_games_on_nb.signatures else E.play_game_nb
     for sig in entry.signatures:
@@ -172,7 +203,7 @@ def _kernels_used(tmp_path, *args):
                        cwd=tmp_path, env=dict(os.environ, SHANGHAI_SIM_QUIET_COMPILE="1"))
     assert r.returncode == 0, r.stderr[-2000:]
     used, engine = json.loads(r.stdout.strip().splitlines()[-1])
-    return {k.split(".")[0] for k in used}, {tuple(e) for e in engine}
+    return {k.rsplit(".", 1)[0] for k in used}, {tuple(e) for e in engine}     # module keys
 
 
 NONE = ("none", "none")
@@ -183,25 +214,25 @@ def test_each_command_compiles_only_the_kernels_it_runs(tmp_path):
     finder alone for `meld`, an engine without the smart and search code for greedy line-ups."""
     mods, engine = _kernels_used(tmp_path, "meld", "5C", "6C", "7C", "8C", "9D", "9H", "9S",
                                  "JK", "KD", "--contract", "2")
-    assert "meld_deficiency" in mods and not engine
-    assert not mods & {"play", "bots", "dispatch", "engine", "rollout"}
+    assert "melds.deficiency" in mods and not engine
+    assert {m.split(".")[0] for m in mods} == {"melds"}
     for args in (("run", "--games", "4", "--out", "o", "--quiet"),
                  ("replay", "--seed", "3", "--bots", "greedy"),
                  ("experiment", "--baseline", "greedy", "--variant", "greedy:buy8=never",
                   "--hand", "8", "--games", "4", "--out", "e")):
         mods, engine = _kernels_used(tmp_path, *args)
-        assert engine == {NONE} and "rollout" not in mods, (args, engine)
+        assert engine == {NONE} and not any(m.startswith("search.") for m in mods), (args, engine)
     mods, engine = _kernels_used(tmp_path, "tournament", "--bots", "smart,greedy,greedy,greedy",
                                  "--deals", "2", "--out", "t")
-    assert engine == {("none", "bool")} and "rollout" not in mods, engine
+    assert engine == {("none", "bool")} and not any(m.startswith("search.") for m in mods), engine
 
 
 # ---------------------------------------------------------------- one compile per kernel
 
 LOCKER = COUNT_COMPILES + textwrap.dedent("""
     import sys, time
-    from shanghai_sim.kernels import cache
-    from shanghai_sim.kernels.rng import splitmix64_nb
+    from shanghai_sim.kernels.compile import cache
+    from shanghai_sim.kernels.base.rng import splitmix64_nb
     who, start = sys.argv[1], float(sys.argv[2])
     if who == "first":
         compile_ = cache._NUMBA_COMPILE
@@ -220,7 +251,7 @@ LOCKER = COUNT_COMPILES + textwrap.dedent("""
 
 def test_a_kernel_two_processes_need_is_compiled_once(tmp_path):
     """The second process waits for the first one's compile of the same kernel and signature,
-    then loads it from the cache instead of compiling it as well (kernels.cache._compile_once)."""
+    then loads it from the cache instead of compiling it as well (kernels.compile.cache._compile_once)."""
     import time
     env = dict(os.environ, SHANGHAI_SIM_CACHE_DIR=str(tmp_path / "cache"))
     start = time.time() + 3.0

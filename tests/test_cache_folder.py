@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 import shanghai_sim
 from shanghai_sim.cli.main import main
-from shanghai_sim.kernels import cache as C
+from shanghai_sim.kernels.compile import cache as C
 
 PKG = Path(shanghai_sim.__file__).resolve().parent
 
@@ -74,11 +74,11 @@ def test_active_root_falls_back_to_a_temporary_folder_once(a_file, monkeypatch, 
     assert os.environ.get("SHANGHAI_SIM_CACHE_WARNED") == "1"           # child processes stay quiet
 
 
-# A tiny kernel of the package (kernels/rng.py) compiled from scratch in a process whose cache
+# A tiny kernel of the package (kernels/base/rng.py) compiled from scratch in a process whose cache
 # folder is a file: where did its cache go? (PYTHONDONTWRITEBYTECODE: no .pyc either.)
 _COMPILE = """
-from shanghai_sim.kernels.cache import active_root, cache_dir
-from shanghai_sim.kernels.rng import game_seed_nb
+from shanghai_sim.kernels.compile.cache import active_root, cache_dir
+from shanghai_sim.kernels.base.rng import game_seed_nb
 print(game_seed_nb(1, 2)); print(active_root())
 """
 

@@ -1,4 +1,4 @@
-"""The engine's codes are declared once (kernels/codes.py) and everything else derives from them."""
+"""The engine's codes are declared once (kernels/base/codes.py) and everything else derives from them."""
 
 import ast
 import re
@@ -8,7 +8,7 @@ import numpy as np
 
 from astparse import parse_files, parse_texts
 from shanghai_sim.game import _ERRORS, _KIND
-from shanghai_sim.kernels import codes
+from shanghai_sim.kernels.base import codes
 from shanghai_sim.log import _ACTION_WORDS, decode
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,17 +106,17 @@ def _dispatch_pairs(fn) -> dict[str, str]:
 
 
 def test_the_dispatches_are_generated_from_the_registry_and_cover_it():
-    """kernels/dispatch.py and kernels/botparams.py are what python -m shanghai_sim.botgen
+    """kernels/games/dispatch.py and kernels/bots/params.py are what python -m shanghai_sim.botgen
     writes from the registry, and both dispatches send every registry bot to the kernel its
     entry names (bot_action_nb: every bot but a search bot), an unknown kind to kind 0's."""
     from shanghai_sim import botgen
     from shanghai_sim.bots import BOTS
-    from shanghai_sim.kernels import dispatch
+    from shanghai_sim.kernels.games import dispatch
     assert botgen.stale() == []
     for fn, search in ((dispatch.seat_action_nb, True), (dispatch.bot_action_nb, False)):
         pairs = _dispatch_pairs(fn)
         for info in BOTS.values():
-            kernel = info.kernel.split(".")[1]
+            kernel = info.kernel.rsplit(".", 1)[1]
             const = "BOT_" + info.name.upper()
             assert getattr(dispatch, const) == info.kind
             if info.kind == 0:

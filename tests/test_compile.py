@@ -1,4 +1,4 @@
-"""The compile-time cuts (kernels.linking, kernels.inlining) change how numba compiles, never
+"""The compile-time cuts (kernels.compile.linking, kernels.compile.inlining) change how numba compiles, never
 what the kernels compute."""
 
 import re
@@ -10,8 +10,13 @@ import numba as nb
 import numpy as np
 import pytest
 
-from shanghai_sim.kernels import frontend, inlining, linking
-from shanghai_sim.kernels import meld_deficiency, meld_runs
+from shanghai_sim.kernels.compile import frontend
+
+from shanghai_sim.kernels.compile import inlining
+
+from shanghai_sim.kernels.compile import linking
+from shanghai_sim.kernels.melds import deficiency as meld_deficiency
+from shanghai_sim.kernels.melds import runs as meld_runs
 
 
 def _fresh(dispatcher):
@@ -44,7 +49,7 @@ def test_inliner_patch_emits_the_same_code():
 
 
 def _runs_fast_case():
-    from shanghai_sim.kernels import layout as L
+    from shanghai_sim.kernels.base import layout as L
     from shanghai_sim.rules import preset
     R = preset("shanghai").arrays(4)      # hand 3: run4 run4, the finder's _runs_fast path
     counts = np.zeros(53, np.int64)
@@ -112,7 +117,7 @@ def test_frontend_analyses_equal_numbas_on_every_call(monkeypatch):
 def test_separate_kernel_is_called_not_copied():
     # the finder calls its runs path through its cell: a pointer its module names, not code
     # defined there
-    from shanghai_sim.kernels import layout as L
+    from shanghai_sim.kernels.base import layout as L
     from shanghai_sim.rules import preset
     R = preset("shanghai").arrays(4)
     counts = np.zeros(53, np.int64)
@@ -123,15 +128,15 @@ def test_separate_kernel_is_called_not_copied():
     f = _fresh(meld_deficiency.deficiency_ws_nb)
     assert f(*args, L.new_cache()) == meld_deficiency.deficiency_ws_nb(*args, L.new_cache()) == 1
     ir = f.inspect_llvm(f.signatures[0])
-    cell = re.escape(linking._cell_prefix("shanghai_sim.kernels.meld_runs", "_runs_fast"))
+    cell = re.escape(linking._cell_prefix("shanghai_sim.kernels.melds.runs", "_runs_fast"))
     assert re.search(r"@\"?" + cell + r"[0-9a-f]{16}\"? = external [^\n]*global", ir)
-    name = re.escape(linking._mangled_prefix("shanghai_sim.kernels.meld_runs", "_runs_fast").decode())
+    name = re.escape(linking._mangled_prefix("shanghai_sim.kernels.melds.runs", "_runs_fast").decode())
     assert not re.search(r"define [^\n]*@\"?" + name, ir)
 
 
 _TOY = """
 import numba as nb
-from shanghai_sim.kernels.linking import separate
+from shanghai_sim.kernels.compile.linking import separate
 
 @separate
 @nb.njit(cache=True)
@@ -212,7 +217,7 @@ _ANNOUNCER = """
 import sys
 sys.path.insert(0, sys.argv[1])
 import numpy as np
-from shanghai_sim.kernels import linking
+from shanghai_sim.kernels.compile import linking
 import toy
 linking.announce_to(sys.argv[2])
 print(toy.mid_nb(np.arange(10)))
@@ -221,7 +226,7 @@ print(toy.mid_nb(np.arange(10)))
 _TAKER = """
 import sys
 sys.path.insert(0, sys.argv[1])
-from shanghai_sim.kernels import linking
+from shanghai_sim.kernels.compile import linking
 import toy
 linking.compile_announced(sys.argv[2], wait=0.0, until=lambda: bool(toy.big_nb.signatures))
 print(toy.big_nb.signatures, toy.big_nb.stats.cache_misses and 1 or 0)
@@ -300,7 +305,7 @@ def test_the_cache_keeps_kernels_without_wrappers_apart():
 def test_a_kernel_python_calls_keeps_its_wrappers_under_its_callers_too():
     # replay calls play_game_nb from Python, the batch engine from play_games_on_nb: compiled
     # with its wrappers for both, once (not once without them and again with them)
-    from shanghai_sim.kernels.engine import play_game_nb
+    from shanghai_sim.kernels.games.batch import play_game_nb
     from shanghai_sim.precompile import _batch_engine
     called = linking.python_called()
     assert {"play_game_nb", "seat_action_nb", "deficiency_nb", "search_nb"} <= called
@@ -320,7 +325,7 @@ def test_a_kernel_python_calls_keeps_its_wrappers_under_its_callers_too():
 def test_a_kernel_wanted_without_wrappers_loads_the_one_cached_with_them():
     # a caller's cell wants the kernel without wrappers; cached only with them (Python called
     # it first), that one is loaded, and entered in Python's table as the whole thing it is
-    from shanghai_sim.kernels.engine import play_game_nb
+    from shanghai_sim.kernels.games.batch import play_game_nb
     from shanghai_sim.precompile import _batch_engine
     _batch_engine()
     args = next(iter(play_game_nb.overloads))

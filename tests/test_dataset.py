@@ -7,7 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from shanghai_sim import dataset as D
-from shanghai_sim.kernels import records as R
+from shanghai_sim.kernels.base import records as R
 
 
 def _records(n=3, hands=2, players=4, seed=0):

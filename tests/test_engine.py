@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 from shanghai_sim.bots import parse_bots
-from shanghai_sim.kernels import layout as L
-from shanghai_sim.kernels import codes as K
-from shanghai_sim.kernels.godown import can_go_down_nb, go_down_possible_nb
-from shanghai_sim.kernels.handmemo import def_of_nb, hand_def_nb
-from shanghai_sim.kernels.state import def_restore_nb, def_saved_nb
-from shanghai_sim.kernels.table import do_swap_nb, fit_mask_nb, fits_nb, swap_struct_nb, undo_swap_nb
-from shanghai_sim.kernels.engine import play_game_nb, play_games_nb
-from shanghai_sim.kernels.records import (HF_CARDS_LEFT, HF_POINTS, HF_STOPPED, HF_WENT_OUT, NHF)
+from shanghai_sim.kernels.base import layout as L
+from shanghai_sim.kernels.base import codes as K
+from shanghai_sim.kernels.engine.godown import can_go_down_nb, go_down_possible_nb
+from shanghai_sim.kernels.engine.handmemo import def_of_nb, hand_def_nb
+from shanghai_sim.kernels.engine.state import def_restore_nb, def_saved_nb
+from shanghai_sim.kernels.engine.table import do_swap_nb, fit_mask_nb, fits_nb, swap_struct_nb, undo_swap_nb
+from shanghai_sim.kernels.games.batch import play_game_nb, play_games_nb
+from shanghai_sim.kernels.base.records import (HF_CARDS_LEFT, HF_POINTS, HF_STOPPED, HF_WENT_OUT, NHF)
 from shanghai_sim.rules import preset
 
 PRESETS = ["shanghai", "contract", "progressive"]
@@ -141,11 +141,11 @@ def test_go_down_possible_matches_the_search(name, players):
 
 
 # ---------------------------------------------------------------- the search workspace W
-# kernels.dispatch: a line-up without a search bot runs the engine with W = None, which numba
+# kernels.games.dispatch: a line-up without a search bot runs the engine with W = None, which numba
 # compiles without the rollout kernels. The two engines must play the same games.
 
 def test_engine_without_workspace_plays_the_same_games():
-    from shanghai_sim.kernels.engine import play_games_on_nb
+    from shanghai_sim.kernels.games.batch import play_games_on_nb
     r = preset("shanghai")
     R = tuple(r.arrays(4))
     kinds, params = parse_bots("smart,greedy,random,greedy", 4)
@@ -160,7 +160,7 @@ def test_engine_without_workspace_plays_the_same_games():
 
 def test_a_search_bot_without_workspace_stops_the_engine():
     # never another bot in its seat: the engine refuses the "no workspace" action
-    from shanghai_sim.kernels.dispatch import needs_workspace
+    from shanghai_sim.kernels.games.dispatch import needs_workspace
     r = preset("shanghai")
     R = tuple(r.arrays(4))
     kinds, params = parse_bots("rollout,greedy,greedy,greedy", 4)
@@ -173,8 +173,8 @@ def test_a_search_bot_without_workspace_stops_the_engine():
 # compiles without the smart bot. The engines must play the same games.
 
 def test_engine_without_smart_plays_the_same_games():
-    from shanghai_sim.kernels.dispatch import smart_flag
-    from shanghai_sim.kernels.engine import play_games_on_nb
+    from shanghai_sim.kernels.games.dispatch import smart_flag
+    from shanghai_sim.kernels.games.batch import play_games_on_nb
     r = preset("shanghai")
     R = tuple(r.arrays(4))
     kinds, params = parse_bots("greedy,random,greedy,random", 4)
@@ -205,7 +205,7 @@ def test_a_smart_seat_without_the_flag_stops_the_engine():
 def test_the_hand_memo_answers_what_the_finder_answers(name):
     """def_of_nb goes through the hand memo (G[G_HMEMO]): asked again, or after other hands
     took the slots, every answer is the meld finder's own, in every hand of the game."""
-    from shanghai_sim.kernels.melds import deficiency_nb
+    from shanghai_sim.kernels.melds.finder import deficiency_nb
     r = preset(name)
     R = tuple(r.arrays(4))
     G = L.new_state(R)
@@ -235,7 +235,7 @@ def test_fit_mask_and_the_bounded_hand_deficiency(name):
     others), and hand_def_nb, which after a drawn card bounds the search by the deficiency
     before it (PS_DEFOK 2), answers what the meld finder answers for every seat."""
     from shanghai_sim.game import Game
-    from shanghai_sim.kernels.melds import deficiency_nb
+    from shanghai_sim.kernels.melds.finder import deficiency_nb
     fits = left_out = bounded = 0
     for seed in range(3):
         g = Game(rules=name, players=4, seed=seed, bots="greedy")

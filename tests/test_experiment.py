@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from shanghai_sim import experiment as E
-from shanghai_sim.kernels.rng import game_seed_nb
+from shanghai_sim.kernels.base.rng import game_seed_nb
 from shanghai_sim.stats import holm, paired_effect, t_p_value, t_quantile
 
 from test_runner_support import FAKE, run_cli

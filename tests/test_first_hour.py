@@ -100,11 +100,12 @@ def test_kernels_are_cached_per_user_not_in_the_package():
     """Every kernel of the package uses the per-user locator, one folder per module keyed by
     the hash of its dependency closure."""
     import shanghai_sim
-    from shanghai_sim.kernels import melds, play
-    from shanghai_sim.kernels.cache import (MODULE_HASHES, PackageCacheLocator, cache_dir,
+    from shanghai_sim.kernels.melds import finder as melds
+    from shanghai_sim.kernels.engine import play
+    from shanghai_sim.kernels.compile.cache import (MODULE_HASHES, PackageCacheLocator, cache_dir,
                                             cache_root)
     pkg = Path(shanghai_sim.__file__).resolve().parent
-    for fn, stem in ((melds.deficiency_nb, "meld_deficiency"), (play.apply_action_nb, "play")):
+    for fn, stem in ((melds.deficiency_nb, "melds.deficiency"), (play.apply_action_nb, "engine.play")):
         loc = fn._cache._impl.locator
         assert isinstance(loc, PackageCacheLocator)
         path = Path(loc.get_cache_path())
@@ -115,7 +116,7 @@ def test_kernels_are_cached_per_user_not_in_the_package():
 
 
 def test_cache_folder_follows_the_environment(tmp_path):
-    code = ("from shanghai_sim.kernels.cache import cache_root, cache_dir\n"
+    code = ("from shanghai_sim.kernels.compile.cache import cache_root, cache_dir\n"
             "print(cache_root()); print(cache_dir())\n")
     env = dict(os.environ, SHANGHAI_SIM_CACHE_DIR=str(tmp_path / "c"))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
@@ -150,8 +151,8 @@ def load_slowly(self, *a, **k):
     return out
 dispatcher._FunctionCompiler.compile = compile_slowly
 caching.Cache.load_overload = load_slowly
-from shanghai_sim.kernels.cache import compile_seconds
-from shanghai_sim.kernels.rng import game_seed_nb
+from shanghai_sim.kernels.compile.cache import compile_seconds
+from shanghai_sim.kernels.base.rng import game_seed_nb
 print(game_seed_nb(1, 2), compile_seconds() > 0)
 """
 
@@ -187,15 +188,15 @@ class _Event:
 
 
 def _package_compile():
-    from shanghai_sim.kernels.rng import game_seed_nb
+    from shanghai_sim.kernels.base.rng import game_seed_nb
     return _Event("numba:compile", game_seed_nb)
 
 
-_GROUP = _Event("custom/shanghai_sim:compile")          # kernels.linking: one whole compile
+_GROUP = _Event("custom/shanghai_sim:compile")          # kernels.compile.linking: one whole compile
 
 
 def test_compile_notice_speaks_after_a_second_of_compiling_and_says_when_done():
-    from shanghai_sim.kernels.cache import _CompileNotice
+    from shanghai_sim.kernels.compile.cache import _CompileNotice
     buf = io.StringIO()
     n = _CompileNotice(buf)
     n.on_start(_GROUP)
@@ -217,9 +218,9 @@ def test_compile_notice_speaks_after_a_second_of_compiling_and_says_when_done():
 
 
 def test_compile_notice_is_silent_for_loads_and_other_code():
-    """A group (kernels.linking's event) that only loads from the cache says nothing however
+    """A group (kernels.compile.linking's event) that only loads from the cache says nothing however
     long it takes; neither does numba compiling code that is not this package's."""
-    from shanghai_sim.kernels.cache import _CompileNotice
+    from shanghai_sim.kernels.compile.cache import _CompileNotice
     buf = io.StringIO()
     n = _CompileNotice(buf)
     n.on_start(_GROUP)                  # loads only: numba raises no compile event for them
@@ -245,7 +246,7 @@ def test_compile_notice_is_silent_for_loads_and_other_code():
 
 def test_compile_notice_ticks_in_a_log(monkeypatch):
     """Off a terminal (a log, CI) a running compile prints a line at least every TICK seconds."""
-    from shanghai_sim.kernels import cache
+    from shanghai_sim.kernels.compile import cache
     monkeypatch.setattr(cache, "TICK", 0.5)
     monkeypatch.setattr(cache, "_EARLY", 0.1)
     stamps = []
@@ -269,7 +270,7 @@ def test_compile_notice_ticks_in_a_log(monkeypatch):
 
 def test_compile_notice_can_be_muted(monkeypatch):
     """run --quiet (progress None) mutes the notice for its warm-up compile."""
-    from shanghai_sim.kernels import cache
+    from shanghai_sim.kernels.compile import cache
     buf = io.StringIO()
     n = cache._CompileNotice(buf)
     monkeypatch.setattr(cache, "_NOTICE", n)

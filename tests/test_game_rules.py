@@ -9,9 +9,9 @@ import pytest
 
 from shanghai_sim.cards import card_id
 from shanghai_sim.game import Game, GameError, GoDown
-from shanghai_sim.kernels import codes as K
-from shanghai_sim.kernels import layout as L
-from shanghai_sim.kernels.records import HF_BLIND, HF_POINTS, HF_STOPPED, HF_WENT_OUT
+from shanghai_sim.kernels.base import codes as K
+from shanghai_sim.kernels.base import layout as L
+from shanghai_sim.kernels.base.records import HF_BLIND, HF_POINTS, HF_STOPPED, HF_WENT_OUT
 from shanghai_sim.rules import preset
 
 FILL = "2C 3D 4H 5S 6C 7D 9H TS JC QD KH"

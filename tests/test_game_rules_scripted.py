@@ -8,7 +8,7 @@ one-hand games (a one-contract rules variant) so that the contract is the one wr
 import pytest
 
 from shanghai_sim.game import Game, GameError, GoDown
-from shanghai_sim.kernels.records import HF_STOPPED
+from shanghai_sim.kernels.base.records import HF_STOPPED
 from shanghai_sim.rules import Contract, parse_contract, preset
 
 FILL = "2C 3D 4H 5S 6C 7D 9H TS JC QD KH"

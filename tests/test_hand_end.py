@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from shanghai_sim.cli.main import main
 from shanghai_sim.human import HINT_BOT, HumanGame
-from shanghai_sim.kernels.records import HF_CARDS_LEFT, HF_POINTS
+from shanghai_sim.kernels.base.records import HF_CARDS_LEFT, HF_POINTS
 
 SHORT = 'contracts=["set3 set3", "run4 run4"]'
 

@@ -5,8 +5,8 @@ hands of every contract of the three presets and a gap variant."""
 import numpy as np
 import pytest
 
-from shanghai_sim.kernels import layout as L
-from shanghai_sim.kernels import melds as K
+from shanghai_sim.kernels.base import layout as L
+from shanghai_sim.kernels.melds import finder as K
 from shanghai_sim.rules import SameSuitRuns, preset
 
 RULES = [preset("shanghai"), preset("contract"), preset("progressive"),

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from shanghai_sim.cards import to_counts
-from shanghai_sim.kernels import melds as K
+from shanghai_sim.kernels.melds import finder as K
 from shanghai_sim.rules import P_INITIAL_EXACT, P_SAME_SUIT_GAP, InitialMeld, preset
 
 SH = preset("shanghai")

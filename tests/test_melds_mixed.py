@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shanghai_sim.kernels import layout as L
-from shanghai_sim.kernels import melds as K
+from shanghai_sim.kernels.base import layout as L
+from shanghai_sim.kernels.melds import finder as K
 from shanghai_sim.rules import InitialMeld, MeldKind, SameSuitRuns, preset
 
 from reference import reference_analysis

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from shanghai_sim.cards import JOKER, NRANKS, format_cards
 from shanghai_sim.hand import _contract_rows
-from shanghai_sim.kernels.melds import max_laid_nb
+from shanghai_sim.kernels.melds.finder import max_laid_nb
 from shanghai_sim.rules import InitialMeld, JokerLimit, MeldKind, SameSuitRuns, preset
 
 from reference import check_laydown, naive_analysis, reference_analysis

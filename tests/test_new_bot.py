@@ -27,10 +27,10 @@ KERNEL = '''"""cautious: greedy, but it never buys after hand ``stop`` (tests/te
 
 import numba as nb
 
-from .botparams import BP_STOP
-from .bots import greedy_action_nb
-from .codes import A_BUY, A_PASS, a_type, action_nb
-from .layout import G_S, S_HAND
+from .params import BP_STOP
+from .players import greedy_action_nb
+from ..base.codes import A_BUY, A_PASS, a_type, action_nb
+from ..base.layout import G_S, S_HAND
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -41,7 +41,7 @@ def cautious_action_nb(R, G, p, bp):
     return a
 '''
 
-ENTRY = '''    BotInfo("cautious", "cautious.cautious_action_nb", "greedy, but never buys after hand stop",
+ENTRY = '''    BotInfo("cautious", "bots.cautious.cautious_action_nb", "greedy, but never buys after hand stop",
             _knobs(_BUY, BUY_USEFUL, "buy policy: never, useful or always")
             + (BotParam("stop", "int", "BP_STOP", 10, "last hand in which it buys", lo=0, hi=99),)),
 '''
@@ -51,7 +51,7 @@ DOC_ROW = "| `cautious` | greedy, but it never buys after hand `stop` |\n"
 
 def add_bot(pkg: Path, docs: Path) -> None:
     """The three places: the kernel, the registry entry, the doc."""
-    (pkg / "kernels" / "cautious.py").write_text(KERNEL)
+    (pkg / "kernels" / "bots" / "cautious.py").write_text(KERNEL)
     bots = pkg / "bots.py"
     text = bots.read_text()
     end = text.index("\n))}\n")                       # the end of the BOTS tuple

@@ -9,9 +9,9 @@ import pytest
 
 from shanghai_sim.cards import card_id
 from shanghai_sim.game import Game, GoDown, game_events
-from shanghai_sim.kernels import layout as L
-from shanghai_sim.kernels import codes as K
-from shanghai_sim.kernels.records import HF_BUYS, HF_DOWN_TURN, NHF
+from shanghai_sim.kernels.base import layout as L
+from shanghai_sim.kernels.base import codes as K
+from shanghai_sim.kernels.base.records import HF_BUYS, HF_DOWN_TURN, NHF
 
 
 @pytest.fixture(scope="module")

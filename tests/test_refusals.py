@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from shanghai_sim.game import _ERRORS, Game, GameError
-from shanghai_sim.kernels import layout as L
-from shanghai_sim.kernels import codes as K
+from shanghai_sim.kernels.base import layout as L
+from shanghai_sim.kernels.base import codes as K
 
 GAME_ARRAYS = (L.G_PS, L.G_HANDS, L.G_STOCK, L.G_PILE, L.G_TABLE, L.G_TCARDS, L.G_TJOKERS)
 GAME_SCALARS = [L.S_PHASE, L.S_HAND, L.S_CUR, L.S_ACTOR, L.S_UP, L.S_UP_ON_PILE, L.S_STOCK_N,

@@ -1,4 +1,4 @@
-"""The rollout bot (kernels.rollout, docs/bots.md): its samples conserve the cards and keep
+"""The rollout bot (kernels.search.rollout, docs/bots.md): its samples conserve the cards and keep
 what the seat knows, it decides from its seat's view, it replays identically, and on a
 scripted position it finds a move smart misses."""
 
@@ -8,10 +8,10 @@ import pytest
 from shanghai_sim.bots import parse_bot
 from shanghai_sim.cards import card_str, parse_cards
 from shanghai_sim.game import Game, game_events
-from shanghai_sim.kernels import layout as L
-from shanghai_sim.kernels.handmemo import def_of_nb
-from shanghai_sim.kernels.rollout import fit_hands_nb, load_sample_nb, oracle_pool_nb, unseen_pool_nb
-from shanghai_sim.kernels.rng import shuffle_nb
+from shanghai_sim.kernels.base import layout as L
+from shanghai_sim.kernels.engine.handmemo import def_of_nb
+from shanghai_sim.kernels.search.rollout import fit_hands_nb, load_sample_nb, oracle_pool_nb, unseen_pool_nb
+from shanghai_sim.kernels.base.rng import shuffle_nb
 from shanghai_sim.rules import preset
 
 from test_bots_play import _hidden_shuffled, act, one_hand
@@ -98,7 +98,7 @@ def test_samples_conserve_cards_and_keep_what_the_seat_knows(rules):
 def _fitted_samples(every, unready=0, nolay=0):
     """(game, seat to act, a sample dealt there with fit=8) at every ``every``-th position of
     games of four smart (``shanghai``, game seeds 0-2)."""
-    from shanghai_sim.kernels.rollout import layable_mask_nb, nolay_nb
+    from shanghai_sim.kernels.search.rollout import layable_mask_nb, nolay_nb
     for seed in range(3):
         g = Game(rules="shanghai", players=4, seed=seed, bots="smart")
         k = 0
@@ -143,7 +143,7 @@ def test_nolay_samples_no_down_hand_that_could_lay_off():
     """A player who is down lays off all it can at its turn: about 6% of its cards fit the
     table in real games of smart (melds laid since), but a fitted sample deals it over 15%;
     with nolay under 2%."""
-    from shanghai_sim.kernels.table import card_layable_nb
+    from shanghai_sim.kernels.engine.table import card_layable_nb
     share = {}
     for nolay in (0, 1):
         lay = held = 0
@@ -371,7 +371,7 @@ def test_a_close_search_gets_more_samples():
     the workspace (each candidate's samples, mean and squared paired differences): a search
     stopped below the cap was decided by the rule, close calls took more samples than
     clear ones, and the log says how many smart's choice was played on."""
-    from shanghai_sim.kernels.botparams import BP_TIE, BP_Z
+    from shanghai_sim.kernels.bots.params import BP_TIE, BP_Z
     bp = parse_bot(RACE).array()
     z, tie = bp[BP_Z], bp[BP_TIE]
     g = Game(rules="shanghai", players=4, seed=11, bots="smart")
@@ -430,7 +430,7 @@ def test_each_decision_kind_races_to_its_own_cap():
 def test_equal_across_threads():
     """The batch runner's shards on 1 and on 2 threads give the same records."""
     from shanghai_sim.bots import parse_bots
-    from shanghai_sim.kernels.engine import play_games_nb
+    from shanghai_sim.kernels.games.batch import play_games_nb
     base = preset("shanghai")
     r = base.replace(contracts=base.contracts[:3], buys_per_hand=base.buys_per_hand[:3])
     R = tuple(r.arrays(4))
@@ -509,8 +509,8 @@ def test_the_playout_parameters_hold_the_whole_bot_vector():
     their own. With rows narrower than the vector (RF_W 64 < NBP 83, rollout version 1) the
     playouts read the sums as smart's weights."""
     from shanghai_sim.bots import parse_bot
-    from shanghai_sim.kernels.bots import BUY_AUTO
-    from shanghai_sim.kernels.botparams import (BP_BUY, BP_HAND0, BP_MAXBUYS, BP_WAIT_BLIND,
+    from shanghai_sim.kernels.bots.players import BUY_AUTO
+    from shanghai_sim.kernels.bots.params import (BP_BUY, BP_HAND0, BP_MAXBUYS, BP_WAIT_BLIND,
                                                 MAX_HAND_PARAMS, NBP)
     assert L.RF_W >= NBP
     spec = parse_bot("rollout:rollouts=4:candidates=3")

@@ -18,8 +18,8 @@ import pandas as pd
 import pytest
 
 from shanghai_sim import runner
-from shanghai_sim.kernels.records import HF_BUYS, HF_DEALER, HF_POINTS, HF_TURNS, NHF
-from shanghai_sim.kernels.rng import game_seed_nb
+from shanghai_sim.kernels.base.records import HF_BUYS, HF_DEALER, HF_POINTS, HF_TURNS, NHF
+from shanghai_sim.kernels.base.rng import game_seed_nb
 from shanghai_sim.rules import preset
 
 from test_runner_support import ENGINE, engine_impl, read, run_cli

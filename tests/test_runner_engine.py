@@ -1,4 +1,4 @@
-"""Batch runs on the real engine (kernels.engine.play_games_nb, bots.parse_bots).
+"""Batch runs on the real engine (kernels.games.batch.play_games_nb, bots.parse_bots).
 
 A handful of games each: the engine's own tests cover the game; these check
 that what the runner writes is what the engine played, whatever the threads,
@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from shanghai_sim import runner
-from shanghai_sim.kernels import records as R
+from shanghai_sim.kernels.base import records as R
 
 from test_runner_support import read, run_cli
 
@@ -91,8 +91,8 @@ def test_warm_state_plays_what_a_fresh_one_plays():
     calls (issue #17 item 3); each call's games are those of play_games_nb on a fresh state,
     whatever was played before it and under other rules in between."""
     from shanghai_sim.bots import parse_bots
-    from shanghai_sim.kernels.engine import play_games_nb
-    from shanghai_sim.kernels.records import NHF
+    from shanghai_sim.kernels.games.batch import play_games_nb
+    from shanghai_sim.kernels.base.records import NHF
     from shanghai_sim.rules import preset
 
     calls = [("progressive", 3, [5, 6]), ("shanghai", 4, [7, 8, 9]), ("progressive", 3, [5, 6]),

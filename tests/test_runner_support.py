@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from shanghai_sim.kernels import records as R
+from shanghai_sim.kernels.base import records as R
 from shanghai_sim.runner import Engine
 
 FAKE_BOTS = {"random": 0, "greedy": 1, "greedy:buy=never": 2}

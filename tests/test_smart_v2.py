@@ -1,5 +1,5 @@
 """smart version 2 (issue 30; docs/bots.md "Version 2"): each new behaviour in a scripted
-position where version 1 plays otherwise, and the outlook's parts (kernels.outlook) on
+position where version 1 plays otherwise, and the outlook's parts (kernels.bots.outlook) on
 hands whose answer the rulebook settles. smart:v=1's own games are the golden replays."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import pytest
 from shanghai_sim.bots import parse_bot
 from shanghai_sim.cards import card_id
 from shanghai_sim.game import Game
-from shanghai_sim.kernels import codes as K
-from shanghai_sim.kernels import layout as L
-from shanghai_sim.kernels.bots import smart_chance_nb
-from shanghai_sim.kernels.outlook import buys_left_nb, can_hold_contract_nb, poisson_tail_nb
+from shanghai_sim.kernels.base import codes as K
+from shanghai_sim.kernels.base import layout as L
+from shanghai_sim.kernels.bots.players import smart_chance_nb
+from shanghai_sim.kernels.bots.outlook import buys_left_nb, can_hold_contract_nb, poisson_tail_nb
 from shanghai_sim.rules import Contract, load_rules, parse_contract
 
 FILL = "2C 3D 4H 5S 6C 7D 9H TS JC QD KH"
@@ -156,7 +156,7 @@ def _buy_position(stock: str, passes: int):
 
 def test_no_third_buy_at_deficiency_5_with_a_short_stock():
     g, b = _buy_position("QC QS 8C 4C", passes=3)
-    from shanghai_sim.kernels.handmemo import def_of_nb
+    from shanghai_sim.kernels.engine.handmemo import def_of_nb
     assert def_of_nb(g.R, g.G, g.G[L.G_HANDS][b]) == 5
     assert g.bot_action("smart:v=1").kind == "buy"
     assert g.bot_action("smart").kind == "pass"
@@ -190,7 +190,7 @@ def test_smart_v1_is_version_1_and_specs_name_an_old_version():
     assert (np.array(parse_bot("smart:v=2").params) == np.array(parse_bot("smart:owed=false").params)).all()
     # rollout versions 2 and 3 play over smart version 1 (their games did not change);
     # version 4 over smart version 2, version 5 over smart version 3
-    from shanghai_sim.kernels.botparams import BP_CUT, BP_FEED_BUY, BP_OWED, BP_RACE
+    from shanghai_sim.kernels.bots.params import BP_CUT, BP_FEED_BUY, BP_OWED, BP_RACE
     for v in (2, 3):
         rb = np.array(parse_bot(f"rollout:v={v}").params)
         assert rb[BP_CUT] == 0 and rb[BP_FEED_BUY] == 0 and rb[BP_RACE] == 0
@@ -232,7 +232,7 @@ def _fish_position(buys_made: int = 2, **rules_kw):
     g.S[L.S_ACTOR] = b
     g.S[L.S_CUR] = (a + 1) % 4
     g.S[L.S_UP_FROM] = a
-    from shanghai_sim.kernels.handmemo import def_of_nb
+    from shanghai_sim.kernels.engine.handmemo import def_of_nb
     assert def_of_nb(g.R, g.G, g.G[L.G_HANDS][b]) == 2
     return g
 

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from shanghai_sim import runner
-from shanghai_sim.kernels.rng import game_seed_nb
+from shanghai_sim.kernels.base.rng import game_seed_nb
 
 from test_runner_support import FAKE, read
 

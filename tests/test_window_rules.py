@@ -1,7 +1,7 @@
-"""The run-window rules that every run enumeration and the gap check share (kernels/meld_search.py)."""
+"""The run-window rules that every run enumeration and the gap check share (kernels/melds/search.py)."""
 
-from shanghai_sim.kernels.layout import NPOS
-from shanghai_sim.kernels.meld_search import runs_touch, win_maxl, win_skip
+from shanghai_sim.kernels.base.layout import NPOS
+from shanghai_sim.kernels.melds.search import runs_touch, win_maxl, win_skip
 
 
 def test_runs_touch_matches_position_sets():

@@ -27,26 +27,26 @@ was compiled 12 times, 188 s of a 715 s first use). So a value passed to a non-i
 kernel is an int64 variable: counters start at ``np.int64(0)``, constants are
 ``np.int64(...)``, and one call site serves several cases. The engine takes the search
 bots' workspace W, or None for a line-up without a search bot: numba then prunes the
-search branch unseen (``kernels.dispatch``); the smart bot likewise with SM. Two more
+search branch unseen (``kernels.games.dispatch``); the smart bot likewise with SM. Two more
 cuts: the largest kernels under many callers are compiled once in a library of their own
-and called through a pointer cell (``kernels.linking``: numba otherwise re-optimises and
+and called through a pointer cell (``kernels.compile.linking``: numba otherwise re-optimises and
 re-emits a callee's code inside every caller), their callers typed from a declared return
 type without waiting for them (so two processes can compile the two ends of an engine at
 once), and numba's inliner runs a callee's untyped passes once per function and copies its
-IR once instead of block by block twice (``kernels.inlining``; same machine code), and two
+IR once instead of block by block twice (``kernels.compile.inlining``; same machine code), and two
 of numba's
 analyses that grow with an inlined body run on bit sets and on the blocks that matter
-(``kernels.frontend``; the same IR).
+(``kernels.compile.frontend``; the same IR).
 
 Caching: every kernel is cached per user, keyed by the source's content, not
-beside the installed files (``kernels.cache``); a compile longer than a second
+beside the installed files (``kernels.compile.cache``); a compile longer than a second
 says so on stderr with its elapsed time.
 """
 
-from .cache import install_compile_notice, install_locator
-from .frontend import install as install_frontend
-from .inlining import install as install_inlining
-from .linking import install as install_linking
+from .compile.cache import install_compile_notice, install_locator
+from .compile.frontend import install as install_frontend
+from .compile.inlining import install as install_inlining
+from .compile.linking import install as install_linking
 
 install_locator()
 install_compile_notice()

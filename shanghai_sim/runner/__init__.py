@@ -34,8 +34,8 @@ from ..dataset import GAMES, HANDS, MANIFEST, SCHEMA_VERSION, DatasetError, Stor
     games_table, hands_table, part_name  # noqa: F401
 from ..defaults import DEFAULT_GAMES, DEFAULT_OUT, DETAILS  # noqa: F401
 from ..integrity import FOREIGN, JOB_META, check_part, job_meta  # noqa: F401
-from ..kernels.records import NHF  # noqa: F401
-from ..kernels.rng import game_seed_nb  # noqa: F401
+from ..kernels.base.records import NHF  # noqa: F401
+from ..kernels.base.rng import game_seed_nb  # noqa: F401
 from ..rules import MAX_PLAYERS, MIN_PLAYERS, Rules, RulesError, load_rules, overrides, preset  # noqa: F401
 from .execute import (CHUNK_SECONDS, MAX_CHUNK, Interrupted, LocalExecutor, RunResult, RunStopped,  # noqa: F401
                       ShardResult, Tracker, _codes, _last_manifest, _run_locked, _say_repairs,

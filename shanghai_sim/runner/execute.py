@@ -14,7 +14,7 @@ import numpy as np
 
 from ..dataset import GAMES, HANDS, MANIFEST, Store, games_table, hands_table
 from ..integrity import JOB_META
-from ..kernels.records import NHF
+from ..kernels.base.records import NHF
 from .job import JobError
 from .manifest import OutputLock, Prepared, _now, _prepare, _ranges, new_manifest, quarantine
 from .planning import Engine, Plan, default_engine
@@ -441,9 +441,9 @@ def _say_repairs(prep: Prepared, plan_: Plan, stream: TextIO, moved: list[tuple[
 def _warm_up(plan_: Plan, eng: Engine, stream: TextIO | None) -> None:
     """Compile (or load from the kernel cache) the kernel once, before the threads start.
 
-    A compile says so on stderr with its elapsed time (``kernels.cache``), unless
+    A compile says so on stderr with its elapsed time (``kernels.compile.cache``), unless
     progress is off (``stream`` None, ``run --quiet``)."""
-    from ..kernels.cache import compile_notice_muted
+    from ..kernels.compile.cache import compile_notice_muted
     from ..precompile import engine_helper
     with compile_notice_muted(stream is None), engine_helper():
         ra = plan_.rules.arrays()

@@ -564,9 +564,9 @@ def new_manifest(plan: Plan) -> dict[str, Any]:
         "rules": plan.rules.to_dict(),
         "bots": bots,
         "seeds": {"job_seed": plan.seed,
-                  "game_seed": (f"shanghai_sim.kernels.rng.game_seed_nb(job_seed, game // "
+                  "game_seed": (f"shanghai_sim.kernels.base.rng.game_seed_nb(job_seed, game // "
                                 f"{'players' if plan.duplicate else plan.games_per_deal})" if plan.paired
-                                else "shanghai_sim.kernels.rng.game_seed_nb(job_seed, game)"),
+                                else "shanghai_sim.kernels.base.rng.game_seed_nb(job_seed, game)"),
                   "first_games": [int(s) for s in first]},
         "tables": list(plan.tables),
         "shards": {"count": plan.n_shards, "size": plan.shard_size, "digits": plan.digits,

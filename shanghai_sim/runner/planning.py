@@ -14,7 +14,7 @@ import numpy as np
 
 from ..dataset import GAMES, HANDS, part_name
 from ..integrity import job_meta
-from ..kernels.rng import game_seed_nb
+from ..kernels.base.rng import game_seed_nb
 from ..rules import Rules, load_rules
 from .job import Job, JobError, _is_url
 
@@ -51,12 +51,12 @@ WARM_STATES = 2
 
 
 def play_games_warm(*args) -> None:
-    """``kernels.engine.play_games_nb``'s arguments and results, on a state kept per thread
+    """``kernels.games.batch.play_games_nb``'s arguments and results, on a state kept per thread
     and per rules, so the meld memo stays warm from one shard call to the next (a
     tournament's seatings are many small calls). Answers never depend on the memo."""
-    from ..kernels.dispatch import needs_workspace, smart_flag
-    from ..kernels.engine import play_games_on_nb
-    from ..kernels.layout import new_state, new_workspace
+    from ..kernels.games.dispatch import needs_workspace, smart_flag
+    from ..kernels.games.batch import play_games_on_nb
+    from ..kernels.base.layout import new_state, new_workspace
     *ra, kind, params, seeds, out = args
     R = tuple(ra)
     key = tuple((a.dtype.str, a.shape, a.tobytes()) for a in R)
@@ -269,7 +269,7 @@ def default_shard_size(games: int) -> int:
 
 def plan(job: Job, engine: Engine | None = None) -> Plan:
     """Resolve ``job``: rules, players, bot line-up, shards. Raises JobError/RulesError/ValueError."""
-    from ..kernels.records import NHF
+    from ..kernels.base.records import NHF
     from ..limits import MAX_GAMES, check_count, check_memory, check_seed, check_threads, job_bytes
     check_seed(job.seed)
     check_threads(job.threads)

@@ -206,7 +206,7 @@ function num(x) {
 }
 
 /* Why each candidate was kept, chosen, dropped or passed over, by the rule of
-   kernels/rollout.py (log.search_reasons says the same in the text log). */
+   kernels/search/rollout.py (log.search_reasons says the same in the text log). */
 function searchReasons(e) {
   var cs = e.candidates, z = e.z, m = e.margin, tie = e.tie, ch = e.chosen, best = 1;
   for (var j = 2; j < cs.length; j++) if (cs[j].mean < cs[best].mean) best = j;

@@ -309,7 +309,7 @@ class PlaySession:
 
     def _view(self) -> dict[str, Any]:
         from ..cards import card_str
-        from ..kernels import layout as L
+        from ..kernels.base import layout as L
         hg = self.hg
         g, seat = hg.game, hg.seat
         v = g.view(seat)

@@ -1,0 +1,532 @@
+"""The game as a phase machine over state arrays (docs/rules.md §3-§5), compiled with numba:
+applying an action, the list of legal actions, and the state checks.
+
+One engine serves the batch kernel (``engine.play_games_nb``), the step API
+(``shanghai_sim.game.Game``) and the replay log: all three call
+``apply_action_nb`` on the same state, with bots (``kernels.bots.players``) or
+Python code choosing the actions.
+
+The engine by concern (each module imports only those before it):
+
+- ``codes``: phases, actions, events and refusals, declared once (and the action codes);
+- ``state``: the state arrays, the event log, cards in and out of a hand;
+- ``handmemo``: the deficiency of a hand, through the hand memo;
+- ``table``: the stock, table melds, what fits, lay-offs and swaps done and undone;
+- ``godown``: going down, and how a turn may end (go_out);
+- ``turn``: the checks of lay-offs, swaps and discards on this turn;
+- ``flow``: dealing, the upcard and the buy window, turns, the end of a hand;
+- ``play`` (here): applying an action, the legal list, the state checks.
+
+Conventions
+-----------
+Rules come in as the tuple ``R`` of ``RulesArrays`` and the state as the tuple
+``G`` of ``layout.new_state``; both are indexed only by the names of
+``kernels.base.layout`` (``R[R_PARAMS][P_GO_OUT]``, ``G[G_TABLE][m, TM_KIND]``), where
+every array, its shape and its meaning are listed once (``layout.STATE_SPEC``).
+
+Run positions follow ``kernels.melds.finder``: position p is rank p % 13, 0 = ace
+low, 13 = ace high. Card ids follow ``shanghai_sim.cards`` (52 = joker).
+
+Actions are int64 codes: ``type | card << 4 | meld << 10 | opt << 17``
+(``codes.ACTIONS`` and ``codes.action_nb``). opt: lay-off on a run 0 = low end, 1 = high
+end; lay-off of a joker on a set under set_joker_identity = card: the
+declared suit; swap: the slot (run position or set index); go down: 0 = the
+meld finder's lay-down, 1 = the proposal written into GD by the caller.
+
+Events in LOG: ``[type, n, payload(n)]``; payloads are listed in ``codes.EVENTS``.
+
+Refusals: ``apply_action_nb`` leaves the state as it was and returns a reason
+(``codes.ERRORS``). Each kind of action has a ``*_check_nb`` (the reason) and a
+``*_legal_nb`` (yes or no) that the legal list uses.
+
+Public helpers for bot kernels (``kernels.bots.players`` uses only these): ``legal_list_nb``,
+``layoff_list_nb`` (here); ``handmemo.hand_def_nb``/``def_of_nb`` (deficiency of a hand);
+``godown.can_go_down_nb``, ``go_down_available_nb``, ``finishable_nb``/
+``must_lay_off_last_nb`` (the go_out rule); ``table.card_layable_nb``/``layable_nb``;
+``turn.swap_legal_nb``, ``discard_now_nb``; and to try a move and take it back:
+``godown.place_proposal_nb``/``unplace_nb``, ``table.do_swap_nb``/``undo_swap_nb``.
+"""
+
+import numba as nb
+import numpy as np
+
+from ..compile.linking import separate
+
+from ..base.layout import (NRANKS, G_GD, G_HANDS, G_LOG, G_PILE, G_PS, G_S, G_SCR, G_STOCK, G_TABLE, G_TCARDS,
+                     G_TJOKERS, JOKER, M_CARDS, M_N, NCARDS, PS_BLIND, PS_BUYCARDS, PS_BUYS,
+                     PS_DECL0, PS_DOWN, PS_DOWNTURN, PS_KNOWN0, PS_N, PS_TURNS, PS_WENTOUT,
+                     P_BUY_PENALTY, P_DECKS, P_GO_OUT, P_JOKERS, P_SET_JOKER_CARD, RUN,
+                     R_JOKER_CAP, R_N_MELDS, R_PARAMS, SCR_COUNTS, SET, S_ACTOR, S_BO0, S_BOUGHT,
+                     S_BO_N, S_CAND, S_CHECK, S_DOWN_NOW, S_END_REASON, S_ERR, S_GD_AT, S_HAND,
+                     S_JK_PLAYED, S_LOG_ON, S_MUST_DOWN, S_NACT, S_NEXT, S_NP, S_NT, S_PHASE,
+                     S_PILE_N, S_STOCK_N, S_UP, S_UP_FROM, S_UP_ON_PILE, S_WINNER, TM_HI, TM_KEY,
+                     TM_KIND, TM_LO, TM_N, TM_NJ, TW)
+from ..base.codes import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_LAYOFF, A_PASS, A_SWAP, A_TAKE,
+                    BUY_CARD, BUY_DUE, BUY_SEAT, BUY_SIZE, DISCARD_CARD, DISCARD_SEAT,
+                    DISCARD_SIZE, EV_BUY, EV_DISCARD, EV_GO_DOWN, EV_LAYOFF, EV_OUT, EV_PASS,
+                    EV_PENALTY, EV_SWAP, E_CHECK_CONS, E_CHECK_COUNT, E_CHECK_MELD, E_GD_NONE,
+                    E_OK, E_PHASE, GO_DOWN_MELD, GO_DOWN_MELDS, GO_DOWN_SEAT, LAYOFF_CARD,
+                    LAYOFF_IDENT, LAYOFF_MELD, LAYOFF_SEAT, LAYOFF_SIZE, MR_KEY, MR_KIND, MR_LO,
+                    MR_MELD, MR_N, MR_SIZE, OUT_BLIND, OUT_HOW, OUT_JOKERS, OUT_SEAT, OUT_SIZE,
+                    PASS_CARD, PASS_SEAT, PASS_SIZE, PASS_WHAT, PENALTY_CARD, PENALTY_SEAT,
+                    PENALTY_SIZE, PH_AFTERWIN, PH_BUY, PH_DRAW, PH_ENDHAND, PH_FIRST, PH_OFFER,
+                    PH_OVER, PH_PLAY, SWAP_CARD, SWAP_IDENT, SWAP_MELD, SWAP_SEAT, SWAP_SIZE,
+                    SWAP_SLOT, a_card, a_meld, a_opt, a_type, action_nb)
+from .state import _played_public, add_card, ev_nb, rem_card
+from .table import do_layoff_nb, do_swap_nb, draw_stock_nb, fit_mask_nb, fits_nb, meld_valid_nb
+from .godown import (can_go_down_nb, check_proposal_nb, go_down_available_nb, must_lay_off_last_nb,
+                     place_proposal_nb)
+from .turn import (discard_check_nb, discard_now_nb, layoff_allowed_now_nb, layoff_check_nb,
+                   layoff_legal_nb, swap_allowed_now_nb, swap_check_nb, swap_legal_nb)
+from .flow import (_begin_turn, _log_draw, _open_buy, _stock_draw_turn, _stop_hand, _take_upcard,
+                   advance_nb)
+
+@nb.njit(cache=True, _nrt=False)
+def _go_out(R, G, p, how):
+    S = G[G_S]
+    G[G_PS][p, PS_WENTOUT] = 1
+    blind = 1 if S[S_DOWN_NOW] != 0 else 0
+    G[G_PS][p, PS_BLIND] = blind
+    b = ev_nb(G, EV_OUT, OUT_SIZE)
+    if b >= 0:
+        G[G_LOG][b + OUT_SEAT] = p
+        G[G_LOG][b + OUT_HOW] = how
+        G[G_LOG][b + OUT_BLIND] = blind
+        G[G_LOG][b + OUT_JOKERS] = S[S_JK_PLAYED]
+    S[S_WINNER] = p
+    S[S_END_REASON] = 0
+    S[S_PHASE] = PH_ENDHAND
+
+
+@separate
+@nb.njit(cache=True, _nrt=False)
+def _apply_go_down(R, G, p, custom):
+    S = G[G_S]
+    if custom == 0:
+        # the lay-down search is the dear part: reuse the one made for this action
+        if S[S_GD_AT] != S[S_NACT] + 1 and not can_go_down_nb(R, G, p):
+            return E_GD_NONE
+    else:
+        code = check_proposal_nb(R, G, p)
+        if code != E_OK:
+            return code
+    h = S[S_HAND]
+    nm = R[R_N_MELDS][h]
+    GD = G[G_GD]
+    base = place_proposal_nb(R, G, p, nm)
+    for i in range(nm):
+        for k in range(GD[i, M_N]):
+            c = GD[i, M_CARDS + k]
+            rem_card(G, p, c)
+            _played_public(G, p, c)
+            if c == JOKER:
+                S[S_JK_PLAYED] += 1
+    PS = G[G_PS]
+    PS[p, PS_DOWN] = 1
+    PS[p, PS_DOWNTURN] = PS[p, PS_TURNS]
+    S[S_DOWN_NOW] = 1
+    S[S_MUST_DOWN] = 0
+    if S[S_LOG_ON] != 0:
+        n = GO_DOWN_MELD
+        for i in range(nm):
+            n += MR_SIZE + 2 * GD[i, M_N]
+        b = ev_nb(G, EV_GO_DOWN, n)
+        LOG = G[G_LOG]
+        LOG[b + GO_DOWN_SEAT] = p
+        LOG[b + GO_DOWN_MELDS] = nm
+        t = b + GO_DOWN_MELD
+        for i in range(nm):            # per meld: its record (codes.MELD_RECORD), cards, identities
+            m = base + i
+            nn = GD[i, M_N]
+            LOG[t + MR_MELD] = m
+            LOG[t + MR_KIND] = G[G_TABLE][m, TM_KIND]
+            LOG[t + MR_KEY] = G[G_TABLE][m, TM_KEY]
+            LOG[t + MR_LO] = G[G_TABLE][m, TM_LO]
+            LOG[t + MR_N] = nn
+            t += MR_SIZE
+            for k in range(nn):
+                if G[G_TABLE][m, TM_KIND] == RUN:
+                    LOG[t + k] = G[G_TCARDS][m, G[G_TABLE][m, TM_LO] + k]
+                    LOG[t + nn + k] = G[G_TABLE][m, TM_LO] + k
+                else:
+                    LOG[t + k] = G[G_TCARDS][m, k]
+                    LOG[t + nn + k] = G[G_TJOKERS][m, k]
+            t += 2 * nn
+    if PS[p, PS_N] == 0:
+        _go_out(R, G, p, np.int64(0))
+    return E_OK
+
+
+# One apply helper per phase (and per action of the play phase), each returning E_OK or
+# a refusal with the state unchanged; apply_action_nb dispatches on the phase. They are
+# inline="always" like apply_action_nb itself: a call that passes R and G costs a few
+# hundred stack words (docs/DEVELOPING.md speed notes), and each has one caller.
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _apply_first(R, G, p, t):
+    """PH_FIRST (docs/rules.md §5.2): the first player takes the upcard or passes it to the
+    buy window."""
+    S = G[G_S]
+    if t == A_TAKE:
+        if _begin_turn(R, G, p):
+            c = _take_upcard(G, p)
+            _log_draw(G, p, 1, c)
+            S[S_PHASE] = PH_PLAY
+    elif t == A_PASS:
+        G[G_PS][p, PS_DECL0 + S[S_UP]] = G[G_PS][p, PS_TURNS] + 1
+        b = ev_nb(G, EV_PASS, PASS_SIZE)
+        if b >= 0:
+            G[G_LOG][b + PASS_SEAT] = p
+            G[G_LOG][b + PASS_CARD] = S[S_UP]
+            G[G_LOG][b + PASS_WHAT] = 0
+        _open_buy(R, G)
+    else:
+        return E_PHASE
+    return E_OK
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _apply_buy_card(R, G, p):
+    """A_BUY (docs/rules.md §5.9): the upcard and buy_penalty cards from the stock; a stock
+    that runs dry stops the hand."""
+    S = G[G_S]
+    PS = G[G_PS]
+    c = _take_upcard(G, p)
+    PS[p, PS_BUYS] += 1
+    PS[p, PS_BUYCARDS] += 1
+    S[S_BOUGHT] = 1
+    pen = R[R_PARAMS][P_BUY_PENALTY]
+    b = ev_nb(G, EV_BUY, BUY_SIZE)
+    if b >= 0:
+        G[G_LOG][b + BUY_SEAT] = p
+        G[G_LOG][b + BUY_CARD] = c
+        G[G_LOG][b + BUY_DUE] = pen
+    stopped = False
+    for i in range(pen):
+        d = draw_stock_nb(R, G)
+        if d < 0:
+            stopped = True
+            break
+        add_card(G, p, d)
+        PS[p, PS_BUYCARDS] += 1
+        b = ev_nb(G, EV_PENALTY, PENALTY_SIZE)
+        if b >= 0:
+            G[G_LOG][b + PENALTY_SEAT] = p
+            G[G_LOG][b + PENALTY_CARD] = d
+    if stopped:
+        _stop_hand(G)
+    else:
+        S[S_PHASE] = PH_AFTERWIN
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _apply_buy(R, G, p, t):
+    """PH_BUY: the candidate seat buys the upcard or passes to the next candidate."""
+    S = G[G_S]
+    if t == A_BUY:
+        _apply_buy_card(R, G, p)
+    elif t == A_PASS:
+        G[G_PS][p, PS_DECL0 + S[S_UP]] = G[G_PS][p, PS_TURNS] + 1
+        b = ev_nb(G, EV_PASS, PASS_SIZE)
+        if b >= 0:
+            G[G_LOG][b + PASS_SEAT] = p
+            G[G_LOG][b + PASS_CARD] = S[S_UP]
+            G[G_LOG][b + PASS_WHAT] = 1
+        S[S_CAND] += 1
+        if S[S_CAND] >= S[S_BO_N]:
+            S[S_PHASE] = PH_AFTERWIN
+        else:
+            S[S_ACTOR] = S[S_BO0 + S[S_CAND]]
+    else:
+        return E_PHASE
+    return E_OK
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _apply_draw(R, G, p, t):
+    """PH_DRAW: a down player takes the unbought upcard or draws from the stock."""
+    S = G[G_S]
+    if t == A_TAKE:
+        c = _take_upcard(G, p)
+        _log_draw(G, p, 1, c)
+        S[S_PHASE] = PH_PLAY
+    elif t == A_DRAW:
+        _stock_draw_turn(R, G, p)
+    else:
+        return E_PHASE
+    return E_OK
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _apply_layoff(R, G, p, c, m, opt):
+    """A_LAYOFF: card c onto table meld m (opt: the run end, or a set joker's suit)."""
+    code = layoff_check_nb(R, G, p, c, m, opt)
+    if code != E_OK:
+        return code
+    S = G[G_S]
+    do_layoff_nb(R, G, p, c, m, opt)
+    _played_public(G, p, c)
+    if c == JOKER:
+        S[S_JK_PLAYED] += 1
+    b = ev_nb(G, EV_LAYOFF, LAYOFF_SIZE)
+    if b >= 0:
+        G[G_LOG][b + LAYOFF_SEAT] = p
+        G[G_LOG][b + LAYOFF_CARD] = c
+        G[G_LOG][b + LAYOFF_MELD] = m
+        if G[G_TABLE][m, TM_KIND] == RUN:
+            G[G_LOG][b + LAYOFF_IDENT] = G[G_TABLE][m, TM_LO] if opt == 0 else G[G_TABLE][m, TM_HI]
+        else:
+            G[G_LOG][b + LAYOFF_IDENT] = G[G_TJOKERS][m, G[G_TABLE][m, TM_N] - 1]
+    if G[G_PS][p, PS_N] == 0:
+        _go_out(R, G, p, np.int64(0))
+    return E_OK
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _apply_swap(R, G, p, c, m, slot):
+    """A_SWAP (docs/rules.md §3 joker_swap): natural c for the joker at slot of meld m."""
+    code = swap_check_nb(R, G, p, c, m, slot)
+    if code != E_OK:
+        return code
+    ident = do_swap_nb(G, p, c, m, slot)
+    _played_public(G, p, c)
+    G[G_PS][p, PS_KNOWN0 + JOKER] += 1         # every seat saw it take the joker
+    if G[G_PS][p, PS_DOWN] == 0:
+        G[G_S][S_MUST_DOWN] = 1
+    b = ev_nb(G, EV_SWAP, SWAP_SIZE)
+    if b >= 0:
+        G[G_LOG][b + SWAP_SEAT] = p
+        G[G_LOG][b + SWAP_CARD] = c
+        G[G_LOG][b + SWAP_MELD] = m
+        G[G_LOG][b + SWAP_SLOT] = slot
+        G[G_LOG][b + SWAP_IDENT] = ident
+    return E_OK
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _apply_discard(R, G, p, c):
+    """A_DISCARD: card c onto the pile, which ends the turn (or the hand, the last card)."""
+    code = discard_check_nb(R, G, p, c)
+    if code != E_OK:
+        return code
+    S = G[G_S]
+    rem_card(G, p, c)
+    _played_public(G, p, c)
+    G[G_PS][p, PS_DECL0 + c] = G[G_PS][p, PS_TURNS] + 1
+    if c == JOKER:
+        S[S_JK_PLAYED] += 1
+    G[G_PILE][S[S_PILE_N]] = c
+    S[S_PILE_N] += 1
+    b = ev_nb(G, EV_DISCARD, DISCARD_SIZE)
+    if b >= 0:
+        G[G_LOG][b + DISCARD_SEAT] = p
+        G[G_LOG][b + DISCARD_CARD] = c
+    if G[G_PS][p, PS_N] == 0:
+        _go_out(R, G, p, np.int64(1))
+    else:
+        S[S_UP] = c
+        S[S_UP_ON_PILE] = 1
+        S[S_UP_FROM] = p
+        S[S_NEXT] = (p + 1) % S[S_NP]
+        S[S_PHASE] = PH_OFFER
+    return E_OK
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _apply_play(R, G, p, a):
+    """PH_PLAY: go down, lay off, swap a joker or discard."""
+    t = a_type(a)
+    if t == A_GO_DOWN:
+        return _apply_go_down(R, G, p, a_opt(a))
+    if t == A_LAYOFF:
+        return _apply_layoff(R, G, p, a_card(a), a_meld(a), a_opt(a))
+    if t == A_SWAP:
+        return _apply_swap(R, G, p, a_card(a), a_meld(a), a_opt(a))
+    if t == A_DISCARD:
+        return _apply_discard(R, G, p, a_card(a))
+    return E_PHASE
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def apply_action_nb(R, G, a):
+    """Apply action code a for the seat S_ACTOR; returns E_OK or an error code (state unchanged)."""
+    S = G[G_S]
+    ph = S[S_PHASE]
+    p = S[S_ACTOR]
+    if ph == PH_FIRST:
+        code = _apply_first(R, G, p, a_type(a))
+    elif ph == PH_BUY:
+        code = _apply_buy(R, G, p, a_type(a))
+    elif ph == PH_DRAW:
+        code = _apply_draw(R, G, p, a_type(a))
+    elif ph == PH_PLAY:
+        code = _apply_play(R, G, p, a)
+    else:
+        code = E_PHASE
+    if code != E_OK:
+        return code
+    S[S_NACT] += 1
+    advance_nb(R, G)
+    if S[S_CHECK] != 0:
+        err = check_state_nb(R, G)
+        if err != E_OK:
+            S[S_ERR] = err
+            return err
+    return E_OK
+
+
+# ---------------------------------------------------------------- legal actions
+
+@nb.njit(cache=True, _nrt=False)
+def legal_actions_nb(R, G, out):
+    """All legal actions of the seat S_ACTOR into out; returns how many.
+
+    Going down is listed once, as the meld finder's least-deadwood lay-down
+    (opt 0); other lay-downs are legal through a GD proposal (opt 1).
+    """
+    return legal_list_nb(R, G, out, True)
+
+
+@separate
+@nb.njit(cache=True, _nrt=False)
+def legal_list_nb(R, G, out, with_go_down):
+    """legal_actions_nb; with_go_down=False leaves going down out (it alone may need
+    the lay-down search), for callers that decide it only when they need it."""
+    S = G[G_S]
+    ph = S[S_PHASE]
+    p = S[S_ACTOR]
+    n = 0
+    if ph == PH_FIRST:
+        out[0] = action_nb(A_TAKE, 0, 0, 0)
+        out[1] = action_nb(A_PASS, 0, 0, 0)
+        return 2
+    if ph == PH_BUY:
+        out[0] = action_nb(A_BUY, 0, 0, 0)
+        out[1] = action_nb(A_PASS, 0, 0, 0)
+        return 2
+    if ph == PH_DRAW:
+        out[0] = action_nb(A_TAKE, 0, 0, 0)
+        out[1] = action_nb(A_DRAW, 0, 0, 0)
+        return 2
+    if ph != PH_PLAY:
+        return 0
+    H = G[G_HANDS]
+    TM = G[G_TABLE]
+    down = G[G_PS][p, PS_DOWN] != 0
+    if with_go_down and not down and go_down_available_nb(R, G, p):
+        out[n] = action_nb(A_GO_DOWN, 0, 0, 0)
+        n += 1
+    if S[S_MUST_DOWN] != 0:
+        pass
+    elif down and layoff_allowed_now_nb(R, G, p):
+        n = layoff_list_nb(R, G, p, out, n, np.int64(0))
+    if swap_allowed_now_nb(R, G, p) and H[p, :JOKER].sum() > 0:
+        card_id = R[R_PARAMS][P_SET_JOKER_CARD] != 0
+        for m in range(S[S_NT]):
+            if TM[m, TM_NJ] == 0:
+                continue
+            if TM[m, TM_KIND] == RUN:
+                for pos in range(TM[m, TM_LO], TM[m, TM_HI] + 1):
+                    if G[G_TCARDS][m, pos] == JOKER:
+                        c = TM[m, TM_KEY] * NRANKS + pos % NRANKS
+                        if H[p, c] > 0 and swap_legal_nb(R, G, p, c, m, pos) and n < out.shape[0]:
+                            out[n] = action_nb(A_SWAP, c, m, pos)
+                            n += 1
+            else:
+                seen = 0     # jokers standing for the same card are one choice
+                for k in range(TM[m, TM_N]):
+                    if G[G_TCARDS][m, k] != JOKER:
+                        continue
+                    for s in range(4):
+                        if card_id and G[G_TJOKERS][m, k] != s:
+                            continue
+                        if (seen >> s) & 1:
+                            continue
+                        c = s * NRANKS + TM[m, TM_KEY]
+                        if H[p, c] > 0 and swap_legal_nb(R, G, p, c, m, k) and n < out.shape[0]:
+                            seen |= 1 << s
+                            out[n] = action_nb(A_SWAP, c, m, k)
+                            n += 1
+    if discard_now_nb(R, G, p):
+        for c in range(NCARDS):
+            if H[p, c] > 0 and n < out.shape[0]:
+                out[n] = action_nb(A_DISCARD, c, 0, 0)
+                n += 1
+    return n
+
+
+@separate
+@nb.njit(cache=True, _nrt=False)
+def layoff_list_nb(R, G, p, out, n, first):
+    """Append seat p's legal lay-offs (layoff_legal_nb) to out from n; returns the new n.
+    The caller has checked layoff_allowed_now_nb. first: stop after one."""
+    H = G[G_HANDS]
+    TM = G[G_TABLE]
+    cap = R[R_JOKER_CAP]
+    sjc = R[R_PARAMS][P_SET_JOKER_CARD]
+    nt = G[G_S][S_NT]
+    r = G[G_PS][p, PS_N] - 1
+    go = R[R_PARAMS][P_GO_OUT]
+    # the hand left after the lay-off can finish the turn without looking further
+    plain = r >= 1 and not must_lay_off_last_nb(r, go)
+    fm = fit_mask_nb(TM, nt)
+    for c in range(NCARDS):
+        if H[p, c] == 0 or ((fm >> c) & 1) == 0:
+            continue
+        for m in range(nt):
+            nopt = 2
+            if TM[m, TM_KIND] == SET:
+                nopt = 4 if (c == JOKER and sjc != 0) else 1
+            for opt in range(nopt):
+                if not fits_nb(TM, cap, sjc, c, m, opt):
+                    continue
+                if not plain and not layoff_legal_nb(R, G, p, c, m, opt):
+                    continue
+                if n < out.shape[0]:
+                    out[n] = action_nb(A_LAYOFF, c, m, opt)
+                    n += 1
+                    if first:
+                        return n
+    return n
+
+
+# ---------------------------------------------------------------- checks
+
+@separate
+@nb.njit(cache=True, _nrt=False)
+def check_state_nb(R, G):
+    """Card conservation, hand sizes and the validity of every table meld."""
+    S = G[G_S]
+    if S[S_PHASE] == PH_OVER:
+        return E_OK
+    params = R[R_PARAMS]
+    cnt = G[G_SCR][SCR_COUNTS]
+    for c in range(NCARDS):
+        cnt[c] = 0
+    P = S[S_NP]
+    for q in range(P):
+        n = 0
+        for c in range(NCARDS):
+            cnt[c] += G[G_HANDS][q, c]
+            n += G[G_HANDS][q, c]
+            if G[G_HANDS][q, c] < 0:
+                return E_CHECK_COUNT
+        if n != G[G_PS][q, PS_N]:
+            return E_CHECK_COUNT
+    for i in range(S[S_STOCK_N]):
+        cnt[G[G_STOCK][i]] += 1
+    for i in range(S[S_PILE_N]):
+        cnt[G[G_PILE][i]] += 1
+    for m in range(S[S_NT]):
+        if not meld_valid_nb(R, G, m):
+            return E_CHECK_MELD
+        for k in range(TW):
+            c = G[G_TCARDS][m, k]
+            if c >= 0:
+                cnt[c] += 1
+    for c in range(JOKER):
+        if cnt[c] != params[P_DECKS]:
+            return E_CHECK_CONS
+    if cnt[JOKER] != params[P_JOKERS]:
+        return E_CHECK_CONS
+    return E_OK

@@ -1,0 +1,79 @@
+"""The batch entry: whole games played by bots, one kernel for batch runs and replays.
+
+``play_games_nb`` plays ``len(seeds)`` games serially, each a pure function
+of (rules, players, bots, seed), filling ``hand_out`` int32[n, hands,
+players, NHF] (``kernels.base.records``). It releases the GIL and keeps all its
+state in arrays it allocates itself (the game state and the search bots' workspace), so the batch runner may call it from
+several threads on disjoint shards. ``play_game_nb`` plays one game on a
+state tuple (``kernels.engine.state``); the replay calls it with logging on: same
+deals, same choices, same scores as the batch path.
+"""
+
+import numba as nb
+import numpy as np
+
+from ..compile.linking import separate
+from ..base.layout import G_REC, G_S, P_PLAYERS, R_PARAMS
+from .dispatch import new_workspace_nb, seat_action_nb
+from ..base.codes import E_OK, PH_OVER
+from ..engine.flow import init_game_nb
+from ..base.layout import S_ACTOR, S_ERR, S_PHASE
+from ..engine.play import apply_action_nb
+from ..engine.state import new_state_nb
+
+
+@separate(function_passes=False)
+@nb.njit(cache=True, nogil=True, _nrt=False)
+def play_game_nb(R, G, W, SM, bot_kind, bot_params, seed, log_on, check):
+    """Play one game with bots; returns E_OK or the error code of a broken action/check.
+    W: the workspace of the search bots (``layout.new_workspace``), one per thread, or None
+    for a line-up without one (``dispatch.needs_workspace``): then the search kernels are
+    not compiled in. SM: True, or None for a line-up without a smart seat
+    (``dispatch.smart_flag``): then the smart bot is not compiled in."""
+    init_game_nb(R, G, seed, log_on, check)
+    S = G[G_S]
+    while S[S_PHASE] != PH_OVER:
+        p = S[S_ACTOR]
+        a = seat_action_nb(R, G, W, SM, bot_kind[p], bot_params[p])
+        err = apply_action_nb(R, G, a)
+        if err != E_OK:
+            S[S_ERR] = err
+            return err
+    return E_OK
+
+
+@nb.njit(cache=True, nogil=True, _nrt=False)
+def play_games_on_nb(R, G, W, SM, bot_kind, bot_params, seeds, hand_out):
+    """play_games_nb on a state tuple and a search workspace the caller keeps
+    (``layout.new_state``, ``layout.new_workspace`` or None; SM True or None: see
+    play_game_nb): the meld memo stays warm from one call
+    to the next (answers never depend on it). Returns -1, or the index of the game in which
+    a bot chose an illegal action."""
+    P = R[R_PARAMS][P_PLAYERS]
+    REC = G[G_REC]
+    for i in range(seeds.shape[0]):
+        err = play_game_nb(R, G, W, SM, bot_kind, bot_params, seeds[i], np.int64(0), np.int64(0))
+        if err != E_OK:
+            return i
+        for h in range(hand_out.shape[1]):
+            for q in range(P):
+                for f in range(hand_out.shape[3]):
+                    hand_out[i, h, q, f] = REC[h, q, f]
+    return -1
+
+
+# The smart gate on, typed as a runner's line-up with a smart seat types it (``smart_flag``'s
+# True from Python is a boolean; a literal True here would be a type of its own, and the
+# engine would be compiled once more for it alone)
+_SMART_ON = np.bool_(True)
+
+
+@nb.njit(cache=True, nogil=True, _nrt=True)
+def play_games_nb(params, points, joker_cap, meld_kind, meld_size, n_melds, deal, buys,
+                  bot_kind, bot_params, seeds, hand_out):
+    """Play one game per seed (uint64[n]) and fill hand_out int32[n, hands, players, NHF]."""
+    R = (params, points, joker_cap, meld_kind, meld_size, n_melds, deal, buys)
+    G = new_state_nb(params, 0)
+    W = new_workspace_nb(params)
+    if play_games_on_nb(R, G, W, _SMART_ON, bot_kind, bot_params, seeds, hand_out) >= 0:
+        raise RuntimeError("engine: a bot chose an illegal action (run the replay of this seed)")
