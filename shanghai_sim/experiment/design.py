@@ -23,7 +23,6 @@ class ExperimentError(ValueError):
     """An experiment that cannot run as asked: one line naming the problem."""
 
 
-
 @dataclass(frozen=True)
 class Arm:
     """One arm: the focal player's bot spec, or rules options changed (not both).
