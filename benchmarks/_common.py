@@ -75,7 +75,8 @@ class Source:
 # ``python benchmarks/run_all.py --only NAME``, or list it with the reason) and on a listed one
 # that is no longer stale (take it off).
 _BUSY = "the 2 shared cores were at load 6-13 on 2026-12-07 (issue 60)"
-_MOVED = "kernels/ moved into folders by concern (issue 56), the same code; rerun once the issue's changes are in"
+_MOVED = ("kernels/ moved into folders and rules.py, experiment.py split by concern (issue 56), the same "
+          "code; rerun once the issue's changes are in")
 STALE: dict[str, str] = {
     "startup": f"17 minutes of cold compiles at full size; not rerun: {_BUSY}",
     "rollout": f"75 minutes of tournaments at full size; not rerun: {_BUSY}",

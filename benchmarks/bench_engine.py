@@ -404,7 +404,7 @@ BENCHMARK = Benchmark(
     },
     source=Source(kernels=("games.batch", "engine.play", "games.dispatch", "engine.flow", "base.rng"),
                   cut=("search.rollout",),                    # the rollout bot: compiled in, never played here
-                  files=("shanghai_sim/bots.py", "shanghai_sim/rules.py")),
+                  files=("shanghai_sim/bots.py", "shanghai_sim/rules/*.py")),
 )
 
 

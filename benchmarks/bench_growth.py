@@ -175,5 +175,5 @@ BENCHMARK = Benchmark(
     },
     source=Source(kernels=("melds.finder", "games.batch"), cut=("search.rollout",),   # the rollout bot: compiled in, never played here
                   files=("benchmarks/bench_engine.py", "benchmarks/bench_melds.py", "shanghai_sim/bots.py",
-                         "shanghai_sim/rules.py")),
+                         "shanghai_sim/rules/*.py")),
 )

@@ -454,7 +454,7 @@ BENCHMARK = Benchmark(
     },
     source=Source(kernels=("games.batch", "engine.play", "games.dispatch"),
                   cut=("search.rollout", "compile.linking"),          # greedy, smart; counts: how kernels are linked changes no game
-                  files=("shanghai_sim/game.py", "shanghai_sim/bots.py", "shanghai_sim/rules.py",
+                  files=("shanghai_sim/game.py", "shanghai_sim/bots.py", "shanghai_sim/rules/*.py",
                          "shanghai_sim/dataset.py", "shanghai_sim/runner/job.py", "shanghai_sim/runner/planning.py")),
 )
 

@@ -135,7 +135,7 @@ BENCHMARK = Benchmark(
         "tiny": dict(k=2, decisions=2, reps=2),
     },
     source=Source(kernels=("search.rollout", "games.dispatch", "engine.play"),
-                  files=("shanghai_sim/game.py", "shanghai_sim/bots.py", "shanghai_sim/rules.py")),
+                  files=("shanghai_sim/game.py", "shanghai_sim/bots.py", "shanghai_sim/rules/*.py")),
 )
 
 

@@ -166,6 +166,6 @@ BENCHMARK = Benchmark(
                      default="rollout:rollouts=2:race=0:candidates=2"),
     },
     source=Source(kernels=("games.batch", "search.rollout"),
-                  files=("shanghai_sim/bots.py", "shanghai_sim/rules.py", "shanghai_sim/tournament.py",
+                  files=("shanghai_sim/bots.py", "shanghai_sim/rules/*.py", "shanghai_sim/tournament.py",
                          "shanghai_sim/stats.py", "shanghai_sim/runner/job.py", "shanghai_sim/runner/planning.py")),
 )

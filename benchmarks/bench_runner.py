@@ -273,7 +273,7 @@ BENCHMARK = Benchmark(
     },
     source=Source(kernels=("games.batch",), cut=("search.rollout",),          # the rollout bot: compiled in, never played here
                   files=("shanghai_sim/runner/*.py", "shanghai_sim/dataset.py", "shanghai_sim/integrity.py",
-                         "shanghai_sim/limits.py", "shanghai_sim/bots.py", "shanghai_sim/rules.py",
+                         "shanghai_sim/limits.py", "shanghai_sim/bots.py", "shanghai_sim/rules/*.py",
                          "cli/main.py", "cli/run_cmds.py")),
 )
 

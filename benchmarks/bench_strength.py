@@ -120,6 +120,6 @@ BENCHMARK = Benchmark(
     },
     source=Source(kernels=("games.batch",),
                   cut=("search.rollout", "compile.linking"),      # smart vs greedy; outcomes: how kernels link changes no game
-                  files=("shanghai_sim/bots.py", "shanghai_sim/rules.py", "shanghai_sim/tournament.py",
+                  files=("shanghai_sim/bots.py", "shanghai_sim/rules/*.py", "shanghai_sim/tournament.py",
                          "shanghai_sim/stats.py", "shanghai_sim/runner/job.py", "shanghai_sim/runner/planning.py")),
 )

@@ -90,7 +90,7 @@ def human_game(rules, rule_items, players, bots, seat, seed, read=input, write=c
 def _read(prompt: str) -> str:
     """input(), and the line echoed when standard input is not a terminal (moves piped in
     from a file), so the transcript shows what was typed after each prompt."""
-    from shanghai_sim.human import _clip
+    from shanghai_sim.human.screen import _clip
     line = input(prompt)
     if not sys.stdin.isatty():      # a pasted page is not echoed back whole
         click.echo(_clip(line) if len(line) <= 300 else f"{line[:40]}... ({len(line):,} characters)")

@@ -142,11 +142,12 @@ def test_target_ci_stops_when_narrow_enough_or_at_the_cap(tmp_path):
     r = fake_run(tmp_path / "cap", target_ci=0.001, max_games=30)
     assert r.stopped.startswith("--max-games reached") and r.games == 30
     # two rounds: a pilot of 10, then sized from its variance, capped at 40
-    E_pilot, E.PILOT_GAMES = E.PILOT_GAMES, 10
+    from shanghai_sim.experiment import running     # where run_experiment reads it
+    E_pilot, running.PILOT_GAMES = running.PILOT_GAMES, 10
     try:
         r = fake_run(tmp_path / "rounds", target_ci=0.5, max_games=40)
     finally:
-        E.PILOT_GAMES = E_pilot
+        running.PILOT_GAMES = E_pilot
     rec = json.loads((tmp_path / "rounds" / "experiment.json").read_text())
     assert [x["games"] for x in rec["rounds"]][0] == 10 and rec["games"] == r.games
     assert r.arms[1].effects["points"].half_width <= 0.5 or r.games == 40

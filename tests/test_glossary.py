@@ -47,8 +47,8 @@ def _page_text() -> str:
     parts = [BODY, REPLAY_BODY]
     for f in ("play.js", "replay.js", "cards.js"):
         parts.append((WEB / f).read_text(encoding="utf-8"))
-    for f in ("human.py", "log.py"):
-        parts.append((ROOT / "shanghai_sim" / f).read_text(encoding="utf-8"))
+    for f in sorted((ROOT / "shanghai_sim" / "human").glob("*.py")) + [ROOT / "shanghai_sim" / "log.py"]:
+        parts.append(f.read_text(encoding="utf-8"))
     return "\n".join(parts).lower()
 
 
