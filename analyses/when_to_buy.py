@@ -21,7 +21,7 @@ and K more); a cell's K is enough when doubling moves its mean by less than its 
 
 The check, on other deals (`--check-seed`, `--check-deals`), in one paired hand-level
 experiment against smart's own buying: the whole chart, played by a smart that reads it
-(`smart:chartN=NAME`: the chart shipped in the package, `shanghai_sim.bots.CHART_SOURCES`, when the
+(`smart:chartN=NAME`: the chart shipped in the package, `shanghai_sim.valuing.BUY_CHARTS`, when the
 chart just computed is one of them; otherwise the report gives its rows to ship under a new
 name), and the chart read as smart's one buying threshold (`buy_dmax`: the highest
 deficiency at which a card that lowers it is a *buy* once a buy is made).
@@ -55,7 +55,7 @@ def collect(preset, n, a, say) -> list[dict]:
     from shanghai_sim.game import Game
     from shanghai_sim.hand import deficiency_batch
     from shanghai_sim.runner import game_seeds
-    from shanghai_sim.valuing import value_actions_staged
+    from shanghai_sim.valuing import seat_counters, value_actions_staged
     rules = one_hand_rules(preset, n)
     ev = parse_bot(EVALUATOR)
     K = a.samples
@@ -76,11 +76,11 @@ def collect(preset, n, a, say) -> list[dict]:
                 # passing (first) against buying, on the seat's own samples: K, then K more
                 est = value_actions_staged(g, [legal["pass"], legal["buy"]], [K, 2 * K], evaluator=ev)
                 if est is not None:
-                    (vk, v2k) = est
+                    (vk, v2k), counters = est, seat_counters(g, p)
                     row = {"preset": preset, "hand": n, "deal": k, "seat": int(p),
-                           "turn": g.turns(p), "upcard": view["upcard"],
+                           "turn": counters.turns, "upcard": view["upcard"],
                            "def_before": d0, "def_after": d1, "lowers": d1 < d0,
-                           "buys_used": g.buys(p), "buys_left": view["buys_left"][p],
+                           "buys_used": counters.buys, "buys_left": view["buys_left"][p],
                            "cards": view["hand_sizes"][p], "stock": view["stock"],
                            "passes": view["stock_passes"],
                            "opponent_down": any(view["down"][q] for q in range(4) if q != p),
@@ -182,9 +182,9 @@ def chart_dmax(cl, preset, n):
 
 
 def chart_rows(cl, preset, n) -> dict:
-    """The chart of (preset, hand n) as the shipped charts write one (``bots.CHART_SOURCES``): {lowers: rows by
+    """The chart of (preset, hand n) as the shipped charts write one (``valuing.BUY_CHARTS``): {lowers: rows by
     buys made, each a string over the deficiency columns: B buy, P pass, . cannot tell}."""
-    from shanghai_sim.bots import CHART_DEF_CAP
+    from shanghai_sim.valuing import BUY_CHART_DEF_CAP as CHART_DEF_CAP
     d = cl[(cl.preset == preset) & (cl.hand == n)]
     word = {"buy": "B", "pass": "P", "cannot tell": "."}
     out = {}
@@ -198,11 +198,11 @@ def chart_rows(cl, preset, n) -> dict:
 
 
 def shipped_chart(cl, preset, n):
-    """The name of the chart shipped in the package (``bots.CHART_SOURCES``) that is this
+    """The name of the chart shipped in the package (``valuing.BUY_CHARTS``) that is this
     chart, cell for cell, or None."""
-    from shanghai_sim.bots import CHART_SOURCES
+    from shanghai_sim.valuing import BUY_CHARTS
     mine = chart_rows(cl, preset, n)
-    for name, (_, rows) in CHART_SOURCES.items():
+    for name, (_, rows) in BUY_CHARTS.items():
         if name == f"{preset}{n}" or name.startswith(f"{preset}{n}_"):
             pad = {k: tuple(v) + ("." * len(v[0]),) * (len(mine[k]) - len(v)) for k, v in rows.items()}
             if all(pad.get(k) == v for k, v in mine.items()):

@@ -23,9 +23,7 @@ import numpy as np
 from .rules import MAX_BUYS
 
 from .kernels.bots import BUY_ALWAYS, BUY_AUTO, BUY_NEVER, BUY_USEFUL
-# the buy charts smart reads (chartN=NAME), shipped as data: public for the study that makes
-# them (analyses/when_to_buy.py) and the tests
-from .kernels.buycharts import CHART_DEF_CAP, CHART_NAMES, CHART_SOURCES  # noqa: F401
+from .kernels.buycharts import CHART_NAMES
 from .kernels.botparams import MAX_HAND_PARAMS, NBP, OFFSETS
 
 

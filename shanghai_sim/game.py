@@ -219,14 +219,6 @@ class Game:
             "table": self.table(), "totals": self.totals(),
         }
 
-    def turns(self, seat: int) -> int:
-        """The turns ``seat`` has begun in this hand (public)."""
-        return int(self.G[L.G_PS][seat, L.PS_TURNS])
-
-    def buys(self, seat: int) -> int:
-        """The buys ``seat`` has made in this hand (public)."""
-        return int(self.G[L.G_PS][seat, L.PS_BUYS])
-
     def known_cards(self, seat: int) -> list[str]:
         """The cards ``seat`` took from the pile or bought in this hand (or swapped off the
         table) and has not played since: public, every seat saw them go in."""
@@ -276,11 +268,6 @@ class Game:
             return Action(code, "swap", seat, cs, m, slot=opt,
                           text=f"swap {cs} for the joker in meld {m}")
         return Action(code, "discard", seat, cs, text=f"discard {cs}")
-
-    def describe(self, code: int) -> Action:
-        """The action of code ``code`` for the seat to act, as ``legal_actions`` lists it
-        (what ``bot_action`` returns for a bot's code)."""
-        return self._describe(int(code))
 
     def legal_actions(self) -> list[Action]:
         """The legal actions of the seat to act (going down: the meld finder's lay-down;

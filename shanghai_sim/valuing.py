@@ -1,5 +1,7 @@
 """Valuing a position's candidate actions, and asking a bot what it would choose there: the
-calls the studies (analyses/) make of the search, without reaching into the kernels.
+calls the studies (analyses/) make of the search, without reaching into the kernels; with
+them, a seat's public counters (``seat_counters``) and the buy charts shipped for smart
+(``BUY_CHARTS``), which the study of buying writes.
 
     >>> from shanghai_sim.game import Game
     >>> from shanghai_sim.valuing import value_actions, bot_choice
@@ -42,10 +44,18 @@ import numpy as np
 from .bots import BotError, BotSpec, parse_bot
 from .game import Action, Game
 from .kernels import layout as L
+from .kernels.buycharts import CHART_DEF_CAP, CHART_SOURCES
 from .kernels.dispatch import needs_workspace, seat_action_nb, smart_flag
 from .kernels.rng import seed_state_nb
 from .kernels.rollout import search_nb
 from .limits import MAX_GAME_SEED, LimitError, check_count
+
+# The buy charts shipped in the package, which smart reads with ``chartN=NAME``: ``CHART_SOURCES``
+# {name: (the committed result it was read from, {lowers: rows by buys made})}, each row a string
+# over the deficiency columns 0..CHART_DEF_CAP (the last: that and more). The study that values
+# buy decisions (analyses/when_to_buy.py) writes them and knows its answer by them.
+BUY_CHARTS = CHART_SOURCES
+BUY_CHART_DEF_CAP = CHART_DEF_CAP
 
 MAX_SAMPLES = 1 << 20          # samples of one valuation (each plays every candidate out once)
 EVALUATOR = "rollout"          # the default evaluator: the search bot's own sampling and playouts
@@ -209,6 +219,23 @@ def _valuation(RF: np.ndarray, seat: int, cands: tuple[Action, ...], k: int) -> 
     return Valuation(seat, cands, k, tuple(mean), tuple(diff), tuple(se))
 
 
+class SeatCounters(NamedTuple):
+    """A seat's public counters in the hand being played: the turns it has begun, the buys it
+    has made (what a study records of a position beside ``Game.view``)."""
+    turns: int
+    buys: int
+
+
+def seat_counters(game: Game, seat: int) -> SeatCounters:
+    """``seat``'s public counters in the hand being played."""
+    if not isinstance(game, Game):
+        raise ValuingError(f"seat_counters: expected a shanghai_sim.game.Game, got {type(game).__name__}")
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < game.players:
+        raise ValuingError(f"seat_counters: seat {seat!r}: give 0..{game.players - 1}")
+    PS = game.G[L.G_PS]
+    return SeatCounters(int(PS[seat, L.PS_TURNS]), int(PS[seat, L.PS_BUYS]))
+
+
 def bot_choice(game: Game, bot: "str | BotSpec") -> Choice:
     """What the bot of spec ``bot`` would do for the seat to act now, how many playouts its
     search ran and how long it took (the bot's decision only). A question: the seat's random
@@ -232,4 +259,4 @@ def bot_choice(game: Game, bot: "str | BotSpec") -> Choice:
         stream[:] = keep
         game.S[L.S_LOG_N] = logged          # a search bot logs its search: not an event of this game
     playouts = int(W[L.W_RF][L.RF_N].sum()) if W is not None else 0
-    return Choice(game.describe(code), playouts, secs)
+    return Choice(game._describe(code), playouts, secs)

@@ -17,8 +17,8 @@ from shanghai_sim.kernels.rng import game_seed_nb, seed_state_nb
 from shanghai_sim.kernels.rollout import search_nb
 from shanghai_sim.bots import parse_bot
 from shanghai_sim.rules import load_rules
-from shanghai_sim.valuing import (Choice, Valuation, ValuingError, bot_choice, value_actions,
-                                  value_actions_staged)
+from shanghai_sim.valuing import (BUY_CHART_DEF_CAP, BUY_CHARTS, Choice, SeatCounters, Valuation, ValuingError,
+                                  bot_choice, seat_counters, value_actions, value_actions_staged)
 
 
 def one_hand(preset: str, n: int = 1):
@@ -200,6 +200,9 @@ def test_a_view_that_does_not_add_up_values_nothing():
     (lambda g: value_actions(g, g.legal_actions(), 4, seed=1 << 64), "seed = 18446744073709551616"),
     (lambda g: value_actions("game", [], 4), "expected a shanghai_sim.game.Game"),
     (lambda g: bot_choice(g, "nosuchbot"), "bot_choice: unknown bot 'nosuchbot'"),
+    (lambda g: seat_counters(g, 4), "seat_counters: seat 4: give 0..3"),
+    (lambda g: seat_counters(g, True), "seat_counters: seat True: give 0..3"),
+    (lambda g: seat_counters(None, 0), "expected a shanghai_sim.game.Game"),
 ])
 def test_bad_requests_are_one_line(call, words):
     g = at(lambda g: g.phase == "play", seed=2, bots="greedy")
@@ -217,3 +220,35 @@ def test_a_game_that_is_over_has_nothing_to_value():
     for call in (lambda: value_actions(g, [], 4), lambda: bot_choice(g, "smart")):
         with pytest.raises(ValuingError, match="the game is over"):
             call()
+
+
+def test_seat_counters_count_the_turns_and_buys_the_log_and_records_show():
+    """Each seat's counters at every decision of a hand, against its events (the buys it made;
+    the turns it began: its draws, and the turn in progress not drawn yet), and at the hand's
+    end against the hand's records."""
+    from shanghai_sim.kernels.records import HF_BUYS, HF_TURNS
+    g = Game(rules=one_hand("shanghai", 8), players=4, seed=3, bots="smart")
+    buys = 0
+    while not g.over:
+        ev = g.events()
+        for q in range(4):
+            c = seat_counters(g, q)
+            assert isinstance(c, SeatCounters)
+            assert c.buys == sum(e["event"] == "buy" and e["seat"] == q for e in ev)
+            assert c.turns - sum(e["event"] == "draw" and e["seat"] == q for e in ev) in (0, 1)
+        buys += c.buys
+        g.step()
+    rec = g.records()[0]
+    assert [tuple(seat_counters(g, q)) for q in range(4)] == [(rec[q, HF_TURNS], rec[q, HF_BUYS]) for q in range(4)]
+    assert buys > 0
+
+
+def test_the_buy_charts_are_the_ones_smart_reads():
+    """``BUY_CHARTS``: every chart a smart spec can name (``chartN=NAME``), rows over the
+    deficiency columns 0..BUY_CHART_DEF_CAP."""
+    from shanghai_sim.bots import BOTS
+    chart = next(p for p in BOTS["smart"].params if p.key == "chart")
+    assert set(BUY_CHARTS) == {name for name, _ in chart.choices} - {"none"}
+    for source, rows in BUY_CHARTS.values():
+        assert "analyses/results/when_to_buy" in source
+        assert all(len(r) == BUY_CHART_DEF_CAP + 1 for lowers in (False, True) for r in rows[lowers])
