@@ -24,9 +24,10 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import analyses_common as C  # noqa: E402
+if __package__:                      # imported: analyses.search_budget (the tests, python -m analyses.search_budget)
+    from . import analyses_common as C
+else:                                # python analyses/search_budget.py: this folder is sys.path[0]
+    import analyses_common as C
 
 DEFAULT_VARIANTS = ("default=rollout;tie10=rollout:tie=10;tie20=rollout:tie=20;cap64=rollout:race=64;"
                     "cap32=rollout:race=32;fixed16=rollout:race=0;"

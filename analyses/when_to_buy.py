@@ -32,7 +32,10 @@ from __future__ import annotations
 import os
 import sys
 
-import analyses_common as C
+if __package__:                      # imported: analyses.when_to_buy (the tests, python -m analyses.when_to_buy)
+    from . import analyses_common as C
+else:                                # python analyses/when_to_buy.py: this folder is sys.path[0]
+    import analyses_common as C
 
 PLAYER = "smart"          # every seat of the games, and the playouts' bot
 EVALUATOR = "rollout"     # the evaluator's sampling of the unseen cards (its fit, decl) and weights
