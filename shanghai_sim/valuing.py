@@ -109,6 +109,8 @@ def _seat(game: Game, what: str) -> int:
 
 def _candidates(game: Game, actions: "Sequence[Action | int]", seat: int) -> tuple[Action, ...]:
     """The candidates as the seat's legal Actions, in the order given."""
+    if isinstance(actions, np.ndarray) and actions.ndim == 1:
+        actions = actions.tolist()                  # action codes
     if isinstance(actions, (str, bytes, Action, int)) or not isinstance(actions, Sequence):
         raise ValuingError("value_actions: give the candidate actions as a list (Actions or action codes)")
     legal = {a.code: a for a in game.legal_actions()}

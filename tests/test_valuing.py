@@ -111,7 +111,7 @@ def test_a_departure_is_valued_as_the_kernels_valued_it_for_search_budget():
     seed = int(game_seed_nb(np.uint64(200), np.uint64(1 + 64 * 3 + 1)))
     for spec in ("rollout", "rollout:oracle=hands"):
         ev = parse_bot(spec)
-        v = value_actions(g, [a.code for a in discards], 8, evaluator=spec, seed=seed)
+        v = value_actions(g, np.array([a.code for a in discards]), 8, evaluator=spec, seed=seed)
         ((k, s, dsq),) = kernel_sums(g, [a.code for a in discards], ev.array(), [8], seed=seed)
         for i in (1, 2):
             d = (s[i] - s[0]) / k
