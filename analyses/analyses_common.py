@@ -1,7 +1,8 @@
 """What the analyses/ scripts share: options, bad input, compute records, report pieces, charts.
 
-(Named apart from benchmarks/_common.py: both folders go on sys.path as top-level
-modules, and the tests import both.)
+A study imports this module as ``analyses.analyses_common`` when it is imported as a module of
+the package ``analyses`` (the tests), and as ``analyses_common`` from its own folder when it
+runs as a script (``python analyses/NAME.py``).
 
 Each analysis (``python analyses/NAME.py [--games N] [--out DIR]``) asks one
 question through the public API (``shanghai_sim.experiment``, ``runner``,

@@ -16,7 +16,10 @@ from __future__ import annotations
 import os
 import sys
 
-import analyses_common as C
+if __package__:                      # imported: analyses.buy_budget (the tests, python -m analyses.buy_budget)
+    from . import analyses_common as C
+else:                                # python analyses/buy_budget.py: this folder is sys.path[0]
+    import analyses_common as C
 
 
 def experiment(cell, a, data, cap=None):

@@ -27,7 +27,10 @@ from __future__ import annotations
 import os
 import sys
 
-import analyses_common as C
+if __package__:                      # imported: analyses.buying (the tests, python -m analyses.buying)
+    from . import analyses_common as C
+else:                                # python analyses/buying.py: this folder is sys.path[0]
+    import analyses_common as C
 
 DEFAULT_LEVELS = "greedy,smart"
 ARMS = (("never", "never buys in hand N"), ("always", "buys whenever it may in hand N"))

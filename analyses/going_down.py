@@ -18,7 +18,10 @@ from __future__ import annotations
 import os
 import sys
 
-import analyses_common as C
+if __package__:                      # imported: analyses.going_down (the tests, python -m analyses.going_down)
+    from . import analyses_common as C
+else:                                # python analyses/going_down.py: this folder is sys.path[0]
+    import analyses_common as C
 
 
 def experiment(cell, a, data, cap=None):

@@ -23,7 +23,10 @@ from __future__ import annotations
 import os
 import sys
 
-import analyses_common as C
+if __package__:                      # imported: analyses.rules (the tests, python -m analyses.rules)
+    from . import analyses_common as C
+else:                                # python analyses/rules.py: this folder is sys.path[0]
+    import analyses_common as C
 
 # family, label, options changed (docs/rules.md §3). "players" is the table size.
 VARIANTS = [

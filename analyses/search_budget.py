@@ -7,8 +7,8 @@ down), each budget variant (a `rollout` spec, --variants) is asked what it would
 same state and the same samples (the seat's random stream is restored after each ask, so the
 game stays the seeded game smart plays), and its search is timed. Where a variant leaves
 smart's choice, the action it chose is valued against smart's by the search's evaluator
-(`kernels.search.rollout.search_nb`: the default rollout's sampling of the unseen cards, smart in every
-seat of the playouts) on --eval fresh samples with common random numbers for the two: the
+(`shanghai_sim.valuing.value_actions`: the default rollout's sampling of the unseen cards, smart
+in every seat of the playouts) on --eval fresh samples with common random numbers for the two: the
 one-step value of that departure, smart's choice's points for the hand less the departure's
 (> 0: the departure pays). A variant's value per game is the sum over the game's decisions;
 its cost is its search time as a share of the first variant's. One-step values add up the
@@ -24,9 +24,10 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import analyses_common as C  # noqa: E402
+if __package__:                      # imported: analyses.search_budget (the tests, python -m analyses.search_budget)
+    from . import analyses_common as C
+else:                                # python analyses/search_budget.py: this folder is sys.path[0]
+    import analyses_common as C
 
 DEFAULT_VARIANTS = ("default=rollout;tie10=rollout:tie=10;tie20=rollout:tie=20;cap64=rollout:race=64;"
                     "cap32=rollout:race=32;fixed16=rollout:race=0;"
@@ -80,55 +81,34 @@ def play_game(args) -> list[dict]:
     """One game of four smart (seed ``seed``): every searched decision of seat 0, each
     variant's choice, search time and samples, and the value of each departure."""
     preset, seed, variants, n_eval, evaluator = args
-    import time
-
-    import numpy as np
     from shanghai_sim.bots import parse_bot
     from shanghai_sim.game import Game
-    from shanghai_sim.kernels.base import layout as L
-    from shanghai_sim.kernels.games.dispatch import seat_action_nb
-    from shanghai_sim.kernels.base.rng import game_seed_nb, seed_state_nb
-    from shanghai_sim.kernels.search.rollout import search_nb
-    bots = {k: (np.int64(b.kind), b.array()) for k, b in ((k, parse_bot(s)) for k, s in variants.items())}
-    sb = parse_bot(SMART)
-    smart_kind, smart_bp = np.int64(sb.kind), sb.array()
-    ev = parse_bot(evaluator).array()
+    from shanghai_sim.runner import game_seeds
+    from shanghai_sim.valuing import bot_choice, value_actions
+    bots = {k: parse_bot(s) for k, s in variants.items()}
+    smart = parse_bot(SMART)
+    ev = parse_bot(evaluator)
     g = Game(rules=preset, players=4, seed=seed, bots="smart")
-    W = g.workspace()
-    g.SM = True
     rows = []
     n_dec = 0
     while not g.over:
         p = g.to_act
         if p == 0 and g.phase in KINDS:
-            st = g.G[L.G_RNG][L.RNG_BOT0 + p]
-            keep = st.copy()
-            a0 = int(seat_action_nb(g.R, g.G, W, True, smart_kind, smart_bp))
-            st[:] = keep
+            a0 = bot_choice(g, smart).action.code
             asked = {}
-            for name, (kind, bp) in bots.items():
-                RF = W[L.W_RF]
-                RF[L.RF_N, :] = 0
-                t0 = time.perf_counter()
-                c = int(seat_action_nb(g.R, g.G, W, True, kind, bp))
-                asked[name] = (c, int(RF[L.RF_N].sum()), time.perf_counter() - t0)
-                st[:] = keep
+            for name, b in bots.items():
+                c = bot_choice(g, b)
+                asked[name] = (c.action.code, c.playouts, c.seconds)
             if any(x[1] > 0 for x in asked.values()):          # the search ran
                 values = {}
                 for j, c in enumerate(sorted({x[0] for x in asked.values()} - {a0})):
-                    cand = W[L.W_RI][L.RI_CAND]
-                    cand[0], cand[1] = a0, c
-                    seed_state_nb(np.uint64(game_seed_nb(np.uint64(seed), np.uint64(1 + 64 * n_dec + j))), st)
-                    ok = search_nb(g.R, g.G, W, np.int64(p), ev, np.int64(2), np.int64(0), np.int64(n_eval))
-                    st[:] = keep
-                    if ok:
-                        RF = W[L.W_RF]
-                        d = (RF[L.RF_SUM, 1] - RF[L.RF_SUM, 0]) / n_eval
-                        var = max((RF[L.RF_DSQ, 1] / n_eval - d * d) * n_eval / (n_eval - 1), 0.0)
-                        values[c] = (-float(d), math.sqrt(var / n_eval))
+                    v = value_actions(g, [a0, c], n_eval, evaluator=ev,
+                                      seed=int(game_seeds(seed, 1 + 64 * n_dec + j, 2 + 64 * n_dec + j)[0]))
+                    if v is not None:
+                        values[c] = (-v.diff[1], v.se[1])
                 for name, (c, samples, secs) in asked.items():
                     v, se = values.get(c, (0.0, 0.0)) if c != a0 else (0.0, 0.0)
-                    rows.append({"game": seed, "hand": int(g.S[L.S_HAND]) + 1, "decision": n_dec,
+                    rows.append({"game": seed, "hand": g.hand, "decision": n_dec,
                                  "kind": KINDS[g.phase], "variant": name, "departs": c != a0,
                                  "valued": c == a0 or c in values, "value": v, "value_se": se,
                                  "samples": samples, "seconds": secs})

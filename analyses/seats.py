@@ -25,7 +25,10 @@ from __future__ import annotations
 import os
 import sys
 
-import analyses_common as C
+if __package__:                      # imported: analyses.seats (the tests, python -m analyses.seats)
+    from . import analyses_common as C
+else:                                # python analyses/seats.py: this folder is sys.path[0]
+    import analyses_common as C
 
 
 def dataset(level, preset, players, a, data):

@@ -30,7 +30,11 @@ import shlex
 import sys
 from pathlib import Path
 
-import analyses_common as C
+if __package__:                      # imported: analyses.sizes (the tests, python -m analyses.sizes)
+    from . import analyses_common as C, buying
+else:                                # python analyses/sizes.py: this folder is sys.path[0]
+    import analyses_common as C
+    import buying
 
 EFFECTS = "hand_points_effects.csv"
 
@@ -71,7 +75,6 @@ class Run:
         words = shlex.split(self.command)
         if words[:2] != ["python", "analyses/buying.py"]:
             raise C.AnalysisError(f"{option} {folder}: its report.md was not written by analyses/buying.py")
-        import buying
         self.args = buying.build_parser().parse_args(words[2:])
         m = re.search(r"\(bots: ([^)]*)\)", self.env)
         self.versions = dict((k, int(v)) for k, v in re.findall(r"(\w+) v(\d+)", m.group(1))) if m else {}
@@ -90,7 +93,6 @@ class Run:
 
 
 def run(a) -> int:
-    import buying
     import pandas as pd
     lo_run, hi_run = Run("--smart", a.smart), Run("--search", a.search)
     if lo_run.args.seed != hi_run.args.seed:

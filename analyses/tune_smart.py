@@ -25,7 +25,10 @@ import os
 import platform
 import sys
 
-import analyses_common as C
+if __package__:                      # imported: analyses.tune_smart (the tests, python -m analyses.tune_smart)
+    from . import analyses_common as C
+else:                                # python analyses/tune_smart.py: this folder is sys.path[0]
+    import analyses_common as C
 
 GRID = {
     "outs": [0, 0.25, 0.5, 1, 2, 4],

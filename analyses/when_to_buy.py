@@ -3,7 +3,7 @@
 
 Games of four `smart` bots play one hand (hand N of the preset, `--hands`). At every buy
 decision (a seat asked whether it buys the upcard, with a buy left) the search's evaluator
-(`rollout`'s: `kernels.search.evaluate.buy_value_nb`) plays the hand out from that point, once
+(`rollout`'s, asked through `shanghai_sim.valuing`) plays the hand out from that point, once
 with the seat passing and once buying, on the same samples of what the seat cannot see
 (common random numbers; every seat played by smart in the playouts), and the paired mean
 difference of the seat's points at the hand's end is the value of buying there (< 0: buying
@@ -21,7 +21,7 @@ and K more); a cell's K is enough when doubling moves its mean by less than its 
 
 The check, on other deals (`--check-seed`, `--check-deals`), in one paired hand-level
 experiment against smart's own buying: the whole chart, played by a smart that reads it
-(`smart:chartN=NAME`: the chart shipped in the package, kernels/bots/buycharts.py, when the
+(`smart:chartN=NAME`: the chart shipped in the package, `shanghai_sim.valuing.BUY_CHARTS`, when the
 chart just computed is one of them; otherwise the report gives its rows to ship under a new
 name), and the chart read as smart's one buying threshold (`buy_dmax`: the highest
 deficiency at which a card that lowers it is a *buy* once a buy is made).
@@ -32,7 +32,10 @@ from __future__ import annotations
 import os
 import sys
 
-import analyses_common as C
+if __package__:                      # imported: analyses.when_to_buy (the tests, python -m analyses.when_to_buy)
+    from . import analyses_common as C
+else:                                # python analyses/when_to_buy.py: this folder is sys.path[0]
+    import analyses_common as C
 
 PLAYER = "smart"          # every seat of the games, and the playouts' bot
 EVALUATOR = "rollout"     # the evaluator's sampling of the unseen cards (its fit, decl) and weights
@@ -47,53 +50,45 @@ def one_hand_rules(preset, n):
 
 
 def collect(preset, n, a, say) -> list[dict]:
-    """Play ``a.games`` one-hand games of four smart (deal k: seed ``game_seed_nb(a.seed, k)``)
+    """Play ``a.games`` one-hand games of four smart (deal k: seed ``game_seed(a.seed, k)``)
     and evaluate every buy decision; one row per decision."""
     import numpy as np
     from shanghai_sim.bots import parse_bot
+    from shanghai_sim.cards import card_id, to_counts
     from shanghai_sim.game import Game
     from shanghai_sim.hand import deficiency_batch
-    from shanghai_sim.kernels.base import layout as L
-    from shanghai_sim.kernels.search.evaluate import buy_value_nb
-    from shanghai_sim.kernels.base.rng import game_seed_nb
+    from shanghai_sim.runner import game_seeds
+    from shanghai_sim.valuing import seat_counters, value_actions_staged
     rules = one_hand_rules(preset, n)
-    bp = parse_bot(EVALUATOR).array()
+    ev = parse_bot(EVALUATOR)
     K = a.samples
+    seeds = game_seeds(a.seed, 0, a.games)
     rows = []
     for k in range(a.games):
-        g = Game(rules=rules, players=4, seed=int(game_seed_nb(np.uint64(a.seed), np.uint64(k))), bots=PLAYER)
-        W = g.workspace()
+        g = Game(rules=rules, players=4, seed=int(seeds[k]), bots=PLAYER)
         while not g.over:
             p = g.to_act
             row = None
-            if g.phase == "buy" and any(x.kind == "buy" for x in g.legal_actions()):
-                S, PS = g.G[L.G_S], g.G[L.G_PS]
-                up = int(S[L.S_UP])
-                hand = g.G[L.G_HANDS][p].astype(np.int64)
+            legal = {x.kind: x for x in g.legal_actions()} if g.phase == "buy" else {}
+            if "buy" in legal:
+                view = g.view(p)
+                hand = to_counts(g.hand_cards(p))
                 both = np.stack([hand, hand]).copy()
-                both[1, up] += 1
+                both[1, card_id(view["upcard"])] += 1
                 d0, d1 = (int(x) for x in deficiency_batch(both, 1, rules, shoe=False))
-                rng = g.G[L.G_RNG][L.RNG_BOT0 + p].copy()
-                est = []
-                for k0, k1 in ((0, K), (K, 2 * K)):
-                    if not buy_value_nb(g.R, g.G, W, np.int64(p), bp, np.int64(k0), np.int64(k1)):
-                        break
-                    RF = W[L.W_RF]
-                    d = (RF[L.RF_SUM, 1] - RF[L.RF_SUM, 0]) / k1
-                    var = (RF[L.RF_DSQ, 1] / k1 - d * d) * k1 / (k1 - 1)
-                    est.append((float(d), float(np.sqrt(max(var, 0.0) / k1))))
-                g.G[L.G_RNG][L.RNG_BOT0 + p] = rng
-                if len(est) == 2:
+                # passing (first) against buying, on the seat's own samples: K, then K more
+                est = value_actions_staged(g, [legal["pass"], legal["buy"]], [K, 2 * K], evaluator=ev)
+                if est is not None:
+                    (vk, v2k), counters = est, seat_counters(g, p)
                     row = {"preset": preset, "hand": n, "deal": k, "seat": int(p),
-                           "turn": int(PS[p, L.PS_TURNS]), "upcard": g.view(p)["upcard"],
+                           "turn": counters.turns, "upcard": view["upcard"],
                            "def_before": d0, "def_after": d1, "lowers": d1 < d0,
-                           "buys_used": int(PS[p, L.PS_BUYS]),
-                           "buys_left": int(g.R[L.R_BUYS][0] - PS[p, L.PS_BUYS]),
-                           "cards": int(PS[p, L.PS_N]), "stock": int(S[L.S_STOCK_N]),
-                           "passes": int(S[L.S_PASSES]),
-                           "opponent_down": bool(any(PS[q, L.PS_DOWN] for q in range(4) if q != p)),
-                           "samples": K, "value_k": est[0][0], "se_k": est[0][1],
-                           "value_2k": est[1][0], "se_2k": est[1][1]}
+                           "buys_used": counters.buys, "buys_left": view["buys_left"][p],
+                           "cards": view["hand_sizes"][p], "stock": view["stock"],
+                           "passes": view["stock_passes"],
+                           "opponent_down": any(view["down"][q] for q in range(4) if q != p),
+                           "samples": K, "value_k": vk.diff[1], "se_k": vk.se[1],
+                           "value_2k": v2k.diff[1], "se_2k": v2k.se[1]}
             act = g.step()
             if row is not None:
                 row["smart_buys"] = act.kind == "buy"
@@ -190,9 +185,9 @@ def chart_dmax(cl, preset, n):
 
 
 def chart_rows(cl, preset, n) -> dict:
-    """The chart of (preset, hand n) as kernels/bots/buycharts.py writes a chart: {lowers: rows by
+    """The chart of (preset, hand n) as the shipped charts write one (``valuing.BUY_CHARTS``): {lowers: rows by
     buys made, each a string over the deficiency columns: B buy, P pass, . cannot tell}."""
-    from shanghai_sim.kernels.bots.buycharts import CHART_DEF_CAP
+    from shanghai_sim.valuing import BUY_CHART_DEF_CAP as CHART_DEF_CAP
     d = cl[(cl.preset == preset) & (cl.hand == n)]
     word = {"buy": "B", "pass": "P", "cannot tell": "."}
     out = {}
@@ -206,11 +201,11 @@ def chart_rows(cl, preset, n) -> dict:
 
 
 def shipped_chart(cl, preset, n):
-    """The name of the chart shipped in the package (kernels/bots/buycharts.py) that is this
+    """The name of the chart shipped in the package (``valuing.BUY_CHARTS``) that is this
     chart, cell for cell, or None."""
-    from shanghai_sim.kernels.bots.buycharts import CHART_SOURCES
+    from shanghai_sim.valuing import BUY_CHARTS
     mine = chart_rows(cl, preset, n)
-    for name, (_, rows) in CHART_SOURCES.items():
+    for name, (_, rows) in BUY_CHARTS.items():
         if name == f"{preset}{n}" or name.startswith(f"{preset}{n}_"):
             pad = {k: tuple(v) + ("." * len(v[0]),) * (len(mine[k]) - len(v)) for k, v in rows.items()}
             if all(pad.get(k) == v for k, v in mine.items()):
@@ -292,7 +287,7 @@ def report(a, st, df, cl, ck):
           f"seeded `game_seed_nb({a.seed}, k)`.",
           "- Decision points: every buy decision (a seat asked whether it buys the upcard, a buy left); "
           "the game then goes on as smart plays it.",
-          f"- Value of buying at a point: the search's evaluator (`kernels.search.evaluate.buy_value_nb`, {EVALUATOR}'s "
+          f"- Value of buying at a point: the search's evaluator (`shanghai_sim.valuing.value_actions_staged`, {EVALUATOR}'s "
           f"sampling of the unseen cards, {PLAYER} in every seat of the playouts) plays the hand out passing and "
           f"buying on the same {a.samples} samples, then on {a.samples} more; the paired mean difference of the "
           "seat's points at the hand's end (buy - pass; < 0: buying is better).",

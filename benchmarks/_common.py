@@ -43,6 +43,26 @@ HERE = Path(__file__).resolve().parent
 RUN_SIZES = ("full", "quick", "tiny")
 
 
+def peer(name: str):
+    """The module ``tests/NAME.py`` that a benchmark runs beside ours: ``reference`` (the Python
+    reference meld finder, bench_melds' peer) or ``browser_support`` (headless Chromium as the
+    browser tests drive it). tests/ is not a package (pytest imports its modules by their own
+    names) and not on a benchmark's import path, so the file is loaded as the module
+    ``benchmarks_peer_NAME``, once. ImportError or OSError where it cannot be (no tests/)."""
+    import importlib.util
+    key = f"benchmarks_peer_{name}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, ROOT / "tests" / f"{name}.py")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[key] = mod             # before it runs: a dataclass looks its module up
+        try:
+            spec.loader.exec_module(mod)
+        except BaseException:
+            del sys.modules[key]
+            raise
+    return sys.modules[key]
+
+
 @dataclass(frozen=True)
 class Source:
     """The code a benchmark's figures depend on, declared in its record, as narrow as is true:
@@ -75,8 +95,8 @@ class Source:
 # ``python benchmarks/run_all.py --only NAME``, or list it with the reason) and on a listed one
 # that is no longer stale (take it off).
 _BUSY = "the 2 shared cores were at load 6-13 on 2026-12-07 (issue 60)"
-_MOVED = ("kernels/ moved into folders and rules.py, experiment.py split by concern (issue 56), the same "
-          "code; rerun once the issue's changes are in")
+_MOVED = ("kernels/ moved into folders, rules.py and experiment.py split by concern, benchmarks/ a package "
+          "(issue 56): the same code; rerun once the issue's changes are in")
 STALE: dict[str, str] = {
     "startup": f"17 minutes of cold compiles at full size; not rerun: {_BUSY}",
     "rollout": f"75 minutes of tournaments at full size; not rerun: {_BUSY}",
@@ -104,11 +124,12 @@ def benchmarks() -> tuple[Benchmark, ...]:
     """Every ``benchmarks/bench_*.py``'s record, by ``order``. A module without one, or a
     record whose name is not its module's or that lacks a run size, is an error."""
     import importlib
-    if str(HERE) not in sys.path:
-        sys.path.insert(0, str(HERE))
     out = []
     for path in sorted(HERE.glob("bench_*.py")):
-        b = getattr(importlib.import_module(path.stem), "BENCHMARK", None)
+        # as modules of the package benchmarks where this one is (run_all imported, the tests),
+        # else by their names from this folder (python benchmarks/run_all.py: sys.path[0])
+        name = f"{__package__}.{path.stem}" if __package__ else path.stem
+        b = getattr(importlib.import_module(name), "BENCHMARK", None)
         if not isinstance(b, Benchmark):
             raise RuntimeError(f"{path.name} declares no BENCHMARK = Benchmark(...) (docs/DEVELOPING.md, "
                                "a new benchmark)")

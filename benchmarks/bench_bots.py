@@ -11,13 +11,14 @@ every bot against the first-named one on the same deals.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from _common import Benchmark, Source, table  # noqa: E402
-from bench_engine import actions_rate  # noqa: E402
+if __package__:                      # imported: benchmarks.bench_bots (run_all, the tests)
+    from ._common import Benchmark, Source, table
+    from .bench_engine import actions_rate
+else:                                # python benchmarks/bench_bots.py: this folder is sys.path[0]
+    from _common import Benchmark, Source, table
+    from bench_engine import actions_rate
 
 BOTS = ("random", "greedy", "smart")
 TOURNAMENT = ("smart", "greedy", "greedy:buy=never", "random")
@@ -80,7 +81,10 @@ def measure(games: dict | None = None, reps: int = 3, rules: str = "shanghai", p
 
 def chart(res: dict, path: Path) -> Path:
     """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
-    from charts import C_OURS, median_err, finish, matplotlib, np, plt
+    if __package__:
+        from .charts import C_OURS, median_err, finish, matplotlib, np, plt
+    else:
+        from charts import C_OURS, median_err, finish, matplotlib, np, plt
 
     rows = res["figures"]["bots"]
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))

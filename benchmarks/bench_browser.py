@@ -15,15 +15,14 @@ browser tests use them: tests/browser_support.py).
 
 from __future__ import annotations
 
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from _common import Benchmark, Source, spread, table  # noqa: E402
+if __package__:                      # imported: benchmarks.bench_browser (run_all, the tests)
+    from ._common import Benchmark, Source, peer, spread, table
+else:                                # python benchmarks/bench_browser.py: this folder is sys.path[0]
+    from _common import Benchmark, Source, peer, spread, table
 
 GAME = dict(rules="shanghai", players=4, seed=42, bots="rollout:rollouts=8:race=0,smart,smart,smart")
 
@@ -49,7 +48,8 @@ def measure(game: dict | None = None, loads: int = 15, reps: int = 3, steps: int
             progress=None) -> dict:
     say = progress or (lambda s: None)
     game = dict(GAME, **(game or {}))
-    from browser_support import chrome, console_errors, missing
+    browser = peer("browser_support")          # tests/browser_support.py: Chromium as the browser tests drive it
+    chrome, console_errors, missing = browser.chrome, browser.console_errors, browser.missing
 
     from shanghai_sim.bots import parse_bot, seat_specs, split_specs
     from shanghai_sim.game import game_events
@@ -118,7 +118,10 @@ def measure(game: dict | None = None, loads: int = 15, reps: int = 3, steps: int
 
 def chart(res: dict, path: Path) -> Path:
     """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
-    from charts import C_OURS, C_COLD, C_PEER, median_err, finish, np, plt
+    if __package__:
+        from .charts import C_OURS, C_COLD, C_PEER, median_err, finish, np, plt
+    else:
+        from charts import C_OURS, C_COLD, C_PEER, median_err, finish, np, plt
 
     f = res["figures"]
     fig, axes = plt.subplots(1, 2, figsize=(10.0, 3.8), gridspec_kw={"width_ratios": [1, 2]})

@@ -12,7 +12,6 @@ Needs `pip install open_spiel` (the `bench` extra) for the comparison column.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
@@ -31,8 +30,10 @@ from shanghai_sim.rules import preset
 
 import numba as nb
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import Benchmark, Source, rates, ratio, spread, table  # noqa: E402
+if __package__:                      # imported: benchmarks.bench_engine (run_all, the tests)
+    from ._common import Benchmark, Source, rates, ratio, spread, table
+else:                                # python benchmarks/bench_engine.py: this folder is sys.path[0]
+    from _common import Benchmark, Source, rates, ratio, spread, table
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
@@ -332,7 +333,10 @@ def measure(presets=("shanghai", "contract", "progressive"), greedy_games=200, r
 
 def chart(res: dict, path: Path) -> Path:
     """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
-    from charts import C_OURS, C_COLD, C_PEER, C_PEER2, C_FLOOR, bars, median_err, finish, np, plt
+    if __package__:
+        from .charts import C_OURS, C_COLD, C_PEER, C_PEER2, C_FLOOR, bars, median_err, finish, np, plt
+    else:
+        from charts import C_OURS, C_COLD, C_PEER, C_PEER2, C_FLOOR, bars, median_err, finish, np, plt
 
     f = res["figures"]
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), gridspec_kw={"width_ratios": [1.2, 1]})

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -27,8 +26,10 @@ from shanghai_sim.experiment import Experiment, one_hand_rules, one_hand_spec, r
 from shanghai_sim.rules import load_rules
 from shanghai_sim.limits import parse_args
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import Benchmark, Source, spread, table  # noqa: E402
+if __package__:                      # imported: benchmarks.bench_experiment (run_all, the tests)
+    from ._common import Benchmark, Source, spread, table
+else:                                # python benchmarks/bench_experiment.py: this folder is sys.path[0]
+    from _common import Benchmark, Source, spread, table
 
 BASELINE, VARIANT = "greedy", "greedy:buy8=never"
 
@@ -105,7 +106,10 @@ def measure(modes=((None, 2000),), threads: int | None = None, repeat: int = 2, 
 
 def chart(res: dict, path: Path) -> Path:
     """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
-    from charts import C_FLOOR, C_OURS, finish, np, plt
+    if __package__:
+        from .charts import C_FLOOR, C_OURS, finish, np, plt
+    else:
+        from charts import C_FLOOR, C_OURS, finish, np, plt
 
     modes = res["figures"]["modes"]
     fig, ax = plt.subplots(figsize=(9, 1.6 + 1.0 * len(modes)))

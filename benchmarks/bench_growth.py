@@ -16,22 +16,24 @@ against players and preset.
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+if __package__:                      # imported: benchmarks.bench_growth (run_all, the tests)
+    from ._common import Benchmark, Source, spread, table
+    from .bench_engine import games_rate
+    from .bench_melds import shoe_of
+else:                                # python benchmarks/bench_growth.py: this folder is sys.path[0]
+    from _common import Benchmark, Source, spread, table
+    from bench_engine import games_rate
+    from bench_melds import shoe_of
 
-from _common import Benchmark, Source, spread, table  # noqa: E402
-from bench_engine import games_rate  # noqa: E402
-from bench_melds import shoe_of  # noqa: E402
-
-from shanghai_sim import rules as R  # noqa: E402
-from shanghai_sim.hand import NO_SHOE_LIMIT as ANY  # noqa: E402  (the kernel's shoe check off)
-from shanghai_sim.kernels.melds import finder as K  # noqa: E402
-from shanghai_sim.rules import P_INITIAL_EXACT, P_SAME_SUIT_GAP  # noqa: E402
+from shanghai_sim import rules as R
+from shanghai_sim.hand import NO_SHOE_LIMIT as ANY  # (the kernel's shoe check off)
+from shanghai_sim.kernels.melds import finder as K
+from shanghai_sim.rules import P_INITIAL_EXACT, P_SAME_SUIT_GAP
 
 CONTRACTS = (1, 6, 7, 10)        # shanghai: set3 set3 · set3 set3 run5 · run4 run4 run4 · run5 run5 run5
 
@@ -119,7 +121,10 @@ def measure(sizes=tuple(range(10, 23, 2)), jokers=(0, 1, 2, 3, 4), contracts=CON
 
 def chart(res: dict, path: Path) -> Path:
     """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
-    from charts import median_err, finish, plt
+    if __package__:
+        from .charts import median_err, finish, plt
+    else:
+        from charts import median_err, finish, plt
 
     f = res["figures"]
     fig, axes = plt.subplots(1, 3, figsize=(14, 4.6))

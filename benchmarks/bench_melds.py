@@ -22,23 +22,22 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from shanghai_sim import rules as R
+from shanghai_sim.hand import NO_SHOE_LIMIT, _memo, deficiency_batch
+from shanghai_sim.kernels.melds import finder as K
+from shanghai_sim.rules import MAX_MELDS, P_INITIAL_EXACT, P_SAME_SUIT_GAP
+from shanghai_sim.kernels.base.layout import RUN
+from shanghai_sim.limits import parse_args
 
-from shanghai_sim import rules as R  # noqa: E402
-from shanghai_sim.hand import NO_SHOE_LIMIT, _memo, deficiency_batch  # noqa: E402
-from shanghai_sim.kernels.melds import finder as K  # noqa: E402
-from shanghai_sim.rules import MAX_MELDS, P_INITIAL_EXACT, P_SAME_SUIT_GAP  # noqa: E402
-from shanghai_sim.kernels.base.layout import RUN  # noqa: E402
-from shanghai_sim.limits import parse_args  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import Benchmark, Source, rates, ratio, table  # noqa: E402
+if __package__:                      # imported: benchmarks.bench_melds (run_all, the tests)
+    from ._common import Benchmark, Source, peer, rates, ratio, table
+else:                                # python benchmarks/bench_melds.py: this folder is sys.path[0]
+    from _common import Benchmark, Source, peer, rates, ratio, table
 
 
 ANY = NO_SHOE_LIMIT       # the kernel's shoe check off
@@ -100,11 +99,11 @@ def draw_meeting(rng, shoe, kinds, sizes, nm, n_hands, size):
 
 
 def _ref_fn():
+    """The Python reference's hand analysis (tests/reference.py), or None without tests/."""
     try:
-        from reference import reference_analysis
-    except ImportError:
+        return peer("reference").reference_analysis
+    except (ImportError, OSError):
         return None
-    return reference_analysis
 
 
 def contract_rows(rules: str, hands: int, warm: int, reps: int, ref_hands: int, ref_reps: int,
@@ -251,7 +250,10 @@ def measure(presets=("shanghai", "contract", "progressive"), hands=5_000, warm=2
 
 def chart(res: dict, path: Path) -> Path:
     """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
-    from charts import C_OURS, C_COLD, C_LAY, C_PEER, C_PEER2, bars, finish, np, plt
+    if __package__:
+        from .charts import C_OURS, C_COLD, C_LAY, C_PEER, C_PEER2, bars, finish, np, plt
+    else:
+        from charts import C_OURS, C_COLD, C_LAY, C_PEER, C_PEER2, bars, finish, np, plt
 
     rows = res["figures"]["rows"]
     presets = list(dict.fromkeys(r["rules"] for r in rows))

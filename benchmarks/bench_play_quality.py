@@ -41,10 +41,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
 
-from _common import Benchmark, Source, bot_versions_now, machine, table  # noqa: E402
-from shanghai_sim.limits import parse_args  # noqa: E402
+if __package__:                      # imported: benchmarks.bench_play_quality (run_all, the tests)
+    from ._common import Benchmark, Source, bot_versions_now, fmt, machine, table
+else:                                # python benchmarks/bench_play_quality.py: this folder is sys.path[0]
+    from _common import Benchmark, Source, bot_versions_now, fmt, machine, table
+from shanghai_sim.limits import parse_args
 
 LINEUP_BOTS = ("greedy", "smart")
 PRESETS = ("shanghai", "contract")
@@ -378,7 +380,6 @@ def _notes(tallies, ratio, bots, tc_rows) -> list[str]:
 
 
 def _print(res: dict) -> None:
-    from _common import fmt
     for t in res["tables"]:
         cols = t["columns"]
         cells = [[fmt(v) for v in row] for row in t["rows"]]
@@ -394,7 +395,10 @@ def _print(res: dict) -> None:
 
 def chart(res: dict, path: Path) -> Path:
     """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
-    from charts import C_OURS, C_LAY, C_PEER, C_FLOOR, finish, np, plt
+    if __package__:
+        from .charts import C_OURS, C_LAY, C_PEER, C_FLOOR, finish, np, plt
+    else:
+        from charts import C_OURS, C_LAY, C_PEER, C_FLOOR, finish, np, plt
 
     tallies = res["figures"]["tallies"]
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), gridspec_kw={"width_ratios": [3, 2]})

@@ -19,7 +19,10 @@ import sys
 from pathlib import Path
 import time
 
-from _common import Benchmark, Source, spread, table
+if __package__:                      # imported: benchmarks.bench_playouts (run_all, the tests)
+    from ._common import Benchmark, Source, spread, table
+else:                                # python benchmarks/bench_playouts.py: this folder is sys.path[0]
+    from _common import Benchmark, Source, spread, table
 
 TARGET = 10_000
 
@@ -95,7 +98,10 @@ def measure(policies=("greedy", "smart"), k: int = 16, decisions: int = 200, rep
 
 def chart(res: dict, path: Path) -> Path:
     """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
-    from charts import C_OURS, C_LAY, median_err, finish, np, plt
+    if __package__:
+        from .charts import C_OURS, C_LAY, median_err, finish, np, plt
+    else:
+        from charts import C_OURS, C_LAY, median_err, finish, np, plt
 
     figs = res["figures"]["policies"]
     target = res["settings"].get("target")

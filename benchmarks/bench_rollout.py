@@ -13,13 +13,13 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from _common import Benchmark, Source, table  # noqa: E402
+if __package__:                      # imported: benchmarks.bench_rollout (run_all, the tests)
+    from ._common import Benchmark, Source, table
+else:                                # python benchmarks/bench_rollout.py: this folder is sys.path[0]
+    from _common import Benchmark, Source, table
 
 
 def _tournament(spec: str, rules: str, deals: int, seed: int, threads: int | None) -> dict:
@@ -110,7 +110,10 @@ def measure(deals: int = 200, presets=("shanghai", "contract"), budgets=(4, 8, 1
 
 def chart(res: dict, path: Path) -> Path:
     """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
-    from charts import C_OURS, C_LAY, C_FLOOR, finish, np, plt
+    if __package__:
+        from .charts import C_OURS, C_LAY, C_FLOOR, finish, np, plt
+    else:
+        from charts import C_OURS, C_LAY, C_FLOOR, finish, np, plt
 
     f = res["figures"]
     curve = f["curve"]

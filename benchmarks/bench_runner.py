@@ -38,8 +38,10 @@ from shanghai_sim import runner
 from shanghai_sim.limits import parse_args
 from shanghai_sim.kernels.base import records as R
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import Benchmark, Source, ratio, spread, table  # noqa: E402
+if __package__:                      # imported: benchmarks.bench_runner (run_all, the tests)
+    from ._common import Benchmark, Source, ratio, spread, table
+else:                                # python benchmarks/bench_runner.py: this folder is sys.path[0]
+    from _common import Benchmark, Source, ratio, spread, table
 
 
 def _noop_play(params, points, joker_cap, meld_kind, meld_size, n_melds, deal, buys,
@@ -204,7 +206,10 @@ def measure(games: int | None = None, target_s: float = 6.0, reps: int = 3,
 
 def chart(res: dict, path: Path) -> Path:
     """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
-    from charts import C_OURS, C_LAY, C_FLOOR, median_err, finish, np, plt
+    if __package__:
+        from .charts import C_OURS, C_LAY, C_FLOOR, median_err, finish, np, plt
+    else:
+        from charts import C_OURS, C_LAY, C_FLOOR, median_err, finish, np, plt
 
     f = res["figures"]
     fig, axes = plt.subplots(1, 3, figsize=(14, 4.6))

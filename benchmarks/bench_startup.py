@@ -28,9 +28,10 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from _common import Benchmark, Source, spread, table  # noqa: E402
+if __package__:                      # imported: benchmarks.bench_startup (run_all, the tests)
+    from ._common import Benchmark, Source, spread, table
+else:                                # python benchmarks/bench_startup.py: this folder is sys.path[0]
+    from _common import Benchmark, Source, spread, table
 
 _CLI = [sys.executable, "-m", "shanghai_sim.cli.main"]
 
@@ -275,7 +276,10 @@ def _notes(wholes: list[dict]) -> list[str]:
 
 def chart(res: dict, path: Path) -> Path:
     """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
-    from charts import C_OURS, C_PEER, C_FLOOR, median_err, finish, np, plt
+    if __package__:
+        from .charts import C_OURS, C_PEER, C_FLOOR, median_err, finish, np, plt
+    else:
+        from charts import C_OURS, C_PEER, C_FLOOR, median_err, finish, np, plt
 
     f = res["figures"]
     n = 2 if f.get("cold") else 1

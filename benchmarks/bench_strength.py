@@ -12,12 +12,12 @@ with 95% CIs over deals, and the hands that ended with nobody out or at the turn
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from _common import Benchmark, Source, table  # noqa: E402
+if __package__:                      # imported: benchmarks.bench_strength (run_all, the tests)
+    from ._common import Benchmark, Source, table
+else:                                # python benchmarks/bench_strength.py: this folder is sys.path[0]
+    from _common import Benchmark, Source, table
 
 LINEUP = ("smart", "greedy", "greedy", "greedy")
 
@@ -79,7 +79,10 @@ def measure(deals: int = 10_000, presets=("shanghai", "contract"), seed: int = 1
 
 def chart(res: dict, path: Path) -> Path:
     """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
-    from charts import C_OURS, C_LAY, C_PEER, C_FLOOR, finish, np, plt
+    if __package__:
+        from .charts import C_OURS, C_LAY, C_PEER, C_FLOOR, finish, np, plt
+    else:
+        from charts import C_OURS, C_LAY, C_PEER, C_FLOOR, finish, np, plt
 
     runs = res["figures"]["runs"]
     fig, ax = plt.subplots(figsize=(7, 4.2))

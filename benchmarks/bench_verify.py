@@ -40,8 +40,10 @@ from shanghai_sim.limits import parse_args
 from shanghai_sim.integrity import iter_parts, verify
 from shanghai_sim.kernels.base import records as R
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import Benchmark, Source, ratio, spread, table  # noqa: E402
+if __package__:                      # imported: benchmarks.bench_verify (run_all, the tests)
+    from ._common import Benchmark, Source, ratio, spread, table
+else:                                # python benchmarks/bench_verify.py: this folder is sys.path[0]
+    from _common import Benchmark, Source, ratio, spread, table
 
 
 def _random_play(params, points, joker_cap, meld_kind, meld_size, n_melds, deal, buys,
@@ -155,7 +157,10 @@ def measure(games: int = 200_000, detail: str = "hands", threads: int = 2, reps:
 
 def chart(res: dict, path: Path) -> Path:
     """BENCHMARKS.md's chart of this benchmark (the shared style and helpers: charts.py)."""
-    from charts import C_OURS, C_FLOOR, median_err, finish, np, plt
+    if __package__:
+        from .charts import C_OURS, C_FLOOR, median_err, finish, np, plt
+    else:
+        from charts import C_OURS, C_FLOOR, median_err, finish, np, plt
 
     f = res["figures"]
     labels = ["read + SHA-256 alone\n(the floor of the default)", "shanghai-sim verify\n--quick",

@@ -19,6 +19,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+if __package__:                      # imported: benchmarks.charts (run_all, the tests)
+    from ._common import benchmarks, spread, stale_sections
+else:                                # python benchmarks/run_all.py: this folder is sys.path[0]
+    from _common import benchmarks, spread, stale_sections
+
 C_OURS, C_COLD, C_LAY, C_PEER, C_PEER2, C_FLOOR = ("#1f77b4", "#9ecae1", "#2ca02c", "#d62728",
                                                    "#ff9896", "#7f7f7f")
 
@@ -58,7 +63,6 @@ def bars(ax, x, spreads, width, color, label, offset=0.0):
 def headline_ratios(results: dict) -> list[tuple[str, dict, str]]:
     """Our speed as a multiple of each peer, measured in the same run: (label, spread of the
     per-pass ratios, the benchmark it comes from). Pass k of ours is divided by pass k of the peer."""
-    from _common import spread
     out = []
     m = results.get("melds")
     if m:
@@ -91,7 +95,6 @@ def headline_ratios(results: dict) -> list[tuple[str, dict, str]]:
 
 
 def headline(results: dict, path: Path) -> Path | None:
-    from _common import stale_sections
     stale = stale_sections(results)
     ratios = [(lab + ("  [stale]" if name in stale else ""), s) for lab, s, name in headline_ratios(results)]
     if not ratios:
@@ -116,7 +119,6 @@ def headline(results: dict, path: Path) -> Path | None:
 
 def draw_all(results: dict, folder: Path) -> dict[str, Path]:
     """The headline, then each result's chart (its benchmark's ``chart``), into ``folder``."""
-    from _common import benchmarks
     chart = {b.name: b.chart for b in benchmarks()}
     folder.mkdir(parents=True, exist_ok=True)
     paths = {}

@@ -11,7 +11,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from _common import STALE, benchmarks, fmt, stale_sections
+if __package__:                      # imported: benchmarks.report (run_all, the tests)
+    from ._common import STALE, benchmarks, fmt, stale_sections
+    from .charts import headline_ratios
+else:                                # python benchmarks/run_all.py: this folder is sys.path[0]
+    from _common import STALE, benchmarks, fmt, stale_sections
+    from charts import headline_ratios
 
 
 def md_table(t: dict) -> str:
@@ -85,7 +90,6 @@ def render(results: dict, charts: dict, base: Path) -> str:
         "",
     ]
     if "headline" in charts:
-        from charts import headline_ratios
         out += ["## At a glance", "", f"![headline]({rel(charts['headline'])})", ""]
         out += [f"- {label.replace(chr(10), ' ')}: **{_x(s['median'])}** "
                 f"({_x(s['min'])}-{_x(s['max'])} over the passes)"

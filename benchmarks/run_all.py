@@ -28,12 +28,14 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "tests"))          # tests/reference.py, the Python peer
+if __package__:                      # imported: benchmarks.run_all (the tests, python -m benchmarks.run_all)
+    from ._common import (ROOT, STALE, benchmarks, bot_versions_now, machine, recorded_commit,
+                          source_now, stale_sections)
+else:                                # python benchmarks/run_all.py: this folder is sys.path[0]
+    from _common import (ROOT, STALE, benchmarks, bot_versions_now, machine, recorded_commit,
+                         source_now, stale_sections)
 
-from _common import (ROOT, STALE, benchmarks, bot_versions_now, machine, recorded_commit,  # noqa: E402
-                     source_now, stale_sections)
+HERE = Path(__file__).resolve().parent
 
 BENCHMARKS = {b.name: b for b in benchmarks()}     # each bench_*.py's record, in its order
 ORDER = tuple(BENCHMARKS)
@@ -164,8 +166,11 @@ def main(argv: list[str] | None = None) -> int:
             res = run_one(name, size)
             (results_dir / f"{name}.json").write_text(json.dumps(res, indent=1) + "\n")
             print(f"[{name}] done in {res['seconds']:.0f} s", flush=True)
-    import charts
-    import report
+    if __package__:
+        from . import charts, report
+    else:
+        import charts
+        import report
     results = load_results(results_dir)
     paths = charts.draw_all(results, charts_dir)
     markdown.write_text(report.render(results, paths, markdown.parent))

@@ -1,4 +1,4 @@
-"""Test session set-up, and the one way tests reach the scripts of analyses/ and benchmarks/.
+"""Test session set-up: the kernels warmed up before any test, and how tests reach analyses/ and benchmarks/.
 
 Compile (or load from the per-user kernel cache) every kernel once, in this
 process, before any test runs: tests that start other processes (Dask
@@ -11,26 +11,13 @@ warm-up on the terminal through pytest's terminal reporter, as ``shanghai-sim
 warmup`` does: a line per step, a line at least every ``precompile.TICK`` (10)
 seconds while steps compile, and the time it took, before the session header.
 
-analyses/ and benchmarks/ are not installed: their scripts import their helpers
-(``analyses_common``, ``_common``, ``charts``, ...) as top-level modules from their
-own folder, as ``python analyses/NAME.py`` does. The fixtures ``analysis`` and
-``bench`` put those folders on ``sys.path`` (both at once: the helpers' names must
-not collide) and load a script as a module; no test edits ``sys.path`` for them.
+analyses/ and benchmarks/ are not installed: they are packages of the repository, and the
+tests import them by name (``from analyses import buying``, ``from benchmarks import run_all``)
+with the repository root on the import path (``pythonpath`` in pyproject.toml's pytest
+settings). No test edits ``sys.path`` for them.
 """
 
 from __future__ import annotations
-
-import importlib
-import importlib.util
-import sys
-from pathlib import Path
-
-import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-ANALYSES = ROOT / "analyses"
-BENCHMARKS = ROOT / "benchmarks"
-TESTS = ROOT / "tests"
 
 
 def pytest_xdist_auto_num_workers(config):
@@ -85,37 +72,3 @@ def pytest_sessionstart(session):
         with capman.global_and_fixture_disabled():
             warmup(stream=out)
     reporter.write_line(f"shanghai-sim: kernels ready in {_fmt(time.monotonic() - t)}")
-
-
-def _on_path(*folders: Path) -> None:
-    for f in folders:
-        if str(f) not in sys.path:
-            sys.path.insert(0, str(f))
-
-
-def load_analysis(name: str):
-    """analyses/NAME.py as a fresh module ``analyses_NAME`` (its ``C`` is analyses_common)."""
-    _on_path(ANALYSES)
-    spec = importlib.util.spec_from_file_location(f"analyses_{name}", ANALYSES / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def load_bench(name: str):
-    """A module of benchmarks/ by its name (``run_all``, ``_common``, ``bench_play_quality``), with
-    tests/ on the path too for the peer the benchmarks import (``reference``)."""
-    _on_path(TESTS, BENCHMARKS)
-    return importlib.import_module(name)
-
-
-@pytest.fixture(scope="session")
-def analysis():
-    """``analysis("buying")``: the script analyses/buying.py as a module."""
-    return load_analysis
-
-
-@pytest.fixture(scope="session")
-def bench():
-    """``bench("run_all")``: a module of benchmarks/."""
-    return load_bench

@@ -16,6 +16,9 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
+from analyses import (analyses_common as C, buy_budget, buying, going_down, rules, search_budget,  # noqa: E402
+                      seats, sizes, tune_smart, when_to_buy)
+
 ROOT = Path(__file__).resolve().parents[1]
 ANALYSES = ROOT / "analyses"
 
@@ -30,9 +33,9 @@ def _pngs_ok(out: Path, least: int = 1) -> None:
         assert f"({p.name})" in text, f"report.md does not show {p.name}"
 
 
-def test_buying_tiny(tmp_path, analysis):
+def test_buying_tiny(tmp_path):
     out = tmp_path / "buying"
-    rc = analysis("buying").main(["--games", "8", "--game-deals", "3", "--hands", "8", "--levels", "greedy",
+    rc = buying.main(["--games", "8", "--game-deals", "3", "--hands", "8", "--levels", "greedy",
                                  "--presets", "contract", "--out", str(out), "--quiet"])
     assert rc == 0
     text = (out / "report.md").read_text()
@@ -52,11 +55,11 @@ def test_buying_tiny(tmp_path, analysis):
     _pngs_ok(out, 2)
 
 
-def test_buying_capped_levels_and_the_budget_check(tmp_path, analysis):
+def test_buying_capped_levels_and_the_budget_check(tmp_path):
     """SPEC@N caps a level's deals and skips its whole games; a rollout level and the same one
     with rollouts doubled get the 'does doubling change the answer' section."""
     out = tmp_path / "buying"
-    rc = analysis("buying").main(["--games", "6", "--game-deals", "2", "--hands", "1", "--presets", "shanghai",
+    rc = buying.main(["--games", "6", "--game-deals", "2", "--hands", "1", "--presets", "shanghai",
                                  "--levels", "greedy,rollout:rollouts=2:race=0@3,rollout:rollouts=4:race=0@2", "--out", str(out),
                                  "--quiet"])
     assert rc == 0
@@ -71,18 +74,18 @@ def test_buying_capped_levels_and_the_budget_check(tmp_path, analysis):
     _pngs_ok(out, 4)
 
 
-def test_buying_skip_leaves_hand_level_cells_out(tmp_path, analysis):
+def test_buying_skip_leaves_hand_level_cells_out(tmp_path):
     """--skip PRESET:HAND plays every other cell of --presets x --hands (a long search level
     asked for shanghai 8 and 10 and contract 8 only) and the report says which it left out."""
     out = tmp_path / "buying"
-    rc = analysis("buying").main(["--games", "3", "--game-deals", "0", "--hands", "1,2", "--presets",
+    rc = buying.main(["--games", "3", "--game-deals", "0", "--hands", "1,2", "--presets",
                                  "shanghai,contract", "--skip", "contract:2", "--levels", "greedy",
                                  "--out", str(out), "--quiet"])
     assert rc == 0
     eff = pd.read_csv(out / "hand_points_effects.csv")
     assert sorted(set(zip(eff.preset, eff.hand))) == [("contract", 1), ("shanghai", 1), ("shanghai", 2)]
     assert "(hand level: not contract hand 2, left out with --skip)" in (out / "report.md").read_text()
-    b = analysis("buying")
+    b = buying
     assert b.parse_skip(" shanghai:8 ,contract:8", ["shanghai", "contract"], [8, 10]) == {("shanghai", 8), ("contract", 8)}
     for bad in ("contract:9", "contract", "nosuch:8", "contract:x"):
         with pytest.raises(b.C.AnalysisError, match="--skip"):
@@ -91,16 +94,16 @@ def test_buying_skip_leaves_hand_level_cells_out(tmp_path, analysis):
         b.parse_skip("shanghai:8,contract:8", ["shanghai", "contract"], [8])
 
 
-def test_budget_pairs_are_a_doubled_rollouts_only(analysis):
-    b = analysis("buying")
+def test_budget_pairs_are_a_doubled_rollouts_only():
+    b = buying
     assert b.budget_pairs(["smart", "rollout:rollouts=8", "rollout:rollouts=16", "rollout:rollouts=32:policy=greedy"]) \
         == [("rollout:rollouts=8", "rollout:rollouts=16")]
 
 
-def test_buying_says_whether_a_size_holds_at_the_search_level(tmp_path, analysis):
+def test_buying_says_whether_a_size_holds_at_the_search_level(tmp_path):
     """A smart level and a rollout level get the 'do the sizes hold' table: per cell both
     sizes, the change's CI, whether it covers 0, and the stronger level's size where not."""
-    b = analysis("buying")
+    b = buying
     assert b.size_pairs(["greedy", "smart", "rollout", "rollout:rollouts=8"]) == [
         ("smart", "rollout"), ("smart", "rollout:rollouts=8")]
     var = pd.DataFrame({"level": ["smart"] * 2 + ["rollout"] * 2, "preset": ["shanghai"] * 4, "hand": [8] * 4,
@@ -121,10 +124,10 @@ def test_buying_says_whether_a_size_holds_at_the_search_level(tmp_path, analysis
     assert len(sz) == 2 and set(sz.arm) == {"never", "always"} and sz.holds.dtype == bool
 
 
-def test_sizes_compares_the_committed_runs_and_rebuilds_their_csv(tmp_path, analysis):
+def test_sizes_compares_the_committed_runs_and_rebuilds_their_csv(tmp_path):
     """analyses/sizes.py reads two committed buying.py runs (no game played) and rebuilds the
     committed comparison exactly; its report links both sources."""
-    z = analysis("sizes")
+    z = sizes
     out = tmp_path / "sizes"
     assert z.main(["--out", str(out), "--quiet"]) == 0
     got = pd.read_csv(out / "sizes_smart_vs_rollout.csv")
@@ -142,7 +145,7 @@ def test_sizes_compares_the_committed_runs_and_rebuilds_their_csv(tmp_path, anal
         assert (ANALYSES / "results" / "buying_sizes" / link).resolve().exists(), link
 
 
-def test_sizes_refuses_runs_of_other_seeds_or_smart_versions(tmp_path, analysis):
+def test_sizes_refuses_runs_of_other_seeds_or_smart_versions(tmp_path):
     """Two runs that do not share their deals (another seed), or a search over another smart
     version than the smart level played, are a one-line error, not a table."""
     import shutil
@@ -162,9 +165,9 @@ def test_sizes_refuses_runs_of_other_seeds_or_smart_versions(tmp_path, analysis)
     assert not (tmp_path / "o").exists()
 
 
-def test_buy_budget_tiny(tmp_path, analysis):
+def test_buy_budget_tiny(tmp_path):
     out = tmp_path / "bb"
-    rc = analysis("buy_budget").main(["--games", "8", "--hands", "9", "--levels", "greedy", "--presets", "shanghai",
+    rc = buy_budget.main(["--games", "8", "--hands", "9", "--levels", "greedy", "--presets", "shanghai",
                                      "--out", str(out), "--quiet"])
     assert rc == 0
     df = pd.read_csv(out / "buy_budget.csv")
@@ -176,9 +179,9 @@ def test_buy_budget_tiny(tmp_path, analysis):
     _pngs_ok(out, 1)
 
 
-def test_going_down_tiny(tmp_path, analysis):
+def test_going_down_tiny(tmp_path):
     out = tmp_path / "gd"
-    rc = analysis("going_down").main(["--games", "4", "--levels", "greedy", "--presets", "contract",
+    rc = going_down.main(["--games", "4", "--levels", "greedy", "--presets", "contract",
                                      "--out", str(out), "--quiet"])
     assert rc == 0
     arms = pd.read_csv(out / "arms.csv")
@@ -189,9 +192,9 @@ def test_going_down_tiny(tmp_path, analysis):
     _pngs_ok(out, 1)
 
 
-def test_seats_tiny(tmp_path, analysis):
+def test_seats_tiny(tmp_path):
     out = tmp_path / "seats"
-    rc = analysis("seats").main(["--games", "12", "--levels", "greedy", "--presets", "contract", "--players", "3",
+    rc = seats.main(["--games", "12", "--levels", "greedy", "--presets", "contract", "--players", "3",
                                 "--out", str(out), "--quiet"])
     assert rc == 0
     df = pd.read_csv(out / "seats.csv")
@@ -201,9 +204,9 @@ def test_seats_tiny(tmp_path, analysis):
     _pngs_ok(out, 1)
 
 
-def test_rules_tiny(tmp_path, analysis):
+def test_rules_tiny(tmp_path):
     out = tmp_path / "rules"
-    rc = analysis("rules").main(["--games", "3", "--levels", "greedy", "--presets", "contract", "--out", str(out),
+    rc = rules.main(["--games", "3", "--levels", "greedy", "--presets", "contract", "--out", str(out),
                                 "--quiet"])
     assert rc == 0
     df = pd.read_csv(out / "by_contract.csv")
@@ -212,10 +215,10 @@ def test_rules_tiny(tmp_path, analysis):
     _pngs_ok(out, 2)
 
 
-def test_tune_smart_tiny_and_its_rerun_reuses_the_tournaments(tmp_path, analysis):
+def test_tune_smart_tiny_and_its_rerun_reuses_the_tournaments(tmp_path):
     out = tmp_path / "tune"
     args = ["--games", "2", "--only", "dump", "--presets", "contract", "--out", str(out), "--quiet"]
-    t = analysis("tune_smart")
+    t = tune_smart
     assert t.main(args) == 0
     rec = json.loads((out / "tune_smart.json").read_text())
     assert rec["tuning_seed"] == 7000000 and rec["deals_per_candidate"] == 2 and rec["rules"] == ["contract"]
@@ -230,8 +233,7 @@ def test_tune_smart_tiny_and_its_rerun_reuses_the_tournaments(tmp_path, analysis
     assert sorted(p.stat().st_mtime_ns for p in (out / "data").rglob("*.parquet")) == parts
 
 
-def test_sweep_plays_each_cell_once_in_order_and_gathers_its_rows(tmp_path, analysis, capsys):
-    C = analysis("buying").C
+def test_sweep_plays_each_cell_once_in_order_and_gathers_its_rows(tmp_path, capsys):
     a = argparse.Namespace(out=str(tmp_path / "o"), quiet=False, levels="greedy,smart", presets="shanghai,contract")
     st = C.Study(a)
     cells = C.cells(st.levels, st.presets, lambda lv, p: (1, 2) if p == "shanghai" else (3,))
@@ -276,23 +278,25 @@ def test_readme_points_at_committed_results():
             assert (ANALYSES / path).exists(), link
 
 
-def test_holm_column_leaves_missing_p_out_of_the_family(analysis):
-    common = analysis("buying").C          # the analyses' shared helpers (analyses/analyses_common.py)
-    got = common.holm_column([0.01, float("nan"), 0.04, 1e-60])
+def test_holm_column_leaves_missing_p_out_of_the_family():
+    got = C.holm_column([0.01, float("nan"), 0.04, 1e-60])
     assert got[1] != got[1]                                   # NaN stays NaN
     assert got[3] == pytest.approx(3e-60) and got[0] == pytest.approx(0.02) and got[2] == pytest.approx(0.04)
 
 
-def test_runs_after_the_benchmarks_helpers_are_imported(analysis, bench):
-    """benchmarks/ has its own _common on sys.path; the analyses' helpers must not collide with it."""
-    assert hasattr(bench("_common"), "spread")            # benchmarks' helpers, as tests/test_benchmarks.py uses them
-    assert hasattr(analysis("buying").C, "parser")
+def test_the_studies_and_the_benchmarks_helpers_are_apart():
+    """analyses/ and benchmarks/ are two packages: each script reaches its own folder's helpers,
+    whichever was imported first."""
+    from benchmarks import _common, bench_melds
+    assert hasattr(_common, "spread") and not hasattr(C, "spread") and hasattr(C, "parser")
+    assert buying.C is C and sizes.buying is buying and bench_melds.Benchmark is _common.Benchmark
+    assert C.__name__ == "analyses.analyses_common" and _common.__name__ == "benchmarks._common"
 
 
-def test_when_to_buy_tiny(tmp_path, analysis):
+def test_when_to_buy_tiny(tmp_path):
     """Every buy decision of four smart is valued (K and 2K samples), tabulated by situation,
     charted and reported; valuing a point leaves the game as smart plays it."""
-    w = analysis("when_to_buy")
+    w = when_to_buy
     out = tmp_path / "wtb"
     rc = w.main(["--games", "2", "--presets", "contract", "--samples", "2", "--out", str(out), "--quiet"])
     assert rc == 0
@@ -327,8 +331,8 @@ def test_when_to_buy_tiny(tmp_path, analysis):
     assert seen == list(zip(pts.deal, pts.seat, pts.turn, pts.upcard, pts.smart_buys))
 
 
-def test_a_cluster_ci_counts_deals_not_points(analysis):
-    w = analysis("when_to_buy")
+def test_a_cluster_ci_counts_deals_not_points():
+    w = when_to_buy
     # two deals, each with many equal points: the CI is over 2 clusters, not 200 points
     m, lo, hi = w.cluster_ci([1.0] * 100 + [3.0] * 100, [0] * 100 + [1] * 100)
     assert m == 2.0 and hi - lo > 10
@@ -336,8 +340,8 @@ def test_a_cluster_ci_counts_deals_not_points(analysis):
     assert m == 2.0 and 0 < hi - lo < 0.5
 
 
-def test_when_to_buy_reads_its_chart_as_a_threshold_and_checks_it(tmp_path, analysis):
-    w = analysis("when_to_buy")
+def test_when_to_buy_reads_its_chart_as_a_threshold_and_checks_it(tmp_path):
+    w = when_to_buy
     cl = pd.DataFrame({"preset": ["contract"] * 4, "hand": [8] * 4, "lowers": [True, True, True, False],
                        "verdict": ["buy", "buy", "pass", "buy"], "buys_used": [1, 0, 2, 1],
                        "def_before": [2, 5, 3, 6]})
@@ -352,10 +356,10 @@ def test_when_to_buy_reads_its_chart_as_a_threshold_and_checks_it(tmp_path, anal
         assert row["points_lo"] <= row["points_mean"] <= row["points_hi"]
 
 
-def test_when_to_buy_knows_the_charts_shipped_in_the_package(analysis):
+def test_when_to_buy_knows_the_charts_shipped_in_the_package():
     """The committed chart of each contract is the shipped chart of that name, so the check
     plays it; a chart that differs in one cell is not, and its rows are what a new chart needs."""
-    w = analysis("when_to_buy")
+    w = when_to_buy
     cl = pd.read_csv(Path(w.__file__).parent / "results" / "when_to_buy" / "cells.csv")
     assert w.shipped_chart(cl, "shanghai", 8) == "shanghai8"
     assert w.shipped_chart(cl, "contract", 8) == "contract8"
@@ -368,11 +372,11 @@ def test_when_to_buy_knows_the_charts_shipped_in_the_package(analysis):
     assert w.shipped_chart(cl, "contract", 10) is None
 
 
-def test_search_budget_tiny(tmp_path, analysis, capsys):
+def test_search_budget_tiny(tmp_path, capsys):
     """Every variant is asked at every searched decision of seat 0 on the same samples: a
     variant that is the reference under another name chooses and scores the same; the
     reference's cost share is 1 and its difference from itself 0; bad variants are one line."""
-    sb = analysis("search_budget")
+    sb = search_budget
     out = tmp_path / "sb"
     v = ("ref=rollout:rollouts=2:race=4:candidates=2;again=rollout:rollouts=2:race=4:candidates=2;"
          "fixed=rollout:rollouts=2:race=0:candidates=2")
@@ -417,7 +421,7 @@ def test_search_budget_tiny(tmp_path, analysis, capsys):
     assert not (tmp_path / "bad").exists()
 
 
-STUDIES = sorted(p.name for p in ANALYSES.glob("*.py") if p.name != "analyses_common.py")
+STUDIES = sorted(p.name for p in ANALYSES.glob("*.py") if p.name not in ("analyses_common.py", "__init__.py"))
 
 
 @pytest.mark.parametrize("script", STUDIES)
@@ -443,11 +447,6 @@ def test_every_study_refuses_a_folder_that_is_not_a_study(tmp_path, script):
 ])
 def test_study_out_refuses_system_folders(out, words):
     """Checked by the parser, before any folder is made (never run a study into / to test it)."""
-    sys.path.insert(0, str(ANALYSES))
-    try:
-        import analyses_common as C
-    finally:
-        sys.path.remove(str(ANALYSES))
     with pytest.raises(C.AnalysisError, match=words):
         C.check_out(out)
     ap = C.parser("going_down", "doc", 10)
@@ -457,11 +456,6 @@ def test_study_out_refuses_system_folders(out, words):
 
 
 def test_study_out_takes_new_empty_and_study_folders(tmp_path):
-    sys.path.insert(0, str(ANALYSES))
-    try:
-        import analyses_common as C
-    finally:
-        sys.path.remove(str(ANALYSES))
     (tmp_path / "empty").mkdir()
     (tmp_path / "rerun" / "data").mkdir(parents=True)
     (tmp_path / "done").mkdir()

@@ -3,23 +3,28 @@ and BENCHMARKS.md's tables are the JSON results, cell for cell. Not the timings.
 
 from __future__ import annotations
 
+import importlib
 import json
 
 import pytest
 
 pytest.importorskip("matplotlib")
 
+import benchmarks._common as common  # noqa: E402  (the package benchmarks: pyproject's pytest pythonpath)
+import benchmarks.report as report  # noqa: E402
+
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.fixture(scope="module")
-def run_all(bench):
-    return bench("run_all")
+def run_all():
+    import benchmarks.run_all
+    return benchmarks.run_all
 
 
 @pytest.fixture(scope="module")
-def fmt(bench):
-    return bench("_common").fmt
+def fmt():
+    return common.fmt
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +52,7 @@ def _md_tables(text: str) -> list[list[list[str]]]:
     return tables
 
 
-def test_every_benchmark_writes_a_result_with_the_machine(tiny, run_all, bench):
-    common = bench("_common")
+def test_every_benchmark_writes_a_result_with_the_machine(tiny, run_all):
     for name in run_all.ORDER:
         res = json.loads((tiny / "results" / f"{name}.json").read_text())
         assert res["name"] == name and res["run"] == "tiny"
@@ -67,10 +71,9 @@ def test_every_benchmark_writes_a_result_with_the_machine(tiny, run_all, bench):
     assert text.count("; load average ") == len(run_all.ORDER)
 
 
-def test_a_result_of_an_older_bot_names_the_spec_that_replays_it(bench):
+def test_a_result_of_an_older_bot_names_the_spec_that_replays_it():
     """A committed result played by a version that is no longer the newest says which spec
     replays it today; BENCHMARKS.md carries that line for the strength tables."""
-    report = bench("report")
     from shanghai_sim.bots import BOTS
     line = report._versions_line({"greedy": BOTS["greedy"].version, "smart": 1})
     assert "played greedy 2, smart 1 (today: `smart:v=1`)" in line
@@ -123,20 +126,23 @@ def test_fmt_writes_a_spread_as_median_and_range(fmt):
     assert fmt(None) == "n/a" and fmt(1234) == "1,234" and fmt(0.5) == "0.50"
 
 
-def test_every_benchmark_module_declares_its_record(run_all, bench):
+def test_every_benchmark_module_declares_its_record(run_all):
     """One record per bench_*.py: its measure, its sizes for every run size, its chart and text."""
     from pathlib import Path
-    common = bench("_common")
     mods = sorted(p.stem for p in Path(run_all.HERE).glob("bench_*.py"))
     assert sorted(f"bench_{n}" for n in run_all.ORDER) == mods
     for b in common.benchmarks():
         assert set(b.sizes) == {"full", "quick", "tiny"} and b.title and len(b.how) > 80
-        assert b.measure is bench(f"bench_{b.name}").measure and callable(b.chart)
+        assert b.measure is importlib.import_module(f"benchmarks.bench_{b.name}").measure and callable(b.chart)
 
 
 TOY = '''
 from pathlib import Path
-from _common import Benchmark, Source, spread, table
+
+if __package__:                      # imported: benchmarks.bench_toy
+    from ._common import Benchmark, Source, spread, table
+else:                                # python benchmarks/bench_toy.py
+    from _common import Benchmark, Source, spread, table
 
 
 def measure(n=1, progress=None):
@@ -146,7 +152,10 @@ def measure(n=1, progress=None):
 
 
 def chart(res, path):
-    from charts import finish, plt
+    if __package__:
+        from .charts import finish, plt
+    else:
+        from charts import finish, plt
     fig, ax = plt.subplots(figsize=(4, 2))
     ax.bar([0], [res["figures"]["s"]["median"]])
     return finish(fig, res, path)
@@ -209,12 +218,11 @@ def test_a_new_benchmark_is_its_one_module(tmp_path, run_all):
     assert "## The toy section" in (tmp_path / "BENCHMARKS.md").read_text()
 
 
-def test_a_result_measured_on_uncommitted_code_says_so(tmp_path, bench, monkeypatch):
+def test_a_result_measured_on_uncommitted_code_says_so(tmp_path, monkeypatch):
     """The machine line names the commit, and a run on changed library or benchmark code says
     "with uncommitted changes": its figures are not that commit's (a result in BENCHMARKS once
     named the parent of the code it measured)."""
     import subprocess
-    common = bench("_common")
     (tmp_path / "shanghai_sim").mkdir()
     code = tmp_path / "shanghai_sim" / "x.py"
     code.write_text("A = 1\n")
@@ -265,12 +273,11 @@ def _git(cwd, *args):
                    cwd=cwd, check=True, capture_output=True)
 
 
-def test_source_hash_follows_content_not_paths(tmp_path, bench):
+def test_source_hash_follows_content_not_paths(tmp_path):
     """The source hash of a section: its files' contents, not their names. A file moved unchanged
     keeps it; a byte changed anywhere in it changes it; a benchmark's own record (its text, sizes)
     is not part of it; at a commit (``git show``) it is what the working tree had then. Kernel
     modules count with what they import, transitively, unless cut."""
-    common = bench("_common")
     k = tmp_path / "shanghai_sim" / "kernels"
     k.mkdir(parents=True)
     (k / "search").mkdir()                # kernels in sub-folders count, by their dotted key
@@ -328,12 +335,12 @@ def _sections(md: str) -> dict[str, str]:
     return {part.split("\n", 1)[0]: part for part in md.split("\n## ")[1:]}
 
 
-def test_committed_sections_measured_todays_source(bench):
+def test_committed_sections_measured_todays_source():
     """Each committed section's result holds the hash of the source it measured; a section whose
     source has changed since must be rerun, or listed in STALE (benchmarks/_common.py) with the
     reason, and BENCHMARKS.md must say so under its heading. A listed section that is up to date
     again comes off the list."""
-    common, run_all = bench("_common"), bench("run_all")
+    import benchmarks.run_all as run_all
     results = run_all.load_results(run_all.HERE / "results")
     stale = common.stale_sections(results)
     unlisted = [f"section {n!r} of BENCHMARKS.md is stale: {why}. Rerun it: python benchmarks/run_all.py "
@@ -358,14 +365,13 @@ def test_committed_sections_measured_todays_source(bench):
             f"{'is not' if marked else 'is'}: python benchmarks/run_all.py --no-run")
 
 
-def test_stale_list_names_benchmarks_with_reasons(bench):
-    common, run_all = bench("_common"), bench("run_all")
+def test_stale_list_names_benchmarks_with_reasons():
+    import benchmarks.run_all as run_all
     for name, why in common.STALE.items():
         assert name in run_all.ORDER and len(why) > 20, (name, why)
 
 
-def test_a_section_measured_on_a_busy_machine_says_so(bench):
-    report = bench("report")
+def test_a_section_measured_on_a_busy_machine_says_so():
     line = report._busy_line({"cores": 2, "load": [7.0, 7.61]})
     assert line.startswith("> **Measured on a busy machine**: load average 7.0 at the start, 7.6 at the end, on 2 cores")
     assert report._busy_line({"cores": 2, "load": [1.5, 2.0]}) == "" == report._busy_line({"cores": 2})

@@ -299,17 +299,13 @@ class _Done:
 @pytest.fixture
 def script(monkeypatch, capsys):
     """Run ``analyses/NAME.py`` or ``benchmarks/NAME.py`` in this process (no interpreter
-    start-up per case): returns its exit status and what it printed."""
-    import importlib.util
+    start-up per case), as the module ``analyses.NAME`` or ``benchmarks.NAME`` of its package:
+    returns its exit status and what it printed."""
+    import importlib
 
     def run(path: str, *args) -> _Done:
-        folder = str((ROOT / path).parent)
-        monkeypatch.syspath_prepend(folder)
         monkeypatch.setattr(sys, "argv", [path, *map(str, args)])
-        spec = importlib.util.spec_from_file_location(f"_script_{Path(path).stem}", ROOT / path)
-        mod = importlib.util.module_from_spec(spec)
-        monkeypatch.setitem(sys.modules, spec.name, mod)     # dataclasses look their module up
-        spec.loader.exec_module(mod)
+        mod = importlib.import_module(Path(path).with_suffix("").as_posix().replace("/", "."))
         capsys.readouterr()
         try:
             rc = mod.main()

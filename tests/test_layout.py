@@ -95,3 +95,29 @@ def test_kernels_import_nothing_from_outside_kernels():
         depth = len(p.relative_to(kernels).parts)       # from kernels/x.py "..", from kernels/f/x.py "..."
         assert not re.search(r"^\s*from \.{%d}|^\s*from shanghai_sim|^\s*import shanghai_sim" % (depth + 1),
                              text, re.M), p.relative_to(ROOT)
+
+
+STUDIES = [p for d in ("analyses", "benchmarks") for p in sorted((ROOT / d).glob("*.py"))]
+
+
+def test_the_studies_call_the_library_not_the_kernels():
+    """analyses/ reaches the search through shanghai_sim.valuing, never shanghai_sim.kernels
+    (docs/DEVELOPING.md: floor 5 calls the library)."""
+    bad = [f"{p.relative_to(ROOT)}:{i}: {line.strip()}"
+           for p in sorted((ROOT / "analyses").glob("*.py"))
+           for i, line in enumerate(p.read_text().splitlines(), 1)
+           if re.search(r"^\s*(from|import)\s+shanghai_sim\.kernels\b|^\s*from\s+shanghai_sim\s+import\s+.*\bkernels\b", line)]
+    assert not bad, "\n".join(bad)
+
+
+def test_no_study_or_benchmark_edits_the_import_path():
+    """analyses/ and benchmarks/ are packages (the tests import them by name) whose scripts also
+    run as ``python analyses/NAME.py``: neither edits sys.path, and neither do the tests that
+    reach them."""
+    files = STUDIES + [ROOT / "tests" / f for f in ("conftest.py", "test_analyses.py", "test_benchmarks.py",
+                                                     "test_play_quality.py", "test_input_checks.py")]
+    bad = [f"{p.relative_to(ROOT)}:{i}: {line.strip()}"
+           for p in files for i, line in enumerate(p.read_text().splitlines(), 1)
+           if re.search(r"sys\.path\.(insert|append|extend)|sys\.path\s*[+]?=|syspath_prepend|spec_from_file_location", line)
+           and not (p.name == "_common.py" and "spec_from_file_location" in line)]     # _common.peer: tests/ files
+    assert not bad, "\n".join(bad)

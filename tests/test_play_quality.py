@@ -15,9 +15,10 @@ from shanghai_sim.kernels.base.records import HF_BUYS, HF_DOWN_TURN, NHF
 
 
 @pytest.fixture(scope="module")
-def B(bench):
+def B():
     """benchmarks/bench_play_quality.py, whose counters these tests check."""
-    return bench("bench_play_quality")
+    from benchmarks import bench_play_quality
+    return bench_play_quality
 
 FILL = "2C 3D 4H 5S 6C 7D 9H TS JC QD KH"
 

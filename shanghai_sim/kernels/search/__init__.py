@@ -1,4 +1,4 @@
 """The search bot: playouts from sampled worlds on the engine, with the bots as its policy
-(``rollout``), and the evaluator the analyses ask at one decision (``evaluate``). May import:
+(``rollout``; ``shanghai_sim.valuing`` asks its ``search_nb`` for the studies). May import:
 ``base/``, ``compile/``, ``melds/``, ``engine/`` and ``bots/``.
 """
