@@ -341,7 +341,7 @@ _ROLLOUT_V5 = (("tie", "2"), ("race_take", "-1"), ("race_play", "-1"))
 # A bot's kind (its kernel's dispatch value) is its place here: kernels/games/dispatch.py is
 # generated from this registry (python -m shanghai_sim.botgen), so keep the order.
 BOTS: dict[str, BotInfo] = {b.name: replace(b, kind=kind) for kind, b in enumerate((
-    BotInfo("random", "bots.players.random_action_nb", "uniformly random among the legal actions (fuzzing, and a floor)"),
+    BotInfo("random", "bots.basics.random_action_nb", "uniformly random among the legal actions (fuzzing, and a floor)"),
     BotInfo("greedy", "bots.players.greedy_action_nb",
             "lowest deficiency, the baseline: takes the upcard when that lowers the deficiency "
             "even after its discard, buys when the upcard lowers it (or when the hand meets the "

@@ -120,7 +120,7 @@ def _random_choices(g, draws):
     """The random bot's choice, drawn `draws` times from the same state (each draw
     moves on the seat's random stream only), against the legal actions there."""
     from shanghai_sim.kernels.engine.play import legal_actions_nb
-    from shanghai_sim.kernels.bots.players import random_action_nb
+    from shanghai_sim.kernels.bots.basics import random_action_nb
     p = int(g.S[L.S_ACTOR])
     buf = np.zeros(L.MAXLEGAL, np.int64)
     legal = {int(a) for a in buf[:legal_actions_nb(g.R, g.G, buf)]}

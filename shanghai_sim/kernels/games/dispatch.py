@@ -25,7 +25,8 @@ import numpy as np
 
 from ..base.codes import NO_ACTION
 from ..base.layout import G_S, S_ACTOR
-from ..bots.players import greedy_action_nb, random_action_nb, smart_action_nb
+from ..bots.basics import random_action_nb
+from ..bots.players import greedy_action_nb, smart_action_nb
 from ..search.rollout import new_workspace_nb, rollout_action_nb  # noqa: F401  (new_workspace_nb re-exported)
 
 BOT_RANDOM = 0

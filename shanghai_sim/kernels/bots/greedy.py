@@ -1,0 +1,155 @@
+"""The greedy bot's decisions (docs/bots.md): its discard, whether taking the upcard pays,
+its lay-offs and joker swaps, whether a lone card may be kept, whether a buy is useful. Its
+turn is ``players._turn_nb`` with none of smart's hooks."""
+
+import numba as nb
+import numpy as np
+
+from ..base.layout import (G_BUF, G_HANDS, G_PS, G_S, G_SCR, G_TABLE, G_TCARDS, JOKER, NCARDS,
+                           NRANKS, PS_DOWN, PS_N, P_GO_OUT, RUN, R_PARAMS, R_POINTS, SCR_CAND,
+                           SCR_TMP, S_NT, S_UP, TM_HI, TM_KEY, TM_KIND, TM_LO, TM_N, TM_NJ)
+from ..melds.finder import popcount
+from ..base.codes import A_DISCARD, A_SWAP, action_nb
+from ..engine.godown import must_lay_off_last_nb
+from ..engine.handmemo import def_in_nb, hand_def_nb
+from ..engine.play import layoff_list_nb
+from ..engine.table import card_layable_nb, do_swap_nb, undo_swap_nb
+from ..engine.turn import discard_now_nb, layoff_allowed_now_nb, swap_legal_nb
+from ..engine.state import def_restore_nb, def_saved_nb
+from .outlook import cards_short_nb
+from .basics import NEAR, _def_plus, _down_discard, _insert_key, _pick_ranked, _took
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _greedy_discard(R, G, p):
+    if not discard_now_nb(R, G, p):
+        return action_nb(A_DISCARD, -1, 0, 0)
+    if G[G_PS][p, PS_DOWN] != 0:
+        return _down_discard(R, G, p, np.int64(0), np.float64(0.0), np.int64(0), np.float64(0.0))
+    # Not down: keep the deficiency lowest; ties: more useful outs, then the higher points
+    # go, then the lower card id; a joker or the card just taken only as a last resort.
+    pts = R[R_POINTS]
+    Hp = G[G_HANDS][p]
+    cand = G[G_SCR][SCR_CAND]
+    took = _took(G, p)
+    # Useful outs of the hand less card c: the distinct natural cards that share a rank
+    # with a card left or stand within two run positions of one in its suit (the union
+    # of NEAR over the cards left). Only a single copy of a natural changes the union:
+    # it is then the union over the cards before c and after c (suffix unions in suf).
+    suf = G[G_SCR][SCR_TMP]
+    acc = np.int64(0)
+    for c in range(51, -1, -1):
+        suf[c] = acc
+        if Hp[c] > 0:
+            acc |= np.int64(NEAR[c])
+    full = popcount(acc)
+    pre = np.int64(0)
+    n = np.int64(0)
+    for c in range(NCARDS):
+        if Hp[c] == 0:
+            continue
+        outs = full
+        if c < JOKER:
+            if Hp[c] == 1:
+                outs = popcount(pre | suf[c])
+            pre |= np.int64(NEAR[c])
+        cls = 0 if c == JOKER or c == took else 1
+        _insert_key(cand, n, (cls << 56) | (outs << 48) | (pts[c] << 8) | (255 - c))
+        n += 1
+    return _pick_ranked(R, G, p, n)
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _take_pays(R, G, p, up):
+    """Taking card up and then discarding another natural lowers seat p's deficiency
+    (so the same evaluation would not throw it back, nor a joker instead)."""
+    Hp = G[G_HANDS][p]
+    d0 = hand_def_nb(R, G, p)
+    if d0 == 0:
+        return False
+    Hp[up] += 1
+    d1 = def_in_nb(R, G, Hp, d0 - 1, d0)               # a card more: d0 - 1 or d0
+    ok = False
+    if d1 < d0:
+        for c in range(JOKER):
+            if c == up or Hp[c] == 0:
+                continue
+            Hp[c] -= 1
+            d = def_in_nb(R, G, Hp, d1, d1 + 1)        # a card less: d1 or d1 + 1
+            Hp[c] += 1
+            if d == d1:
+                ok = True
+                break
+    Hp[up] -= 1
+    return ok
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _greedy_layoff(R, G, p):
+    """The first legal lay-off (cards, then melds, then ends), or -1."""
+    BUF = G[G_BUF]
+    if layoff_list_nb(R, G, p, BUF, np.int64(0), np.int64(1)) > 0:
+        return BUF[0]
+    return -1
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _greedy_swap(R, G, p, down):
+    """A joker swap that helps: when down, one whose joker can be laid off afterwards;
+    when not down (joker_swap = anyone), one after which the bot can go down."""
+    H = G[G_HANDS]
+    TM = G[G_TABLE]
+    S = G[G_S]
+    for m in range(S[S_NT]):
+        if TM[m, TM_NJ] == 0:
+            continue
+        if TM[m, TM_KIND] == RUN:
+            lo = TM[m, TM_LO]
+            hi = TM[m, TM_HI]
+        else:
+            lo = 0
+            hi = TM[m, TM_N] - 1
+        for k in range(lo, hi + 1):
+            if G[G_TCARDS][m, k] != JOKER:
+                continue
+            for s in range(4):
+                if TM[m, TM_KIND] == RUN:
+                    if s > 0:
+                        break
+                    c = TM[m, TM_KEY] * NRANKS + k % NRANKS
+                else:
+                    c = s * NRANKS + TM[m, TM_KEY]
+                if H[p, c] == 0 or not swap_legal_nb(R, G, p, c, m, k):
+                    continue
+                if not down:
+                    return action_nb(A_SWAP, c, m, k)
+                saved = def_saved_nb(G, p)
+                ident = do_swap_nb(G, p, c, m, k)
+                ok = layoff_allowed_now_nb(R, G, p) and card_layable_nb(R, G, np.int64(JOKER))
+                undo_swap_nb(G, p, c, m, k, ident)
+                def_restore_nb(G, p, saved)
+                if ok:
+                    return action_nb(A_SWAP, c, m, k)
+    return -1
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _lone_card_ok(R, G, p):
+    """Seat p (down) holds cards that do not block a lay-off of one more card."""
+    if not must_lay_off_last_nb(G[G_PS][p, PS_N], R[R_PARAMS][P_GO_OUT]):
+        return True
+    for c in range(NCARDS):
+        if G[G_HANDS][p, c] > 0:
+            return card_layable_nb(R, G, c)
+    return True
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _useful_buy(R, G, p):
+    """buy=useful: the upcard lowers the deficiency, or the hand meets the contract but
+    holds too few cards to go down (docs/rules.md §3: from hand 8 only buys get there)."""
+    d0 = hand_def_nb(R, G, p)
+    if d0 == 0:
+        return cards_short_nb(R, G, p) > 0
+    return _def_plus(R, G, p, G[G_S][S_UP], d0) < d0
+
