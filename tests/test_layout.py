@@ -121,3 +121,52 @@ def test_no_study_or_benchmark_edits_the_import_path():
            if re.search(r"sys\.path\.(insert|append|extend)|sys\.path\s*[+]?=|syspath_prepend|spec_from_file_location", line)
            and not (p.name == "_common.py" and "spec_from_file_location" in line)]     # _common.peer: tests/ files
     assert not bad, "\n".join(bad)
+
+
+# The kernels' house (docs/DEVELOPING.md): what each folder of kernels/ may import
+HOUSE = {
+    "compile": set(),
+    "base": set(),
+    "melds": {"base", "compile"},
+    "engine": {"melds", "base", "compile"},
+    "bots": {"engine", "melds", "base", "compile"},
+    "search": {"bots", "engine", "melds", "base", "compile"},
+    "games": {"search", "bots", "engine", "melds", "base", "compile"},
+}
+
+
+def _kernel_folder_imports(path, kernels):
+    """The kernels/ folders the module at ``path`` imports: relative imports at any depth
+    (``from ..base.layout import``, ``from .. import base``), and absolute ones."""
+    import ast
+    here = list(path.relative_to(kernels).parts[:-1])          # its folder, below kernels/
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            if node.level - 1 > len(here):
+                continue                                        # above kernels/: another test's
+            parts = here[:len(here) - (node.level - 1)] + (node.module.split(".") if node.module else [])
+            out.update(parts[:1] or [a.name for a in node.names])
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("shanghai_sim.kernels."):
+            out.add(node.module.split(".")[2])
+        elif isinstance(node, ast.Import):
+            out.update(a.name.split(".")[2] for a in node.names if a.name.startswith("shanghai_sim.kernels."))
+    return out & set(HOUSE)
+
+
+def test_each_kernel_folder_imports_only_the_folders_below_it():
+    kernels = ROOT / "shanghai_sim" / "kernels"
+    folders = {p.name for p in kernels.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert folders == set(HOUSE), "a kernels/ folder missing from the house (tests/test_layout.py, docs/DEVELOPING.md)"
+    assert [p.name for p in kernels.glob("*.py")] == ["__init__.py"], "a kernel module outside the folders"
+    bad = []
+    for folder, allowed in HOUSE.items():
+        assert (kernels / folder / "__init__.py").read_text().startswith('"""'), f"kernels/{folder}: no docstring"
+        for p in sorted((kernels / folder).glob("*.py")):
+            wrong = _kernel_folder_imports(p, kernels) - allowed - {folder}
+            if wrong:
+                bad.append(f"{p.relative_to(ROOT)} imports kernels/{', kernels/'.join(sorted(wrong))}")
+    assert not bad, "\n".join(bad)
+    # the checker sees an import across folders (a guard against a checker that finds nothing)
+    assert "base" in _kernel_folder_imports(kernels / "melds" / "finder.py", kernels)
+    assert "engine" in _kernel_folder_imports(kernels / "bots" / "players.py", kernels)
