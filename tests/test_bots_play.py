@@ -114,12 +114,15 @@ def test_smart_does_not_feed_a_down_next_player():
 
 
 def _hidden_shuffled(g, seat, rng):
-    """The same game with the cards of every seat but ``seat`` dealt anew among those seats,
-    each keeping its size and the cards it is known to hold."""
+    """The same game as ``seat`` sees it, with everything else redrawn: the hidden cards of
+    every other seat and the stock dealt anew among them (each hand keeping its size and the
+    cards it is known to hold, the stock its size, in a new order), and every random stream
+    but the seat's own (the deal's, the other seats', the game seed's row) replaced."""
     G = g.G
-    H, PS = G[L.G_HANDS], G[L.G_PS]
+    H, PS, stock = G[L.G_HANDS], G[L.G_PS], G[L.G_STOCK]
+    n_stock = int(G[L.G_S][L.S_STOCK_N])
     others = [q for q in range(g.players) if q != seat]
-    pool = []
+    pool = [int(c) for c in stock[:n_stock]]
     for q in others:
         for c in range(53):
             free = int(H[q, c]) - int(PS[q, L.PS_KNOWN0 + c])
@@ -133,7 +136,21 @@ def _hidden_shuffled(g, seat, rng):
             H[q, c] += 1
         k += free
         G[L.G_PRIV][q, L.PV_DEFOK] = L.DEF_UNKNOWN
-    assert k == len(pool)
+    stock[:n_stock] = pool[k:]
+    assert k + n_stock == len(pool)
+    streams = G[L.G_RNG]
+    for row in range(streams.shape[0]):
+        if row != L.RNG_BOT0 + seat:
+            streams[row] = rng.integers(1, 2**63, size=streams.shape[1], dtype=np.uint64)
+
+
+def _saved(g):
+    return {k: g.G[k].copy() for k in (L.G_HANDS, L.G_PS, L.G_PRIV, L.G_STOCK, L.G_RNG)}
+
+
+def _restore(g, saved):
+    for k, a in saved.items():
+        g.G[k][:] = a
 
 
 # Every bot of the registry (a new bot joins by itself); a search bot (one with a rollouts
@@ -151,7 +168,8 @@ SEAT_VIEW_DECISIONS = {name: 60 for name in BOTS if _searches(name)}
 @pytest.mark.parametrize("bot", sorted(BOTS))
 def test_every_bot_decides_from_its_seat_view(bot, rules):
     """At every decision of a few games, each registry bot's choice is the same after the
-    other hands' hidden cards are dealt anew among them (docs/bots.md, the seat view)."""
+    other hands' hidden cards and the stock are dealt anew among them, in a new stock order,
+    and every random stream but the seat's own is replaced (docs/bots.md, the seat view)."""
     spec = SEAT_VIEW[bot]
     cap = SEAT_VIEW_DECISIONS.get(bot, 400)
     rng = np.random.default_rng(5)
@@ -161,11 +179,10 @@ def test_every_bot_decides_from_its_seat_view(bot, rules):
         while not g.over and checked < cap * (seed + 1):
             seat = g.to_act
             want = str(g.bot_action(spec))
-            saved = (g.G[L.G_HANDS].copy(), g.G[L.G_PS].copy())
+            saved = _saved(g)
             _hidden_shuffled(g, seat, rng)
             got = str(g.bot_action(spec))
-            g.G[L.G_HANDS][:] = saved[0]
-            g.G[L.G_PS][:] = saved[1]
+            _restore(g, saved)
             assert got == want, (seed, g.view(seat))
             checked += 1
             g.step()

@@ -14,7 +14,7 @@ from shanghai_sim.kernels.search.rollout import fit_hands_nb, load_sample_nb, or
 from shanghai_sim.kernels.base.rng import shuffle_nb
 from shanghai_sim.rules import preset
 
-from test_bots_play import _hidden_shuffled, act, one_hand
+from test_bots_play import _hidden_shuffled, _restore, _saved, act, one_hand
 
 # every upcard that could matter searched (prune=1), with a fixed budget of 2 samples
 FAST = "rollout:rollouts=2:candidates=2:race=0:prune=1"
@@ -224,8 +224,10 @@ def test_a_sample_ignores_the_hidden_cards():
     pool = g.workspace()[L.W_RI][L.RI_POOL]
     n = unseen_pool_nb(g.R, g.G, seat, pool)
     want = pool[:n].copy()
+    saved = _saved(g)
     _hidden_shuffled(g, seat, rng)
     assert unseen_pool_nb(g.R, g.G, seat, pool) == n and (pool[:n] == want).all()
+    _restore(g, saved)
 
 
 @pytest.mark.parametrize("mode", [1, 2])
@@ -272,21 +274,21 @@ def test_the_oracle_reads_the_hidden_cards():
         rf[:] = -1
         g.bot_action(spec)
         means = rf[:8].copy()
-        saved = (g.G[L.G_HANDS].copy(), g.G[L.G_PS].copy())
+        saved = _saved(g)
         _hidden_shuffled(g, seat, rng)
         rf[:] = -1
         g.bot_action(spec)
         changed += int((rf[:8] != means).any())
-        g.G[L.G_HANDS][:] = saved[0]
-        g.G[L.G_PS][:] = saved[1]
+        _restore(g, saved)
         g.step()
     assert changed == 3
 
 
 def test_rollout_decides_from_its_seat_view():
     """At every decision of a game, the rollout bot's action and the means of its search are
-    the same after the other hands' hidden cards are dealt anew among them (its samples
-    come from the seat's view and its own random stream, restored by bot_action)."""
+    the same after the other hands' hidden cards and the stock are dealt anew among them and
+    every other random stream replaced (its samples come from the seat's view and its own
+    random stream, restored by bot_action)."""
     rng = np.random.default_rng(5)
     g = Game(rules="shanghai", players=4, seed=2, bots="smart")
     checked = searched = 0
@@ -296,12 +298,11 @@ def test_rollout_decides_from_its_seat_view():
         rf[:] = -1
         want = str(g.bot_action(FAST))
         means = rf[:8].copy()
-        saved = (g.G[L.G_HANDS].copy(), g.G[L.G_PS].copy())
+        saved = _saved(g)
         _hidden_shuffled(g, seat, rng)
         got = str(g.bot_action(FAST))
         assert got == want and (rf[:8] == means).all(), (g.view(seat), want, got)
-        g.G[L.G_HANDS][:] = saved[0]
-        g.G[L.G_PS][:] = saved[1]
+        _restore(g, saved)
         searched += int((means != -1).any())
         checked += 1
         g.step()
