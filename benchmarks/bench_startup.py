@@ -256,13 +256,13 @@ NOTE_BOTH_CORES = (
     "at once (a caller does not wait for the separate kernels it calls: `kernels.compile.linking`) and "
     "announces each separate kernel it will need to a helper process, which compiles the meld "
     "finder's largest path, the lay-down search and then what is announced, while the command "
-    "compiles the rest (`precompile.engine_helper`)")
+    "compiles the rest (`compiling.engine_helper`)")
 
 
 def _notes(wholes: list[dict]) -> list[str]:
     twice = next((w["compiled_twice"] for w in wholes if w["command"].startswith("README")), None)
     out = [NOTE_BOTH_CORES + "; a cold `meld` likewise compiles the lay-down search in a "
-           "helper while it compiles the deficiency (`precompile.hand_helper`); `warmup` runs every "
+           "helper while it compiles the deficiency (`compiling.hand_helper`); `warmup` runs every "
            "step at once in one process per core. A kernel two processes need is compiled once "
            "(`kernels.compile.cache`)."]
     if twice is None:

@@ -162,7 +162,7 @@ def meld_cmd(cards: tuple[str, ...], contract: str, rules_spec: str, rule_items:
     from shanghai_sim.rules import RulesError
     if not cards:
         fail("empty hand: give the cards, e.g. shanghai-sim meld 5C 6C 7C 8C JK --contract 2")
-    from shanghai_sim.precompile import hand_helper
+    from shanghai_sim.compiling import hand_helper
     r = rules_or_fail(rules_spec, rule_items, players)
 
     def analyse():

@@ -137,7 +137,7 @@ def analysis_args(counts=None, rules: "Rules | None" = None, contract: int | str
     """The meld finder's arguments for one hand as ``analyze_hand`` passes them: (counts,
     the contract as ``layout.Contract``, the rules' points, the lay-down rows). Without
     arguments, an empty hand under ``shanghai`` contract 2: the types a compile by signature
-    needs (``precompile._lay_half``)."""
+    needs (``compiling._lay_half``)."""
     r = _rules("shanghai") if rules is None else rules
     kinds, sizes, nm, _ = _contract_rows(r, contract)
     a = r.arrays()

@@ -267,12 +267,12 @@ def test_a_kernel_two_processes_need_is_compiled_once(tmp_path):
 
 
 HELPER_ON_WARM = COUNT_COMPILES + textwrap.dedent("""
-    from shanghai_sim import precompile as P
+    from shanghai_sim import compiling as C, precompile as P
     P._batch_engine()                        # loads the engine from the warm cache
     Count.n = 0
-    P._finder_half()
-    P._lay_half()
-    print(Count.n, P._engine_cold())
+    C._finder_half()
+    C._lay_half()
+    print(Count.n, C._engine_cold())
 """)
 
 
@@ -288,11 +288,11 @@ def test_the_first_run_helper_asks_for_the_engines_own_signatures():
 
 
 HAND_HELPER_ON_WARM = COUNT_COMPILES + textwrap.dedent("""
-    from shanghai_sim import precompile as P
+    from shanghai_sim import compiling as C, precompile as P
     P._hand_analysis()                       # loads the finder and the lay-down search
     Count.n = 0
-    P._lay_half()
-    print(Count.n, P._hand_cold())
+    C._lay_half()
+    print(Count.n, C._hand_cold())
 """)
 
 

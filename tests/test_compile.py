@@ -234,7 +234,7 @@ print(toy.big_nb.signatures, toy.big_nb.stats.cache_misses and 1 or 0)
 
 
 def test_a_helper_compiles_the_kernels_a_command_announces(tmp_path):
-    # precompile.engine_helper: the command writes each separate kernel it finds it needs
+    # compiling.engine_helper: the command writes each separate kernel it finds it needs
     # (with its argument types) to a file; the helper compiles them into its cache
     queue = tmp_path / "queue"
     for who in ("command", "helper"):

@@ -3,6 +3,7 @@ lists packages by name, so a folder left off the list would be missing from the 
 command would fail on import after a plain install, while an editable checkout still worked."""
 
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -41,8 +42,14 @@ def test_the_wheel_installs_into_a_fresh_environment_and_plays(tmp_path):
     """Build the wheel as ``pip install .`` does, install it alone into a new virtual environment
     (its dependencies read from this one's site-packages, so no download), and play there, from a
     folder outside the checkout: the installed copy runs, not the checkout."""
+    src = tmp_path / "src"                   # a copy: building in the checkout would write build/ there
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, src / name)
+    for name in ("shanghai_sim", "cli"):
+        shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
     wheels = tmp_path / "wheels"
-    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(ROOT)],
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(src)],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     wheel, = wheels.glob("shanghai_sim-*.whl")

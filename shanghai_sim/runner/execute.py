@@ -444,7 +444,7 @@ def _warm_up(plan_: Plan, eng: Engine, stream: TextIO | None) -> None:
     A compile says so on stderr with its elapsed time (``kernels.compile.cache``), unless
     progress is off (``stream`` None, ``run --quiet``)."""
     from ..kernels.compile.cache import compile_notice_muted
-    from ..precompile import engine_helper
+    from ..compiling import engine_helper
     with compile_notice_muted(stream is None), engine_helper():
         ra = plan_.rules.arrays()
         kind, params = eng.parse_bots(list(plan_.lineup), plan_.players)

@@ -23,7 +23,7 @@ return type; a separate kernel declares its return type (``@separate`` is int64,
 typed, lowered and compiled without it, and the outermost compile, once done, compiles (or
 loads) every kernel whose cell is still empty before anything can call it (until then a
 cell points at numba's stand-in that raises RuntimeError). So a command compiles its engine
-from the top while a second process compiles the kernels below (``precompile.engine_helper``:
+from the top while a second process compiles the kernels below (``compiling.engine_helper``:
 the command announces each cell it makes in a file, :func:`announce_to`, which the helper
 reads, :func:`compile_announced`); the engine no longer waits for the meld finder.
 
@@ -336,7 +336,7 @@ def _announce(disp, args) -> None:
 def announce_to(path: "str | None") -> None:
     """From now on, write each separate kernel a compile here finds it will need (its cell,
     still empty) to the file ``path``, for :func:`compile_announced` in a helper process
-    (``precompile.engine_helper``); None stops it."""
+    (``compiling.engine_helper``); None stops it."""
     global _ANNOUNCE
     if _ANNOUNCE is not None:
         _ANNOUNCE.close()
@@ -460,7 +460,8 @@ def python_called() -> frozenset:
     """The names of the kernels Python code calls: what the package's modules outside
     ``kernels/`` (and the repository's ``benchmarks/`` and ``analyses/``, where they are)
     import from a kernel module, or read as an attribute of a kernel module they import
-    (``precompile.py`` aside: it compiles kernels by signature as their callers would).
+    (``precompile.py`` and ``compiling.py`` aside: they compile kernels by signature as their
+    callers would).
     Such a kernel always keeps its wrappers: ``replay`` calls ``play_game_nb`` from Python
     and the batch engine calls it from ``play_games_on_nb``, and compiled once without and
     once with them it cost a first replay (and a warm-up) the engine's largest compile again.
@@ -471,9 +472,9 @@ def python_called() -> frozenset:
         from pathlib import Path
 
         pkg = Path(__file__).resolve().parents[2]        # .../shanghai_sim
-        # precompile.py compiles kernels by signature as their callers would, not for Python
+        # precompile.py and compiling.py compile kernels by signature as their callers would, not for Python
         files = [p for p in pkg.rglob("*.py")
-                 if p.relative_to(pkg).parts[0] != "kernels" and p.name != "precompile.py"]
+                 if p.relative_to(pkg).parts[0] != "kernels" and p.name not in ("precompile.py", "compiling.py")]
         for extra in ("benchmarks", "analyses"):
             files += sorted((pkg.parent / extra).glob("*.py"))
         names: set[str] = set()
