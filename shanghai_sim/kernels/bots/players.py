@@ -23,8 +23,8 @@ from ..base.layout import (NPOS, G_BUF, G_GD, G_HANDS, G_PS, G_RNG, G_S, G_SCR, 
                      SCR_UNSEEN, SWAP_ANYONE, S_ACTOR, S_HAND, S_MUST_DOWN, S_NP, S_NT, S_PHASE,
                      S_PASSES, S_STOCK_N, S_UP, TM_HI, TM_KEY, TM_KIND, TM_LO, TM_N, TM_NJ)
 from ..melds.finder import popcount
-from ..base.codes import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_PASS, A_SWAP, A_TAKE, PH_BUY, PH_DRAW,
-                    PH_FIRST, PH_PLAY, action_nb)
+from ..base.codes import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_PASS, A_SWAP, A_TAKE, BUY_ALWAYS,  # noqa: F401
+                    BUY_AUTO, BUY_NEVER, BUY_USEFUL, PH_BUY, PH_DRAW, PH_FIRST, PH_PLAY, action_nb)
 from ..engine.godown import (finishable_nb, go_down_available_nb, must_lay_off_last_nb, place_proposal_nb,
                      unplace_nb)
 from ..engine.handmemo import def_in_nb, hand_def_nb
@@ -50,12 +50,8 @@ _mates = mates_nb
 
 # The bot kinds (BOT_*) and the dispatch are in kernels.games.dispatch, and the parameter row's
 # slots (BP_*, NBP) in kernels.bots.params: both generated from the registry
-# (shanghai_sim.bots.BOTS) by python -m shanghai_sim.botgen.
-
-BUY_NEVER = 0
-BUY_USEFUL = 1
-BUY_ALWAYS = 2
-BUY_AUTO = 3                           # smart's own judgement
+# (shanghai_sim.bots.BOTS) by python -m shanghai_sim.botgen. The buy policies (BUY_*) are codes
+# (kernels.base.codes.BUY_POLICIES; BUY_AUTO is imported from here by the rollout bot).
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
