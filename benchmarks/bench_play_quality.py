@@ -123,7 +123,7 @@ def observe(g, code: int, t: Tally) -> None:
     from shanghai_sim.kernels.base import codes as K
     from shanghai_sim.kernels.engine.handmemo import hand_def_nb
     from shanghai_sim.kernels.engine.table import card_layable_nb
-    typ = int(code) & 15
+    typ = K.action_fields(int(code))[0]
     if typ != K.A_DISCARD and typ != K.A_BUY:
         return
     R, G = g.R, g.G
@@ -155,6 +155,7 @@ def observe(g, code: int, t: Tally) -> None:
 def close_game(g, t: Tally) -> None:
     """Count the hands of a finished game from its records: how each ended, and the
     players who used every buy of the hand and never went down."""
+    from shanghai_sim.kernels.base import codes as K
     from shanghai_sim.kernels.base import layout as L
     from shanghai_sim.kernels.base import records as RC
     rec = g.records()
@@ -163,8 +164,8 @@ def close_game(g, t: Tally) -> None:
     for h in range(min(int(g.G[L.G_S][L.S_HANDS_DONE]), t.hands)):
         stopped = int(rec[h, 0, RC.HF_STOPPED])
         t.hands_n[h] += 1
-        t.stock[h] += stopped == 1
-        t.turn_cap[h] += stopped == 2
+        t.stock[h] += stopped == K.END_STOCK
+        t.turn_cap[h] += stopped == K.END_TURN_CAP
         for q in range(g.players):
             t.seat_hands[h] += 1
             if (buys_max[h] > 0 and rec[h, q, RC.HF_BUYS] >= buys_max[h]

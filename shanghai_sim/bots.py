@@ -22,7 +22,7 @@ import numpy as np
 
 from .rules import MAX_BUYS
 
-from .kernels.bots.players import BUY_ALWAYS, BUY_AUTO, BUY_NEVER, BUY_USEFUL
+from .kernels.base.codes import BUY_ALWAYS, BUY_AUTO, BUY_NEVER, BUY_POLICIES, BUY_USEFUL  # noqa: F401
 from .kernels.bots.buycharts import CHART_NAMES
 from .kernels.bots.params import MAX_HAND_PARAMS, NBP, OFFSETS
 
@@ -174,8 +174,8 @@ class BotInfo:
         return bp
 
 
-_BUY = (("never", BUY_NEVER), ("useful", BUY_USEFUL), ("always", BUY_ALWAYS))
-_BUY_SMART = _BUY + (("auto", BUY_AUTO),)
+_BUY_SMART = tuple((c.word, c.value) for c in BUY_POLICIES)      # never, useful, always, auto
+_BUY = tuple(x for x in _BUY_SMART if x[1] != BUY_AUTO)          # greedy's: no judgement of its own
 
 
 def _knobs(buy_choices, buy_default, buy_help):

@@ -30,6 +30,7 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
+from .kernels.base.codes import ENDINGS as _ENDING_CODES
 from .kernels.base.records import (HF_BLIND, HF_BUY_CARDS, HF_BUYS, HF_CARDS_LEFT, HF_DEALER,
                               HF_DOWN_TURN, HF_JOKERS_LEFT, HF_POINTS, HF_STOCK_PASSES,
                               HF_STOPPED, HF_TURNS, HF_WENT_OUT)
@@ -78,8 +79,9 @@ GAMES_SCHEMA = pa.schema([
 ], metadata=_META)
 
 SCHEMAS = {HANDS: HANDS_SCHEMA, GAMES: GAMES_SCHEMA}
-# Values of the ``ended`` column, indexed by the record's HF_STOPPED code.
-ENDINGS = ("out", "stock", "turn_cap")
+# Values of the ``ended`` column, indexed by the record's HF_STOPPED code (kernels.base.codes.ENDINGS).
+ENDINGS = tuple(c.word for c in sorted(_ENDING_CODES, key=lambda c: c.value))
+assert [c.value for c in _ENDING_CODES] == list(range(len(ENDINGS)))
 
 
 class DatasetError(ValueError):

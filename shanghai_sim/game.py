@@ -67,7 +67,7 @@ class Action:
 def GoDown(melds: "list[list[str] | str]") -> Action:
     """A going down with these melds (each a list of cards or a string such as '8C 8D JK')."""
     ms = tuple(tuple(card_str(c) for c in parse_cards(m)) for m in melds)
-    return Action(K.action_nb(K.A_GO_DOWN, 0, 0, 1), "go_down", melds=ms,
+    return Action(K.action_nb(K.A_GO_DOWN, 0, 0, K.OPT_PROPOSAL), "go_down", melds=ms,
                   text="go down: " + " | ".join(" ".join(m) for m in ms))
 
 
@@ -164,8 +164,7 @@ class Game:
 
     @property
     def phase(self) -> str:
-        return {K.PH_FIRST: "first_refusal", K.PH_BUY: "buy", K.PH_DRAW: "draw",
-                K.PH_PLAY: "play", K.PH_OVER: "over"}.get(int(self.S[L.S_PHASE]), "?")
+        return K.PHASE_WORD.get(int(self.S[L.S_PHASE]), "?")
 
     def totals(self) -> list[int]:
         return [int(x) for x in self.G[L.G_PS][:self.players, L.PS_TOTAL]]
@@ -227,7 +226,7 @@ class Game:
 
     # ------------------------------------------------------------ actions
     def _describe(self, code: int) -> Action:
-        t, c, m, opt = code & 15, (code >> 4) & 63, (code >> 10) & 127, code >> 17
+        t, c, m, opt = K.action_fields(code)
         seat = self.to_act if self.to_act is not None else -1
         S, TM = self.S, self.G[L.G_TABLE]
         up = card_str(int(S[L.S_UP]))
@@ -255,7 +254,7 @@ class Game:
         if t == K.A_LAYOFF:
             end = suit = None
             if TM[m, L.TM_KIND] == L.RUN:
-                end = "low" if opt == 0 else "high"
+                end = K.WORDS["run_end"][opt]
                 txt = f"lay off {cs} on meld {m} ({end} end)"
             else:
                 if c == L.JOKER and self.R[L.R_PARAMS][L.P_SET_JOKER_CARD]:
@@ -283,7 +282,7 @@ class Game:
         if self.over:
             raise GameError("the game is over")
         code = action.code if isinstance(action, Action) else int(action)
-        if isinstance(action, Action) and action.kind == "go_down" and (code >> 17) == 1:
+        if isinstance(action, Action) and action.kind == "go_down" and K.action_fields(code)[3] == K.OPT_PROPOSAL:
             self._write_proposal(action.melds or ())
         err = apply_action_nb(self.R, self.G, np.int64(code))
         if err != K.E_OK:

@@ -17,15 +17,15 @@ from .cards import RANKS, SUITS, card_str
 from .kernels.base import codes as K
 from .kernels.base import layout as L
 
-_DECISIONS = ("take", "buy", "discard", "down")     # kernels.search.rollout DEC_*
+_DECISIONS = K.WORDS["decision"]   # kernels.base.codes.DECISIONS (DEC_*)
 _ACTION_WORDS = K.ACTION_WORD   # kernels.base.codes.ACTIONS
 
 
 def _action_word(code: int) -> str:
     """A searched candidate (an action code, kernels.base.codes.action_nb) in words."""
-    t = code & 15
+    t, c, _, _ = K.action_fields(code)
     w = _ACTION_WORDS.get(t, str(t))
-    return f"{w} {card_str((code >> 4) & 63)}" if t == K.A_DISCARD else w
+    return f"{w} {card_str(c)}" if t == K.A_DISCARD else w
 
 SCHEMA_VERSION = 2      # 2: a search event's rule (margin, z, tie, race) and each candidate's
                         # samples, diff and se; schema 1 logs (without them) still read
@@ -76,7 +76,7 @@ def decode(log: np.ndarray, players: int, contracts: "list[str] | None" = None) 
         n = int(log[i + 1])
         a = [int(x) for x in log[i + 2:i + 2 + n]]
         i += 2 + n
-        if t == 0:
+        if t == K.LOG_END:
             break
         e: dict[str, Any]
         word = K.EVENT_WORD.get(t)      # the event's name in the log (kernels.base.codes.EVENTS)
@@ -93,10 +93,10 @@ def decode(log: np.ndarray, players: int, contracts: "list[str] | None" = None) 
             e = {"event": word, "hand": hand, "card": card_str(f["card"])}
         elif t == K.EV_DRAW:
             e = {"event": word, "hand": hand, "seat": f["seat"],
-                 "source": "upcard" if f["source"] == 1 else "stock", "card": card_str(f["card"])}
+                 "source": K.WORDS["source"][f["source"]], "card": card_str(f["card"])}
         elif t == K.EV_PASS:
             e = {"event": word, "hand": hand, "seat": f["seat"], "card": card_str(f["card"]),
-                 "what": "first_refusal" if f["what"] == 0 else "buy"}
+                 "what": K.WORDS["pass"][f["what"]]}
         elif t == K.EV_BUY:
             e = {"event": word, "hand": hand, "seat": f["seat"], "card": card_str(f["card"]),
                  "penalty_due": f["due"], "penalty": []}
@@ -166,12 +166,12 @@ def decode(log: np.ndarray, players: int, contracts: "list[str] | None" = None) 
                  "upcard_kept": card_str(f["kept"]) if f["kept"] >= 0 else None}
         elif t == K.EV_OUT:
             e = {"event": word, "hand": hand, "seat": f["seat"],
-                 "how": "discard" if f["how"] == 1 else "melds", "blind": bool(f["blind"]),
+                 "how": K.WORDS["out"][f["how"]], "blind": bool(f["blind"]),
                  "jokers_played": f["jokers"]}
         elif t == K.EV_HAND_END:
             p, sc = players, f["scores"]         # the scores, then the totals
             e = {"event": word, "hand": hand, "winner": f["winner"] if f["winner"] >= 0 else None,
-                 "reason": ("out", "stock", "turn_cap")[f["reason"]],
+                 "reason": K.WORDS["ending"][f["reason"]],
                  "scores": sc[:p], "totals": sc[p:2 * p]}
         elif t == K.EV_SEARCH:
             cand, w = f["candidates"], K.SR_SIZE     # per candidate: codes.SEARCH_RECORD

@@ -3,6 +3,7 @@ import pytest
 from click.testing import CliRunner
 
 from shanghai_sim.bots import BOTS, BotError, parse_bot, parse_bots
+from shanghai_sim.kernels.base import codes
 from shanghai_sim.kernels.base import layout as L
 from shanghai_sim.kernels.games.dispatch import BOT_GREEDY, BOT_RANDOM
 from shanghai_sim.kernels.bots.params import BP_BUY, BP_HAND0, BP_MAXBUYS, NBP
@@ -14,7 +15,7 @@ def test_parse_canonical_names():
     b = parse_bot("greedy:maxbuys=1:buy=never:buy8=useful")
     assert b.name == "greedy:buy=never:buy8=useful:maxbuys=1"
     assert b.kind == BOT_GREEDY
-    assert b.params[BP_BUY] == 0 and b.params[BP_HAND0 + 7] == 1 and b.params[BP_MAXBUYS] == 1
+    assert b.params[BP_BUY] == codes.BUY_NEVER and b.params[BP_HAND0 + 7] == codes.BUY_USEFUL and b.params[BP_MAXBUYS] == 1
     assert parse_bot("greedy:wait_blind=true").name == "greedy:wait_blind=true"
 
 
@@ -110,7 +111,7 @@ def test_greedy_discard_is_the_plain_rule(rules, seed):
                 H[c] += 1
                 if best is None or key > best[0]:
                     best = (key, c)
-            assert (a.code >> 4) & 63 == best[1]
+            assert codes.action_fields(a.code)[1] == best[1]
             checked += 1
         g.apply(a)
     assert checked > 100

@@ -37,11 +37,11 @@ def _fuzz(name, players, bots, seeds):
             out = rec[h, :, HF_WENT_OUT]
             assert out.sum() <= 1
             if out.sum() == 1:
-                assert rec[h, 0, HF_STOPPED] == 0
+                assert rec[h, 0, HF_STOPPED] == K.END_OUT
                 w = int(np.argmax(out))
                 assert rec[h, w, HF_CARDS_LEFT] == 0
             else:
-                assert rec[h, 0, HF_STOPPED] in (1, 2)
+                assert rec[h, 0, HF_STOPPED] in (K.END_STOCK, K.END_TURN_CAP)
             for q in range(players):
                 if not out[q]:
                     # scores equal the cards left: nothing left scores 0, else > 0 unless all zero-valued

@@ -170,7 +170,7 @@ def test_hand_stops_after_max_stock_passes(passes, stopped):
         act(g, "pass")
     if stopped:                        # nothing can be drawn: no winner, everybody scores
         rec = g.records()
-        assert rec[0, 0, HF_STOPPED] == 1 and rec[0, :, HF_WENT_OUT].sum() == 0
+        assert rec[0, 0, HF_STOPPED] == K.END_STOCK and rec[0, :, HF_WENT_OUT].sum() == 0
         assert (rec[0, :, HF_POINTS] > 0).all()
     else:
         ev = [e for e in g.events() if e["event"] == "reshuffle"][-1]

@@ -8,6 +8,7 @@ one-hand games (a one-contract rules variant) so that the contract is the one wr
 import pytest
 
 from shanghai_sim.game import Game, GameError, GoDown
+from shanghai_sim.kernels.base.codes import END_OUT, END_TURN_CAP
 from shanghai_sim.kernels.base.records import HF_STOPPED
 from shanghai_sim.rules import Contract, parse_contract, preset
 
@@ -108,7 +109,7 @@ def test_buys_per_hand_limit():
             act(g, "draw")
         elif g.phase == "play":
             act(g, "discard", g.view()["cards"][-1])
-        if g.over or g.records()[0, 0, HF_STOPPED]:
+        if g.over or g.records()[0, 0, HF_STOPPED] != END_OUT:
             break
     assert offered and buyer not in offered
 
@@ -145,6 +146,6 @@ def test_turn_cap_stops_the_hand_with_no_winner():
     r = preset("shanghai").replace(max_hand_turns=6)
     g = Game(rules=r, players=4, seed=5, bots="greedy:buy=never")
     g.play()
-    assert (g.records()[:, 0, HF_STOPPED] == 2).any()
+    assert (g.records()[:, 0, HF_STOPPED] == END_TURN_CAP).any()
     ends = [e for e in g.events() if e["event"] == "hand_end"]
     assert any(e["reason"] == "turn_cap" and e["winner"] is None for e in ends)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from shanghai_sim.kernels.base import codes as K
 from shanghai_sim.kernels.base import records as R
 from shanghai_sim.runner import Engine
 
@@ -60,7 +61,7 @@ def fake_play_games(params, points, joker_cap, meld_kind, meld_size, n_melds, de
             rec[:, R.HF_TURNS] = turns
             rec[:, R.HF_STOCK_PASSES] = rng.integers(0, 2)
             rec[:, R.HF_BLIND] = 0
-            rec[:, R.HF_STOPPED] = 0 if winner < players else 1
+            rec[:, R.HF_STOPPED] = K.END_OUT if winner < players else K.END_STOCK
             if winner < players:
                 rec[winner, R.HF_WENT_OUT] = 1
                 rec[winner, R.HF_POINTS] = 0

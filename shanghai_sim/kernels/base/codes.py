@@ -1,20 +1,29 @@
-"""The engine's codes, declared once: phases, actions, log events and refusal reasons.
+"""The engine's codes, declared once: every number the kernels and Python share as a code.
 
-Each code is a row of one table (``PHASES``, ``ACTIONS``, ``EVENTS``, ``ERRORS``): its
-name, value, word and meaning; an event also lists its payload fields, a refusal its
-message. Everything else is derived from these rows:
+Each code is a row of one table: its name, value, word and meaning; an event also lists its
+payload fields, a refusal its message. The tables (``TABLES``): ``PHASES`` (``PH_*``),
+``ACTIONS`` (``A_*``), ``EVENTS`` (``EV_*``), ``ERRORS`` (refusal reasons, ``E_*``), the
+rollout bot's searched ``DECISIONS`` (``DEC_*``), how a hand ended (``ENDINGS``, ``END_*``:
+the state's S_END_REASON, the record's HF_STOPPED, the dataset's ``ended``), the coded fields
+of events (``DRAW_SOURCES`` ``SOURCE_*``, ``PASS_KINDS`` ``WHAT_*``, ``OUT_WAYS`` ``HOW_*``),
+the bots' ``BUY_POLICIES`` (``BUY_*``) and an action's opt values (``RUN_ENDS`` and
+``GO_DOWN_OPTS``, ``OPT_*``). Everything else is derived from these rows:
 
 - the module constants the kernels compile against (``EV_DRAW``, ``E_NO_FIT``, ...), set
   below from the rows (numba reads them as integer globals);
 - an event's payload offsets, ``<EVENT>_<FIELD>`` (``DRAW_CARD`` = 2: the card of an
   EV_DRAW event is at ``b + DRAW_CARD`` where ``b = state.ev_nb(...)``); a field written
   ``cards*`` is a variable tail that starts there;
-- ``game.py``'s refusal messages (``ERROR_TEXT``), the action and event words of
-  ``log.py`` and ``game.py`` (``ACTION_WORD``, ``EVENT_WORD``), and the event table of
-  docs/replay.md (``replay_table()``; tests/test_codes.py checks the page against it).
+- ``game.py``'s refusal messages (``ERROR_TEXT``), the words of ``log.py``, ``game.py`` and
+  the dataset (``ACTION_WORD``, ``EVENT_WORD``, ``PHASE_WORD``, ``WORDS[table]``), and the
+  event table of docs/replay.md (``replay_table()``; tests/test_codes.py checks the page
+  against it).
 
-Events in LOG are ``[type, n, payload(n)]``. Actions are int64 codes
-``type | card << 4 | meld << 10 | opt << 17`` (``action_nb``).
+Events in LOG are ``[type, n, payload(n)]``; a type of ``LOG_END`` (0) ends the log. Actions
+are int64 codes ``type | card << ACT_CARD_SHIFT | meld << ACT_MELD_SHIFT | opt << ACT_OPT_SHIFT``
+(the bit layout below): the kernels build and read them with ``action_nb`` and
+``a_type``/``a_card``/``a_meld``/``a_opt``, Python with ``action_fields``. No other module
+writes a shift or a mask of an action code (tests/test_codes.py).
 """
 
 from __future__ import annotations
@@ -22,6 +31,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numba as nb
+
+from .layout import JOKER
 
 
 class Code(NamedTuple):
@@ -35,7 +46,7 @@ class Code(NamedTuple):
 
 
 PHASES = (
-    Code("PH_FIRST", 0, "first", "decision: the next player (not down) takes the upcard or passes"),
+    Code("PH_FIRST", 0, "first_refusal", "decision: the next player (not down) takes the upcard or passes"),
     Code("PH_BUY", 1, "buy", "decision: the buy candidate S_BO0 + S_CAND claims or passes"),
     Code("PH_DRAW", 2, "draw", "decision: a down player in turn takes the unbought upcard or draws"),
     Code("PH_PLAY", 3, "play", "decision: go down, lay off, swap, discard"),
@@ -64,6 +75,61 @@ ACTIONS = (
 # a smart seat compiled without smart): no action type has this value, so apply_action_nb
 # refuses it with E_PHASE and the engine stops with an error.
 NO_ACTION = 15
+
+# An action's opt (the bits above ACT_OPT_SHIFT), where it is a code: the end of a run a card
+# is laid off at, and which lay-down a going down applies. (A joker laid off on a set under
+# set_joker_identity = card: opt is its declared suit; a swap: the joker's slot.)
+RUN_ENDS = (
+    Code("OPT_LOW", 0, "low", "A_LAYOFF on a run: at its low end"),
+    Code("OPT_HIGH", 1, "high", "A_LAYOFF on a run: at its high end"),
+)
+GO_DOWN_OPTS = (
+    Code("OPT_FINDER", 0, "finder", "A_GO_DOWN: the meld finder's lay-down (the one legal_actions_nb lists)"),
+    Code("OPT_PROPOSAL", 1, "proposal", "A_GO_DOWN: the proposal the caller wrote into GD (Game's GoDown)"),
+)
+
+# What the rollout bot searched (an EV_SEARCH event's decision).
+DECISIONS = (
+    Code("DEC_TAKE", 0, "take", "take the upcard by first refusal, or pass"),
+    Code("DEC_BUY", 1, "buy", "buy the upcard, or pass"),
+    Code("DEC_DISCARD", 2, "discard", "which card to discard"),
+    Code("DEC_DOWN", 3, "down", "go down now, or discard and wait (smart's discard)"),
+)
+
+# How a hand ended: S_END_REASON, the record's HF_STOPPED, EV_HAND_END's reason and the
+# dataset's ``ended`` column (the words).
+ENDINGS = (
+    Code("END_OUT", 0, "out", "a player went out"),
+    Code("END_STOCK", 1, "stock", "stopped by the stock (docs/rules.md §5.5: max_stock_passes used up "
+         "or nothing to reshuffle)"),
+    Code("END_TURN_CAP", 2, "turn_cap", "stopped by the turn cap (max_hand_turns, §5.8): no winner, "
+         "everybody scores their cards"),
+)
+
+# The coded fields of events: an EV_DRAW's source, an EV_PASS's what, an EV_OUT's how.
+DRAW_SOURCES = (
+    Code("SOURCE_STOCK", 0, "stock", "drawn from the stock"),
+    Code("SOURCE_UPCARD", 1, "upcard", "the upcard, taken by first refusal or (when down) after nobody bought it"),
+)
+PASS_KINDS = (
+    Code("WHAT_FIRST_REFUSAL", 0, "first_refusal", "the next player refused the upcard"),
+    Code("WHAT_BUY", 1, "buy", "a buy candidate did not buy the upcard"),
+)
+OUT_WAYS = (
+    Code("HOW_MELDS", 0, "melds", "the last cards went onto the table"),
+    Code("HOW_DISCARD", 1, "discard", "the last card was discarded"),
+)
+
+# A bot's buy policy (the experiment knob ``buy=``, at BP_BUY and BP_HAND0 + h).
+BUY_POLICIES = (
+    Code("BUY_NEVER", 0, "never", "never buy"),
+    Code("BUY_USEFUL", 1, "useful", "buy when the upcard lowers the hand's deficiency"),
+    Code("BUY_ALWAYS", 2, "always", "buy whenever a buy is left"),
+    Code("BUY_AUTO", 3, "auto", "the bot's own judgement (smart, rollout)"),
+)
+
+# The log buffer starts zeroed: an event type of LOG_END (no event has it) ends the log.
+LOG_END = 0
 
 EVENTS = (
     Code("EV_HAND", 1, "hand", "a hand starts; `first` (dealer's left) plays first",
@@ -160,7 +226,25 @@ ERRORS = (
 # identities (a run: positions; a set: a joker's declared suit or -1): MR_<FIELD> offsets.
 MELD_RECORD = ("meld", "kind", "key", "lo", "n")
 
-TABLES = {"phase": PHASES, "action": ACTIONS, "event": EVENTS, "error": ERRORS}
+TABLES = {"phase": PHASES, "action": ACTIONS, "event": EVENTS, "error": ERRORS, "decision": DECISIONS,
+          "ending": ENDINGS, "source": DRAW_SOURCES, "pass": PASS_KINDS, "out": OUT_WAYS,
+          "buy_policy": BUY_POLICIES, "run_end": RUN_ENDS, "go_down": GO_DOWN_OPTS}
+
+# ---------------------------------------------------------------- the action bit layout
+# An action code: its type (A_*) in the low ACT_TYPE_BITS bits, then the card (an id of
+# shanghai_sim.cards, 0..52), the table meld (0..127) and opt (the rest of the bits).
+ACT_TYPE_BITS = 4
+ACT_CARD_BITS = 6
+ACT_MELD_BITS = 7
+ACT_CARD_SHIFT = ACT_TYPE_BITS
+ACT_MELD_SHIFT = ACT_CARD_SHIFT + ACT_CARD_BITS
+ACT_OPT_SHIFT = ACT_MELD_SHIFT + ACT_MELD_BITS
+ACT_TYPE_MASK = (1 << ACT_TYPE_BITS) - 1
+ACT_CARD_MASK = (1 << ACT_CARD_BITS) - 1
+ACT_MELD_MASK = (1 << ACT_MELD_BITS) - 1
+ACTION_LAYOUT = {"ACT_TYPE_BITS": ACT_TYPE_BITS, "ACT_CARD_BITS": ACT_CARD_BITS, "ACT_MELD_BITS": ACT_MELD_BITS,
+                 "ACT_CARD_SHIFT": ACT_CARD_SHIFT, "ACT_MELD_SHIFT": ACT_MELD_SHIFT, "ACT_OPT_SHIFT": ACT_OPT_SHIFT,
+                 "ACT_TYPE_MASK": ACT_TYPE_MASK, "ACT_CARD_MASK": ACT_CARD_MASK, "ACT_MELD_MASK": ACT_MELD_MASK}
 
 
 def _offsets(ev: Code) -> dict[str, int]:
@@ -180,6 +264,10 @@ def _constants() -> dict[str, int]:
         for c in rows:
             assert c.name not in out, f"{c.name} declared twice"
             out[c.name] = c.value
+    assert all(0 <= c.value <= ACT_TYPE_MASK for c in ACTIONS), "an action type does not fit its bits"
+    assert NO_ACTION <= ACT_TYPE_MASK and NO_ACTION not in {c.value for c in ACTIONS}
+    assert LOG_END not in {c.value for c in EVENTS}, "an event has the log's end marker"
+    assert JOKER <= ACT_CARD_MASK, "a card id does not fit its bits"
     extra = {f"MR_{f.upper()}": i for i, f in enumerate(MELD_RECORD)}
     extra["MR_SIZE"] = len(MELD_RECORD)
     extra.update({f"SR_{f.upper()}": i for i, f in enumerate(SEARCH_RECORD)})
@@ -193,14 +281,21 @@ def _constants() -> dict[str, int]:
 
 
 CONSTANTS = _constants()
-globals().update(CONSTANTS)          # EV_DRAW, E_NO_FIT, DRAW_CARD, ...: the kernels' names
-__all__ = ["Code", "PHASES", "ACTIONS", "EVENTS", "ERRORS", "NO_ACTION", "CONSTANTS", "SEARCH_RECORD",
-           "ERROR_TEXT", "ACTION_WORD", "EVENT_WORD", "event_fields", "replay_table",
-           "action_nb", "a_type", "a_card", "a_meld", "a_opt", *CONSTANTS]
+globals().update(CONSTANTS)          # EV_DRAW, E_NO_FIT, DRAW_CARD, DEC_BUY, ...: the kernels' names
+__all__ = ["Code", "PHASES", "ACTIONS", "EVENTS", "ERRORS", "DECISIONS", "ENDINGS", "DRAW_SOURCES",
+           "PASS_KINDS", "OUT_WAYS", "BUY_POLICIES", "RUN_ENDS", "GO_DOWN_OPTS", "TABLES", "NO_ACTION",
+           "LOG_END", "CONSTANTS", "SEARCH_RECORD", "MELD_RECORD", "ACTION_LAYOUT", *ACTION_LAYOUT,
+           "ERROR_TEXT", "ACTION_WORD", "EVENT_WORD", "PHASE_WORD", "WORDS", "event_fields",
+           "replay_table", "action_nb", "a_type", "a_card", "a_meld", "a_opt", "action_fields",
+           *CONSTANTS]
 
+WORDS = {kind: {c.value: c.word for c in rows} for kind, rows in TABLES.items()}   # table -> value -> word
 ERROR_TEXT = {c.value: c.message for c in ERRORS if c.message}
-ACTION_WORD = {c.value: c.word for c in ACTIONS}
-EVENT_WORD = {c.value: c.word for c in EVENTS}
+ACTION_WORD = WORDS["action"]
+EVENT_WORD = WORDS["event"]
+# Game.phase: the phases a game waits in (the decisions, and over); the automatic ones
+# pass inside advance_nb.
+PHASE_WORD = {c.value: c.word for c in PHASES if c.value <= CONSTANTS["PH_OVER"]}
 _EVENT_BY_VALUE = {c.value: c for c in EVENTS}
 
 
@@ -228,24 +323,31 @@ def replay_table() -> str:
 @nb.njit(cache=True, inline="always")
 def action_nb(t, card, meld, opt):
     """The action code of type t (A_*), card, meld and opt."""
-    return t | (card << 4) | (meld << 10) | (opt << 17)
+    return t | (card << ACT_CARD_SHIFT) | (meld << ACT_MELD_SHIFT) | (opt << ACT_OPT_SHIFT)
 
 
 @nb.njit(cache=True, inline="always")
 def a_type(a):
-    return a & 15
+    return a & ACT_TYPE_MASK
 
 
 @nb.njit(cache=True, inline="always")
 def a_card(a):
-    return (a >> 4) & 63
+    return (a >> ACT_CARD_SHIFT) & ACT_CARD_MASK
 
 
 @nb.njit(cache=True, inline="always")
 def a_meld(a):
-    return (a >> 10) & 127
+    return (a >> ACT_MELD_SHIFT) & ACT_MELD_MASK
 
 
 @nb.njit(cache=True, inline="always")
 def a_opt(a):
-    return a >> 17
+    return a >> ACT_OPT_SHIFT
+
+
+def action_fields(a):
+    """An action code's (type, card, meld, opt), for Python (no compiled call): what
+    ``a_type``, ``a_card``, ``a_meld`` and ``a_opt`` read in the kernels."""
+    return (a & ACT_TYPE_MASK, (a >> ACT_CARD_SHIFT) & ACT_CARD_MASK,
+            (a >> ACT_MELD_SHIFT) & ACT_MELD_MASK, a >> ACT_OPT_SHIFT)

@@ -17,10 +17,11 @@ Fields (last axis):
   HF_TURNS         turns this seat took in the hand
   HF_STOCK_PASSES  stock passes (reshuffles) in the hand (same for every seat)
   HF_BLIND         1 if this seat went out blind (docs/rules.md §3 blind_bonus), else 0
-  HF_STOPPED       how the hand ended (same for every seat): 0 a player went out,
-                   1 stopped by the stock (docs/rules.md §5.5: max_stock_passes used up or
-                   nothing to reshuffle), 2 stopped by the turn cap
-                   (the rules' max_hand_turns, §5.8; no winner, everybody scores their cards)
+  HF_STOPPED       how the hand ended (same for every seat), a code of codes.ENDINGS:
+                   END_OUT a player went out, END_STOCK stopped by the stock (docs/rules.md
+                   §5.5: max_stock_passes used up or nothing to reshuffle), END_TURN_CAP
+                   stopped by the turn cap (the rules' max_hand_turns, §5.8; no winner,
+                   everybody scores their cards)
 """
 
 HF_DEALER = 0

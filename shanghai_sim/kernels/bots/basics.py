@@ -1,4 +1,4 @@
-"""What every thinking bot shares: the buy policies (``BUY_*``), the random bot, the
+"""What every thinking bot shares: the random bot, the
 deficiency after a card, the near-card masks, picking among ranked cards, and the discard of a
 seat that is down (docs/bots.md)."""
 
@@ -17,10 +17,6 @@ from ..engine.table import card_layable_nb, fit_mask_nb, layable_nb
 from ..base.rng import randint_nb
 
 
-BUY_NEVER = 0
-BUY_USEFUL = 1
-BUY_ALWAYS = 2
-BUY_AUTO = 3                           # smart's own judgement
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")

@@ -26,9 +26,7 @@ from ..base.layout import (G_HANDS, G_PILE, G_PS, G_S, G_SCR, G_TABLE, G_TCARDS,
                      P_DECKS, P_GO_OUT, P_JOKERS, P_MAX_STOCK_PASSES, R_BUYS, R_MELD_KIND,
                      R_MELD_SIZE, R_N_MELDS, R_PARAMS, RUN, SCR_UNSEEN, S_ACTOR, S_HAND, S_NP,
                      S_NT, S_PASSES, S_PHASE, S_PILE_N, S_STOCK_N, TM_HI, TM_KIND, TM_LO, TM_N)
-from ..base.codes import PH_PLAY
-
-BUY_NEVER = 0          # kernels.bots.players' buy policies (the same values)
+from ..base.codes import BUY_NEVER, PH_PLAY
 
 
 def _kind_masks():

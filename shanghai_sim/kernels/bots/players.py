@@ -21,24 +21,26 @@ import numba as nb
 
 from ..base.layout import (G_PS, G_S, JOKER, PS_BUYS, PS_DOWN, P_JOKER_SWAP, R_PARAMS, R_POINTS,
                            SWAP_ANYONE, S_HAND, S_MUST_DOWN, S_NT, S_PHASE, S_UP)
-from ..base.codes import (A_BUY, A_DRAW, A_GO_DOWN, A_PASS, A_TAKE, PH_BUY, PH_DRAW, PH_FIRST,
-                          PH_PLAY, action_nb)
+from ..base.codes import (A_BUY, A_DRAW, A_GO_DOWN, A_PASS, A_TAKE, BUY_ALWAYS, BUY_NEVER, BUY_USEFUL,
+                          PH_BUY, PH_DRAW, PH_FIRST, PH_PLAY, action_nb)
 from ..engine.godown import go_down_available_nb
 from ..engine.table import card_layable_nb
 from ..engine.turn import layoff_allowed_now_nb
 from .params import BP_CUT, BP_WAIT_BLIND
 from .outlook import can_hold_contract_nb
-from .basics import BUY_ALWAYS, BUY_NEVER, BUY_USEFUL, _blind_possible
+from .basics import _blind_possible
 from .greedy import _greedy_discard, _greedy_layoff, _greedy_swap, _lone_card_ok, _take_pays, _useful_buy
 from .smart import _buy_policy, _buys_used_up, _chart_word, _mean_points, _smart_buy, _smart_discard
 # re-exported: what the rollout bot and the tests import from here
-from .basics import BUY_AUTO, NEAR, _def_plus  # noqa: F401
+from ..base.codes import BUY_AUTO  # noqa: F401
+from .basics import NEAR, _def_plus  # noqa: F401
 from .outlook import cards_short_nb, unseen_counts_nb  # noqa: F401
 from .smart import _contract_kinds, _mates, smart_chance_nb  # noqa: F401
 
 # The bot kinds (BOT_*) and the dispatch are in kernels.games.dispatch, and the parameter row's
 # slots (BP_*, NBP) in kernels.bots.params: both generated from the registry
-# (shanghai_sim.bots.BOTS) by python -m shanghai_sim.botgen.
+# (shanghai_sim.bots.BOTS) by python -m shanghai_sim.botgen. The buy policies (BUY_*) are codes
+# (kernels.base.codes.BUY_POLICIES; BUY_AUTO is imported from here by the rollout bot).
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")

@@ -26,7 +26,7 @@ from ..base.codes import (DEAL_CARDS, DEAL_N, DEAL_SEAT, DRAW_CARD, DRAW_SEAT, D
                     GAME_END_TOTALS, HAND_DEALER, HAND_END_REASON, HAND_END_SCORES,
                     HAND_END_WINNER, HAND_FIRST, HAND_HAND, HAND_SIZE, PH_AFTERWIN, PH_BUY,
                     PH_DRAW, PH_ENDHAND, PH_FIRST, PH_NEWHAND, PH_OFFER, PH_OVER, PH_PLAY,
-                    UPCARD_CARD, UPCARD_SIZE)
+                    UPCARD_CARD, UPCARD_SIZE, END_OUT, END_STOCK, END_TURN_CAP, SOURCE_STOCK)
 from .state import add_card, def_forget_nb, ev_nb
 from .table import draw_stock_nb
 from .godown import unplace_nb
@@ -43,7 +43,7 @@ def _begin_turn(R, G, p):
     S[S_JK_PLAYED] = 0
     if S[S_TURNS] >= R[R_PARAMS][P_MAX_HAND_TURNS]:    # the cap's turns are played: no further turn
         S[S_WINNER] = -1
-        S[S_END_REASON] = 2
+        S[S_END_REASON] = END_TURN_CAP
         S[S_PHASE] = PH_ENDHAND
         return False
     S[S_TURNS] += 1
@@ -56,7 +56,7 @@ def _begin_turn(R, G, p):
 def _stop_hand(G):
     S = G[G_S]
     S[S_WINNER] = -1
-    S[S_END_REASON] = 1
+    S[S_END_REASON] = END_STOCK
     S[S_PHASE] = PH_ENDHAND
 
 
@@ -97,7 +97,7 @@ def _start_hand(R, G):
     S[S_TURNS] = 0
     S[S_BOUGHT] = 0
     S[S_WINNER] = -1
-    S[S_END_REASON] = 0
+    S[S_END_REASON] = END_OUT
     b = ev_nb(G, EV_HAND, HAND_SIZE)
     if b >= 0:
         G[G_LOG][b + HAND_HAND] = h
@@ -198,7 +198,7 @@ def _stock_draw_turn(R, G, p):
         _stop_hand(G)
         return
     add_card(G, p, c)
-    _log_draw(G, p, 0, c)
+    _log_draw(G, p, SOURCE_STOCK, c)
     G[G_S][S_PHASE] = PH_PLAY
     G[G_S][S_ACTOR] = p
 

@@ -27,11 +27,11 @@ every array, its shape and its meaning are listed once (``layout.STATE_SPEC``).
 Run positions follow ``kernels.melds.finder``: position p is rank p % 13, 0 = ace
 low, 13 = ace high. Card ids follow ``shanghai_sim.cards`` (52 = joker).
 
-Actions are int64 codes: ``type | card << 4 | meld << 10 | opt << 17``
-(``codes.ACTIONS`` and ``codes.action_nb``). opt: lay-off on a run 0 = low end, 1 = high
-end; lay-off of a joker on a set under set_joker_identity = card: the
-declared suit; swap: the slot (run position or set index); go down: 0 = the
-meld finder's lay-down, 1 = the proposal written into GD by the caller.
+Actions are int64 codes of a type, card, meld and opt (``codes.ACTIONS``, built by
+``codes.action_nb``, the bit layout in codes.py). opt: lay-off on a run ``OPT_LOW`` /
+``OPT_HIGH`` end; lay-off of a joker on a set under set_joker_identity = card: the
+declared suit; swap: the slot (run position or set index); go down: ``OPT_FINDER`` (the
+meld finder's lay-down) or ``OPT_PROPOSAL`` (the proposal written into GD by the caller).
 
 Events in LOG: ``[type, n, payload(n)]``; payloads are listed in ``codes.EVENTS``.
 
@@ -71,7 +71,8 @@ from ..base.codes import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_LAYOFF, A_PASS,
                     PASS_CARD, PASS_SEAT, PASS_SIZE, PASS_WHAT, PENALTY_CARD, PENALTY_SEAT,
                     PENALTY_SIZE, PH_AFTERWIN, PH_BUY, PH_DRAW, PH_ENDHAND, PH_FIRST, PH_OFFER,
                     PH_OVER, PH_PLAY, SWAP_CARD, SWAP_IDENT, SWAP_MELD, SWAP_SEAT, SWAP_SIZE,
-                    SWAP_SLOT, a_card, a_meld, a_opt, a_type, action_nb)
+                    SWAP_SLOT, a_card, a_meld, a_opt, a_type, action_nb, END_OUT, HOW_DISCARD,
+                    HOW_MELDS, OPT_FINDER, OPT_LOW, SOURCE_UPCARD, WHAT_BUY, WHAT_FIRST_REFUSAL)
 from .state import _played_public, add_card, ev_nb, rem_card
 from .table import do_layoff_nb, do_swap_nb, draw_stock_nb, fit_mask_nb, fits_nb, meld_valid_nb
 from .godown import (can_go_down_nb, check_proposal_nb, go_down_available_nb, must_lay_off_last_nb,
@@ -94,7 +95,7 @@ def _go_out(R, G, p, how):
         G[G_LOG][b + OUT_BLIND] = blind
         G[G_LOG][b + OUT_JOKERS] = S[S_JK_PLAYED]
     S[S_WINNER] = p
-    S[S_END_REASON] = 0
+    S[S_END_REASON] = END_OUT
     S[S_PHASE] = PH_ENDHAND
 
 
@@ -102,7 +103,7 @@ def _go_out(R, G, p, how):
 @nb.njit(cache=True, _nrt=False)
 def _apply_go_down(R, G, p, custom):
     S = G[G_S]
-    if custom == 0:
+    if custom == OPT_FINDER:
         # the lay-down search is the dear part: reuse the one made for this action
         if S[S_GD_AT] != S[S_NACT] + 1 and not can_go_down_nb(R, G, p):
             return E_GD_NONE
@@ -153,7 +154,7 @@ def _apply_go_down(R, G, p, custom):
                     LOG[t + nn + k] = G[G_TJOKERS][m, k]
             t += 2 * nn
     if PS[p, PS_N] == 0:
-        _go_out(R, G, p, np.int64(0))
+        _go_out(R, G, p, np.int64(HOW_MELDS))
     return E_OK
 
 
@@ -170,7 +171,7 @@ def _apply_first(R, G, p, t):
     if t == A_TAKE:
         if _begin_turn(R, G, p):
             c = _take_upcard(G, p)
-            _log_draw(G, p, 1, c)
+            _log_draw(G, p, SOURCE_UPCARD, c)
             S[S_PHASE] = PH_PLAY
     elif t == A_PASS:
         G[G_PS][p, PS_DECL0 + S[S_UP]] = G[G_PS][p, PS_TURNS] + 1
@@ -178,7 +179,7 @@ def _apply_first(R, G, p, t):
         if b >= 0:
             G[G_LOG][b + PASS_SEAT] = p
             G[G_LOG][b + PASS_CARD] = S[S_UP]
-            G[G_LOG][b + PASS_WHAT] = 0
+            G[G_LOG][b + PASS_WHAT] = WHAT_FIRST_REFUSAL
         _open_buy(R, G)
     else:
         return E_PHASE
@@ -231,7 +232,7 @@ def _apply_buy(R, G, p, t):
         if b >= 0:
             G[G_LOG][b + PASS_SEAT] = p
             G[G_LOG][b + PASS_CARD] = S[S_UP]
-            G[G_LOG][b + PASS_WHAT] = 1
+            G[G_LOG][b + PASS_WHAT] = WHAT_BUY
         S[S_CAND] += 1
         if S[S_CAND] >= S[S_BO_N]:
             S[S_PHASE] = PH_AFTERWIN
@@ -248,7 +249,7 @@ def _apply_draw(R, G, p, t):
     S = G[G_S]
     if t == A_TAKE:
         c = _take_upcard(G, p)
-        _log_draw(G, p, 1, c)
+        _log_draw(G, p, SOURCE_UPCARD, c)
         S[S_PHASE] = PH_PLAY
     elif t == A_DRAW:
         _stock_draw_turn(R, G, p)
@@ -274,11 +275,11 @@ def _apply_layoff(R, G, p, c, m, opt):
         G[G_LOG][b + LAYOFF_CARD] = c
         G[G_LOG][b + LAYOFF_MELD] = m
         if G[G_TABLE][m, TM_KIND] == RUN:
-            G[G_LOG][b + LAYOFF_IDENT] = G[G_TABLE][m, TM_LO] if opt == 0 else G[G_TABLE][m, TM_HI]
+            G[G_LOG][b + LAYOFF_IDENT] = G[G_TABLE][m, TM_LO] if opt == OPT_LOW else G[G_TABLE][m, TM_HI]
         else:
             G[G_LOG][b + LAYOFF_IDENT] = G[G_TJOKERS][m, G[G_TABLE][m, TM_N] - 1]
     if G[G_PS][p, PS_N] == 0:
-        _go_out(R, G, p, np.int64(0))
+        _go_out(R, G, p, np.int64(HOW_MELDS))
     return E_OK
 
 
@@ -322,7 +323,7 @@ def _apply_discard(R, G, p, c):
         G[G_LOG][b + DISCARD_SEAT] = p
         G[G_LOG][b + DISCARD_CARD] = c
     if G[G_PS][p, PS_N] == 0:
-        _go_out(R, G, p, np.int64(1))
+        _go_out(R, G, p, np.int64(HOW_DISCARD))
     else:
         S[S_UP] = c
         S[S_UP_ON_PILE] = 1
@@ -382,7 +383,7 @@ def legal_actions_nb(R, G, out):
     """All legal actions of the seat S_ACTOR into out; returns how many.
 
     Going down is listed once, as the meld finder's least-deadwood lay-down
-    (opt 0); other lay-downs are legal through a GD proposal (opt 1).
+    (OPT_FINDER); other lay-downs are legal through a GD proposal (OPT_PROPOSAL).
     """
     return legal_list_nb(R, G, out, True)
 

@@ -9,7 +9,8 @@ from ..base.layout import (NRANKS, G_LOG, G_PILE, G_RNG, G_S, G_STOCK, G_TABLE, 
                      SET, S_NT, S_PASSES, S_PILE_N, S_STOCK_N, S_UP_ON_PILE, TM_HI, TM_KEY,
                      TM_KIND, TM_LO, TM_N, TM_NJ, TW)
 from ..base.rng import shuffle_nb
-from ..base.codes import EV_RESHUFFLE, RESHUFFLE_CARDS, RESHUFFLE_KEPT, RESHUFFLE_PASS, RESHUFFLE_SIZE
+from ..base.codes import (EV_RESHUFFLE, OPT_HIGH, OPT_LOW, RESHUFFLE_CARDS, RESHUFFLE_KEPT, RESHUFFLE_PASS,
+                          RESHUFFLE_SIZE)
 from .state import add_card, ev_nb, rem_card
 
 # ---------------------------------------------------------------- stock
@@ -148,9 +149,9 @@ def fits_nb(TM, cap, set_joker_card, c, m, opt):
     hi = TM[m, TM_HI]
     if hi - lo + 1 >= 13:      # 14 positions would hold both aces
         return False
-    if opt == 0:
+    if opt == OPT_LOW:
         pos = lo - 1
-    elif opt == 1:
+    elif opt == OPT_HIGH:
         pos = hi + 1
     else:
         return False
@@ -217,7 +218,7 @@ def do_layoff_nb(R, G, p, c, m, opt):
         TC[m, k] = c
         TJ[m, k] = opt if (c == JOKER and R[R_PARAMS][P_SET_JOKER_CARD] != 0) else -1
     else:
-        if opt == 0:
+        if opt == OPT_LOW:
             TM[m, TM_LO] -= 1
             TC[m, TM[m, TM_LO]] = c
         else:
@@ -241,7 +242,7 @@ def undo_layoff_nb(R, G, p, c, m, opt):
         TC[m, k] = -1
         TJ[m, k] = -1
     else:
-        if opt == 0:
+        if opt == OPT_LOW:
             TC[m, TM[m, TM_LO]] = -1
             TM[m, TM_LO] += 1
         else:

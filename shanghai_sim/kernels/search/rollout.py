@@ -73,7 +73,7 @@ from ..base.rng import next_u64_nb, randint_nb, seed_state_nb, shuffle_nb
 # not check bounds: with RF_W = 64 < NBP = 83 they overlapped the next rows, so the playouts
 # ran on wrong weights (version 1 of the bot); kernels.bots.params now checks NBP <= RF_W.
 
-DEC_TAKE, DEC_BUY, DEC_DISCARD, DEC_DOWN = 0, 1, 2, 3
+from ..base.codes import DEC_BUY, DEC_DISCARD, DEC_DOWN, DEC_TAKE     # the searched decisions: codes.DECISIONS
 MAXC = 8              # candidates of one decision at most
 RF_DROP = MAXC        # RF_SUM / RF_DSQ columns RF_DROP + i: a dropped challenger's paired
                       # mean difference / standard error at its last round (for the log)
