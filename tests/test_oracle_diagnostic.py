@@ -190,10 +190,13 @@ def test_the_manifest_marks_it_and_verify_accepts_it(tmp_path):
                                         "sees": "the other hands' true cards"}]
     r = cli("verify", str(out))
     assert r.exit_code == 0, r.output
+    r = cli("summary", str(out))
+    assert r.exit_code == 0 and r.output.splitlines()[0] == MARK, r.output
     plain = tmp_path / "plain"
     runner.run(runner.plan(runner.Job(out=str(plain), bots=("greedy",), games=4), FAKE), progress=None, engine=FAKE)
     m = json.loads((plain / "manifest.json").read_text())
     assert "diagnostic" not in m and "diagnostic" not in m["bots"]
+    assert "DIAGNOSTIC" not in cli("summary", str(plain)).output
 
 
 def test_the_tournament_and_experiment_reports_mark_it(tmp_path):
