@@ -40,8 +40,18 @@ SMART = "rollout:s_take=0:s_buy=0:s_discard=0:s_down=0"     # smart's choice, as
 EVALUATOR = "rollout"
 
 
-def parse_variants(text: str) -> dict[str, str]:
-    """'name=spec;name=spec' -> {name: spec}; every spec a rollout spec the registry parses."""
+def _refuse_diagnostic(what: str, b, diagnostic: bool) -> None:
+    """A diagnostic spec (``rollout:oracle=hands``: it cheats) only with --diagnostic."""
+    from shanghai_sim.bots import BotError, refuse_diagnostics
+    try:
+        refuse_diagnostics([b], diagnostic, "--diagnostic")
+    except BotError as e:
+        raise C.AnalysisError(f"{what}: {e}") from None
+
+
+def parse_variants(text: str, diagnostic: bool = False) -> dict[str, str]:
+    """'name=spec;name=spec' -> {name: spec}; every spec a rollout spec the registry parses
+    (a diagnostic one only with ``diagnostic``)."""
     from shanghai_sim.bots import BotError, parse_bot
     out = {}
     for part in (p.strip() for p in text.split(";") if p.strip()):
@@ -49,9 +59,11 @@ def parse_variants(text: str) -> dict[str, str]:
         if not eq or not name or name in out:
             raise C.AnalysisError(f"--variants: {part!r} is not a new name=spec")
         try:
-            bot = parse_bot(spec).name.split(":")[0]
+            parsed = parse_bot(spec)
         except BotError as e:
             raise C.AnalysisError(f"--variants: {name}: {e}") from None
+        _refuse_diagnostic(f"--variants: {name}", parsed, diagnostic)
+        bot = parsed.name.split(":")[0]
         if bot != "rollout":
             raise C.AnalysisError(f"--variants: {name}: {spec!r} is not a rollout spec")
         out[name] = spec
@@ -62,16 +74,18 @@ def parse_variants(text: str) -> dict[str, str]:
 
 def evaluator_name(a) -> str:
     """The evaluator as the report names it: ``rollout`` unless --evaluator chose another."""
-    return parse_evaluator(getattr(a, "evaluator", EVALUATOR))
+    return parse_evaluator(getattr(a, "evaluator", EVALUATOR), True)
 
 
-def parse_evaluator(spec: str) -> str:
-    """The evaluator's canonical rollout spec; a spec of another bot, one line."""
+def parse_evaluator(spec: str, diagnostic: bool = False) -> str:
+    """The evaluator's canonical rollout spec; a spec of another bot, or a diagnostic one
+    (``rollout:oracle=hands``) without ``diagnostic``, one line."""
     from shanghai_sim.bots import BotError, parse_bot
     try:
         b = parse_bot(spec)
     except BotError as e:
         raise C.AnalysisError(f"--evaluator: {e}") from None
+    _refuse_diagnostic("--evaluator", b, diagnostic)
     if b.name.split(":")[0] != "rollout":
         raise C.AnalysisError(f"--evaluator: {spec!r} is not a rollout spec")
     return b.name
@@ -80,7 +94,7 @@ def parse_evaluator(spec: str) -> str:
 def play_game(args) -> list[dict]:
     """One game of four smart (seed ``seed``): every searched decision of seat 0, each
     variant's choice, search time and samples, and the value of each departure."""
-    preset, seed, variants, n_eval, evaluator = args
+    preset, seed, variants, n_eval, evaluator, diagnostic = args
     from shanghai_sim.bots import parse_bot
     from shanghai_sim.game import Game
     from shanghai_sim.runner import game_seeds
@@ -97,12 +111,12 @@ def play_game(args) -> list[dict]:
             a0 = bot_choice(g, smart).action.code
             asked = {}
             for name, b in bots.items():
-                c = bot_choice(g, b)
+                c = bot_choice(g, b, diagnostic=diagnostic)
                 asked[name] = (c.action.code, c.playouts, c.seconds)
             if any(x[1] > 0 for x in asked.values()):          # the search ran
                 values = {}
                 for j, c in enumerate(sorted({x[0] for x in asked.values()} - {a0})):
-                    v = value_actions(g, [a0, c], n_eval, evaluator=ev,
+                    v = value_actions(g, [a0, c], n_eval, evaluator=ev, diagnostic=diagnostic,
                                       seed=int(game_seeds(seed, 1 + 64 * n_dec + j, 2 + 64 * n_dec + j)[0]))
                     if v is not None:
                         values[c] = (-v.diff[1], v.se[1])
@@ -212,7 +226,10 @@ def main(argv=None) -> int:
     ap.add_argument("--evaluator", default=EVALUATOR,
                     help="the rollout spec whose sampling values a departure (default rollout; "
                          "rollout:oracle=hands: the other hands' true cards, a value in hindsight "
-                         "that also judges the variants' samplers)")
+                         "that also judges the variants' samplers; with --diagnostic)")
+    ap.add_argument("--diagnostic", action="store_true",
+                    help="allow a diagnostic spec that cheats (rollout:oracle=hands|deal sees the hidden "
+                         "cards) as --evaluator or a variant; refused otherwise, and the report says it")
     a = ap.parse_args(argv)
     if not 2 <= a.eval <= 8192:
         ap.error(f"--eval {a.eval}: give 2 to 8192")
@@ -227,8 +244,8 @@ def run(a) -> int:
     import pandas as pd
     from shanghai_sim.rules import load_rules
     load_rules(a.preset)                                 # a bad preset: one line, before any work
-    variants = parse_variants(a.variants)
-    evaluator = parse_evaluator(a.evaluator)
+    variants = parse_variants(a.variants, a.diagnostic)
+    evaluator = parse_evaluator(a.evaluator, a.diagnostic)
     st = C.Study(a)
     settings = {"preset": a.preset, "variants": variants, "eval": a.eval, "evaluator": evaluator,
                 "bots": {k: parse_bot_name(v) for k, v in variants.items()}, "package": package_version()}
@@ -238,7 +255,7 @@ def run(a) -> int:
                               "--eval, --evaluator or package version): delete it or choose another --out")
     meta.write_text(json.dumps(settings, indent=1))
     done = {k: st.data / f"game-{a.seed + k}.csv" for k in range(a.games)}
-    jobs = [(a.preset, a.seed + k, variants, a.eval, evaluator) for k in range(a.games) if not done[k].exists()]
+    jobs = [(a.preset, a.seed + k, variants, a.eval, evaluator, a.diagnostic) for k in range(a.games) if not done[k].exists()]
     if len(jobs) < a.games:
         st.say(f"{a.games - len(jobs)} games already played in {st.data}: reused")
     workers = a.threads or os.cpu_count() or 1
@@ -268,6 +285,10 @@ def report(a, st, df, sm, variants):
     oracle = "oracle=" in evaluator_name(a)
     L = C.report_head("Which search chooses best, judged with the true hands?" if oracle
                       else "Where does the search's budget pay?")
+    from shanghai_sim.bots import diagnostic_marks
+    marks = diagnostic_marks([evaluator_name(a), *variants.values()])
+    if marks:                # a diagnostic that sees hidden cards played: said before anything else
+        L[1:1] = ["", *(f"**{m}**" for m in marks)]
     L += [f"- Games of four `smart` (`{a.preset}`, 4 players), seeds {a.seed}..{a.seed + a.games - 1} "
           f"({a.games} games); seat 0's searched decisions: {n_dec:,}.",
           "- At each, every variant is asked on the same state and samples (the seat's random stream "

@@ -116,7 +116,7 @@ BENCHMARK = Benchmark(
         "quick": dict(games={"random": 20, "greedy": 100, "smart": 100}, reps=3, tournament_deals=20),
         "tiny": dict(games={"random": 1, "greedy": 2, "smart": 2}, reps=2, tournament_deals=2),
     },
-    source=Source(kernels=("games.batch",), cut=("search.rollout",),          # random, greedy, smart: the rollout bot is not played
+    source=Source(kernels=("games.batch",), cut=("search.rollout", "search.oracle", "search.playout"),          # random, greedy, smart: the rollout bot is not played
                   files=("benchmarks/bench_engine.py", "shanghai_sim/bots.py", "shanghai_sim/rules/*.py",
                          "shanghai_sim/tournament.py", "shanghai_sim/stats.py", "shanghai_sim/runner/job.py",
                          "shanghai_sim/runner/planning.py")),

@@ -407,7 +407,7 @@ BENCHMARK = Benchmark(
                      os_python_games=1, os_cpp_games=2, floor_games=10, reps=2),
     },
     source=Source(kernels=("games.batch", "engine.play", "games.dispatch", "engine.flow", "base.rng"),
-                  cut=("search.rollout",),                    # the rollout bot: compiled in, never played here
+                  cut=("search.rollout", "search.oracle", "search.playout"),                    # the rollout bot: compiled in, never played here
                   files=("shanghai_sim/bots.py", "shanghai_sim/rules/*.py")),
 )
 

@@ -150,7 +150,7 @@ BENCHMARK = Benchmark(
         "quick": dict(modes=((None, 100), (8, 400)), repeat=2),
         "tiny": dict(modes=((8, 2),), repeat=1),
     },
-    source=Source(kernels=("games.batch",), cut=("search.rollout",),          # the rollout bot: compiled in, never played here
+    source=Source(kernels=("games.batch",), cut=("search.rollout", "search.oracle", "search.playout"),          # the rollout bot: compiled in, never played here
                   files=("shanghai_sim/experiment/*.py", "shanghai_sim/stats.py", "shanghai_sim/runner/*.py",
                          "shanghai_sim/dataset.py", "shanghai_sim/integrity.py", "shanghai_sim/bots.py",
                          "shanghai_sim/rules/*.py")),

@@ -458,7 +458,7 @@ BENCHMARK = Benchmark(
         "tiny": dict(presets=("shanghai",), games=2, turn_cap_games=2, turn_cap_players=(3,)),
     },
     source=Source(kernels=("games.batch", "engine.play", "games.dispatch"),
-                  cut=("search.rollout", "compile.linking"),          # greedy, smart; counts: how kernels are linked changes no game
+                  cut=("search.rollout", "search.oracle", "search.playout", "compile.linking"),          # greedy, smart; counts: how kernels are linked changes no game
                   files=("shanghai_sim/game.py", "shanghai_sim/bots.py", "shanghai_sim/rules/*.py",
                          "shanghai_sim/dataset.py", "shanghai_sim/runner/job.py", "shanghai_sim/runner/planning.py")),
 )

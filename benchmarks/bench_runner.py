@@ -276,7 +276,7 @@ BENCHMARK = Benchmark(
         "tiny": dict(games=4, reps=2, max_threads=2, stub_games=200, rss_real=(2,),
                      rss_stub=(200,)),
     },
-    source=Source(kernels=("games.batch",), cut=("search.rollout",),          # the rollout bot: compiled in, never played here
+    source=Source(kernels=("games.batch",), cut=("search.rollout", "search.oracle", "search.playout"),          # the rollout bot: compiled in, never played here
                   files=("shanghai_sim/runner/*.py", "shanghai_sim/dataset.py", "shanghai_sim/integrity.py",
                          "shanghai_sim/limits.py", "shanghai_sim/bots.py", "shanghai_sim/rules/*.py",
                          "cli/main.py", "cli/run_cmds.py")),

@@ -122,7 +122,7 @@ BENCHMARK = Benchmark(
         "tiny": dict(deals=2, presets=("shanghai",)),
     },
     source=Source(kernels=("games.batch",),
-                  cut=("search.rollout", "compile.linking"),      # smart vs greedy; outcomes: how kernels link changes no game
+                  cut=("search.rollout", "search.oracle", "search.playout", "compile.linking"),      # smart vs greedy; outcomes: how kernels link changes no game
                   files=("shanghai_sim/bots.py", "shanghai_sim/rules/*.py", "shanghai_sim/tournament.py",
                          "shanghai_sim/stats.py", "shanghai_sim/runner/job.py", "shanghai_sim/runner/planning.py")),
 )

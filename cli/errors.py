@@ -148,3 +148,11 @@ def run_and_print(start, *, scheduler: str | None, command: str, dest: str, as_j
     import json
     result = run_job(start, scheduler=scheduler, resume_hint=f"shanghai-sim {command} --resume --out {dest}")
     click.echo(json.dumps(result.to_dict(), indent=1) if as_json else result.text())
+
+
+def diagnostic_option(f):
+    """``--diagnostic``: the commands that play bots refuse a diagnostic bot (one that cheats
+    on purpose: ``rollout:oracle=hands``) without it (shanghai_sim.bots.refuse_diagnostics)."""
+    return click.option("--diagnostic", is_flag=True,
+                        help="Allow a diagnostic bot that cheats on purpose (rollout:oracle=hands|deal sees "
+                             "hidden cards; refused without this), marked as such wherever it plays.")(f)

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from .errors import INT, NUMBER, InputError, rule_option, rules_at, run_and_print
+from .errors import INT, NUMBER, InputError, diagnostic_option, rule_option, rules_at, run_and_print
 from .errors import OneLineCommand as _OneLineErrors
 from .play_cmds import named_file
 
@@ -61,10 +61,11 @@ def register(group: click.Group) -> None:
                   help="Replace the experiment in --out (another one, or this one started again).")
     @click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
     @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+    @diagnostic_option
     @click.pass_context
     def experiment_cmd(ctx, experiment_file, baseline, variants, variant_rules, opponents, rules, rule_items,
                        players, games, target_ci, max_games, seed, hand, threads, scheduler, out, resume,
-                       overwrite, as_json, quiet):
+                       overwrite, as_json, quiet, diagnostic):
         from shanghai_sim import experiment as E
         engine = _engine(ctx)
         try:
@@ -73,7 +74,7 @@ def register(group: click.Group) -> None:
                 # --resume alone: the experiment recorded in --out, more --games or rounds on top
                 dest = out or E.DEFAULT_OUT
                 exp = E.experiment_from_record(dest, games=games, target_ci=target_ci, max_games=max_games,
-                                               threads=threads, scheduler=scheduler)
+                                               threads=threads, scheduler=scheduler, diagnostic=diagnostic)
                 return _run(E, exp, dest, True, overwrite, quiet, as_json, engine, scheduler)
             opts = E.load_experiment_file(experiment_file) if experiment_file else {}
             arms = list(opts.pop("variants", ()))
@@ -86,7 +87,8 @@ def register(group: click.Group) -> None:
             if rule_items:
                 opts["rules"] = rules_at(opts.get("rules", "shanghai"), rule_items, opts.get("players"))
             dest = opts.pop("out", E.DEFAULT_OUT)
-            exp = E.Experiment(variants=tuple(arms), threads=threads, scheduler=scheduler, **opts)
+            exp = E.Experiment(variants=tuple(arms), threads=threads, scheduler=scheduler, diagnostic=diagnostic,
+                               **opts)
         except (ValueError, TypeError) as e:          # ExperimentError, RulesError
             raise InputError(str(e)) from None
         _run(E, exp, dest, resume, overwrite, quiet, as_json, engine, scheduler)

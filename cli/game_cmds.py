@@ -8,7 +8,7 @@ import os
 import click
 
 
-from .errors import InputError, rule_option, rules_at
+from .errors import InputError, diagnostic_option, rule_option, rules_at
 from .errors import OneLineCommand as _OneLineErrors
 from .play_cmds import named_file
 
@@ -391,8 +391,9 @@ def register(group: click.Group) -> None:
     @click.option("--html", "html_path", type=click.Path(dir_okay=False), callback=named_file,
                   help="Write the game as a self-contained web page here (the table as cards, "
                        "stepped by event, turn or hand; docs/browser.md) instead of printing it.")
+    @diagnostic_option
     @click.pass_context
-    def replay_cmd(ctx, seed, rules, rule_items, players, bots, log_path, as_json, html_path):
+    def replay_cmd(ctx, seed, rules, rule_items, players, bots, log_path, as_json, html_path, diagnostic):
         from shanghai_sim.bots import parse_bot, seat_specs, split_specs
         from shanghai_sim.game import game_events
         from shanghai_sim.log import format_event
@@ -447,7 +448,7 @@ def register(group: click.Group) -> None:
             if warning:
                 click.echo(warning, err=True)
             _check_html_path(html_path)
-            events, _ = game_events(r, p, s, bots)
+            events, _ = game_events(r, p, s, bots, diagnostic=diagnostic)
             seats = [parse_bot(b, r.hands).name for b in seat_specs(split_specs(bots), p)]
         except InputError:
             raise
@@ -462,6 +463,9 @@ def register(group: click.Group) -> None:
                 click.echo(json.dumps(e, separators=(",", ":")))
         else:
             click.echo(f"# seed {s}, rules {r.name}, {p} players, bots {bots}")
+            from shanghai_sim.bots import diagnostic_marks
+            for line in diagnostic_marks(seats):
+                click.echo(f"# {line}")
             for e in events:
                 click.echo(format_event(e))
 

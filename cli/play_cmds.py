@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from .errors import InputError, rule_option, rules_at
+from .errors import InputError, diagnostic_option, rule_option, rules_at
 from .errors import OneLineCommand as _OneLineErrors
 
 PLAY_HELP = """Play one game at the terminal: you take one seat, bots the others.
@@ -53,11 +53,11 @@ def named_file(ctx, param, value):
 
 
 def human_game(rules, rule_items, players, bots, seat, seed, read=input, write=click.echo,
-               later: bool = False):
+               later: bool = False, diagnostic: bool = False):
     """The HumanGame of play's options (``play``, ``serve``): bad values as InputError. A game
     with no --seed gets a random one (printed in its introduction). ``later``: check the
     options now, and return (seed, a function ``make(write)`` that builds the game)."""
-    from shanghai_sim.bots import split_specs
+    from shanghai_sim.bots import diagnostic_marks, refuse_diagnostics, split_specs
     from shanghai_sim.human import HumanGame, table_options
     s = _int("seed", seed, 0, 2 ** 64 - 1)
     if s is None:
@@ -65,6 +65,7 @@ def human_game(rules, rule_items, players, bots, seat, seed, read=input, write=c
     try:
         p = _int("players", players, 2, 8)
         n = len(split_specs(bots))
+        refuse_diagnostics(bots, diagnostic)      # a bot that cheats only when asked for
         if p is None and n > 1:
             p = n + 1
         r = rules_at(rules, rule_items, p)        # --rule checked at the count to be played
@@ -74,16 +75,18 @@ def human_game(rules, rule_items, players, bots, seat, seed, read=input, write=c
         if later:
             table_options(r, p, q, bots)
         else:
-            hg = HumanGame(r, p, q, bots, s, read=read, write=write)
+            hg = HumanGame(r, p, q, bots, s, read=read, write=write, diagnostic=diagnostic)
         warning = r.two_player_warning(p)
         if warning:
             click.echo(warning, err=True)
+        for line in diagnostic_marks(bots):
+            click.echo(line, err=True)
     except InputError:
         raise
     except ValueError as e:       # RulesError, BotError, GameError
         raise InputError(str(e)) from None
     if later:
-        return s, lambda out: HumanGame(r, p, q, bots, s, read=read, write=out)
+        return s, lambda out: HumanGame(r, p, q, bots, s, read=read, write=out, diagnostic=diagnostic)
     return hg
 
 
@@ -113,7 +116,8 @@ def table_options(log_help: str):
                 click.option("--seat", default="0", show_default=True, help="Your seat, 0..players-1."),
                 click.option("--seed", help="The game seed, 0..2**64-1 (default: a random one, shown)."),
                 click.option("--log", "log_path", type=click.Path(dir_okay=False), callback=named_file,
-                             help=log_help))):
+                             help=log_help),
+                diagnostic_option)):
             f = option(f)
         return f
     return decorate
@@ -122,8 +126,9 @@ def table_options(log_help: str):
 def register(group: click.Group) -> None:
     @group.command("play", cls=_OneLineErrors, help=PLAY_HELP)
     @table_options("Save the event log here (JSON lines, docs/replay.md).")
-    def play_cmd(rules, rule_items, players, bots, seat, seed, log_path):
-        hg = human_game(rules, rule_items, players, bots, seat, seed, read=_read, write=click.echo)
+    def play_cmd(rules, rule_items, players, bots, seat, seed, log_path, diagnostic):
+        hg = human_game(rules, rule_items, players, bots, seat, seed, read=_read, write=click.echo,
+                        diagnostic=diagnostic)
         out = None
         if log_path:
             try:        # opened now: a path that cannot be written fails before the game

@@ -9,7 +9,7 @@ import click
 
 from shanghai_sim.defaults import DEFAULT_GAMES, DEFAULT_OUT, DETAILS
 
-from .errors import INT, InputError, Number, rule_option, rules_at, run_job
+from .errors import INT, InputError, Number, diagnostic_option, rule_option, rules_at, run_job
 from .errors import OneLineCommand as _OneLineErrors
 
 
@@ -109,15 +109,16 @@ def register(group: click.Group) -> None:
                   help="Start even when the dataset's estimated size exceeds the free space of a local "
                        "--out's disk (refused otherwise).")
     @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+    @diagnostic_option
     @click.pass_context
     def run_cmd(ctx, job_file, rules, rule_items, players, bots, games, seed, threads, out, detail, rotate,
                 shard_size, scheduler, tls_ca_file, tls_cert, tls_key, resume, quick, full_check, worker_timeout,
-                overwrite, force, quiet):
+                overwrite, force, quiet, diagnostic):
         from shanghai_sim import runner
         engine = _engine(ctx)
         options = dict(rules=rules, players=players, bots=list(bots) or None, games=games, seed=seed,
                        threads=threads, out=out, detail=detail, rotate=rotate, shard_size=shard_size,
-                       scheduler=scheduler)
+                       scheduler=scheduler, diagnostic=diagnostic or None)
         try:
             given = runner.load_job_file(job_file) if job_file else {}
             given.update(runner.normalise(options, "options"))

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from .errors import INT, InputError, rule_option, rules_at, run_and_print
+from .errors import INT, InputError, diagnostic_option, rule_option, rules_at, run_and_print
 from .errors import OneLineCommand as _OneLineErrors
 from .play_cmds import named_file
 
@@ -49,9 +49,10 @@ def register(group: click.Group) -> None:
                   help="Replace the dataset in --out (another tournament or a run, or this one started again).")
     @click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
     @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+    @diagnostic_option
     @click.pass_context
     def tournament_cmd(ctx, bots, rules, rule_items, players, deals, seed, threads, scheduler, out, resume,
-                       overwrite, as_json, quiet):
+                       overwrite, as_json, quiet, diagnostic):
         from shanghai_sim import tournament as T
         engine = _engine(ctx)
         dest = out or T.DEFAULT_OUT
@@ -59,7 +60,8 @@ def register(group: click.Group) -> None:
             if resume and overwrite:
                 raise InputError("--resume keeps the tournament in --out and --overwrite replaces it: give one")
             if resume and not (bots or rules or rule_items or players or seed is not None):
-                t = T.tournament_from_dataset(dest, deals=deals, threads=threads, scheduler=scheduler)
+                t = T.tournament_from_dataset(dest, deals=deals, threads=threads, scheduler=scheduler,
+                                              diagnostic=diagnostic)
             else:
                 if not bots:
                     raise InputError("give --bots SPEC,SPEC,... (one per seat), e.g. "
@@ -67,7 +69,8 @@ def register(group: click.Group) -> None:
                 from shanghai_sim.runner import split_bots
                 r = (rules_at(rules or "shanghai", rule_items, players or len(split_bots(bots)))
                      if rule_items else (rules or "shanghai"))
-                opts = dict(players=players, deals=deals, seed=seed, threads=threads, scheduler=scheduler)
+                opts = dict(players=players, deals=deals, seed=seed, threads=threads, scheduler=scheduler,
+                            diagnostic=diagnostic)
                 t = T.Tournament(split_bots(bots), rules=r, **{k: v for k, v in opts.items() if v is not None})
         except (ValueError, TypeError) as e:           # TournamentError, JobError, RulesError
             raise InputError(str(e)) from None

@@ -69,7 +69,7 @@ def register(group: click.Group) -> None:
     @click.option("--port", default="8000", show_default=True,
                   help="Port to listen on, 0..65535 (0: any free port).")
     @click.option("--open", "open_browser", is_flag=True, help="Open the page in the default browser.")
-    def serve_cmd(rules, rule_items, players, bots, seat, seed, log_path, host, port, open_browser):
+    def serve_cmd(rules, rule_items, players, bots, seat, seed, log_path, host, port, open_browser, diagnostic):
         import os
 
         from .play_cmds import _int, human_game
@@ -81,10 +81,11 @@ def register(group: click.Group) -> None:
                                  + ("it is a folder" if os.path.isdir(log_path) else
                                     f"no folder {folder}" if not os.path.isdir(folder) else
                                     f"the folder {folder} is not writable"))
-        s, make = human_game(rules, rule_items, players, bots, seat, seed, later=True)
+        s, make = human_game(rules, rule_items, players, bots, seat, seed, later=True, diagnostic=diagnostic)
         from shanghai_sim.web.serve import make_server
         try:
-            srv = make_server(make, host, pt, log_path=log_path, seed=s)
+            from shanghai_sim.bots import diagnostic_marks
+            srv = make_server(make, host, pt, log_path=log_path, seed=s, notice=diagnostic_marks(bots))
         except OSError as e:
             raise InputError(f"cannot listen on {host}:{pt}: {e.strerror or e}"
                              + (" (another program has it: try --port 0 for any free port)"

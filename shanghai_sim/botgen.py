@@ -39,7 +39,7 @@ import sys
 from pathlib import Path
 
 KERNELS = Path(__file__).resolve().parent / "kernels"
-WORKSPACE = "search.rollout"        # the kernel module of the search workspace (new_workspace_nb)
+WORKSPACE = "search.playout"       # the kernel module of the search workspace (new_workspace_nb)
 GATES = {"workspace": "W", "smart": "SM"}        # gate -> the engine argument that carries it
 CALLS = {("R", "G", "p"): "(R, G, p)", ("R", "G", "p", "bp"): "(R, G, p, bp)",
          ("R", "G", "W", "p", "bp"): "(R, G, W, p, bp)"}
@@ -96,25 +96,32 @@ def dispatch_source(bots, kernels: Path = KERNELS) -> str:
     if not entries:
         raise BotGenError("the registry has no bot")
     calls, imports, kinds = {}, {}, []
+    # the bots, then their diagnostic variants (kinds after the bots': bots.diagnostic_kind)
+    played = [(kind, info.name, info.name, info.kernel, info.gate) for kind, info in enumerate(entries)]
     for kind, info in enumerate(entries):
         if info.kind != kind:
             raise BotGenError(f"bot {info.name!r} has kind {info.kind}, its place in the registry is {kind}")
-        module, _, func = info.kernel.rpartition(".")
+    diagnostics = [b for b in entries if b.diagnostic is not None]
+    played += [(len(entries) + i, f"{b.name}:{b.diagnostic.name}", f"{b.name}_{b.diagnostic.name}",
+                b.diagnostic.kernel, b.gate) for i, b in enumerate(diagnostics)]
+    for kind, name, const_name, kernel, gate in played:
+        module, _, func = kernel.rpartition(".")
         if not func or module.count(".") != 1:
-            raise BotGenError(f"bot {info.name!r}: kernel {info.kernel!r} is not folder.module.function "
+            raise BotGenError(f"bot {name!r}: kernel {kernel!r} is not folder.module.function "
                               f"(e.g. bots.players.greedy_action_nb)")
         args = _kernel_args(module, func, kernels)
         if args not in CALLS:
-            raise BotGenError(f"bot {info.name!r}: kernel {func}{args} takes none of the bot "
+            raise BotGenError(f"bot {name!r}: kernel {func}{args} takes none of the bot "
                               f"signatures {', '.join(CALLS.values())}")
-        if info.gate not in (None, *GATES):
-            raise BotGenError(f"bot {info.name!r}: gate {info.gate!r} is none of {', '.join(GATES)}")
-        if ("W" in args) != (info.gate == "workspace"):
-            raise BotGenError(f"bot {info.name!r}: a kernel that takes the workspace W has the "
+        if gate not in (None, *GATES):
+            raise BotGenError(f"bot {name!r}: gate {gate!r} is none of {', '.join(GATES)}")
+        if ("W" in args) != (gate == "workspace"):
+            raise BotGenError(f"bot {name!r}: a kernel that takes the workspace W has the "
                               f"gate \"workspace\", and only such a kernel")
-        const = "BOT_" + info.name.upper()
-        kinds.append(f"{const} = {kind}")
-        calls[info.name] = (const, f"{func}{CALLS[args]}", info.gate)
+        const = "BOT_" + const_name.upper()
+        kinds.append(f"{const} = {kind}" + ("" if kind < len(entries) else
+                                            "    # a diagnostic (it cheats): refused unless asked for"))
+        calls[name] = (const, f"{func}{CALLS[args]}", gate)
         imports.setdefault(module, set()).add(func)
     imp = []
     for module in sorted(imports):            # dispatch.py is in kernels/games/
@@ -127,8 +134,8 @@ def dispatch_source(bots, kernels: Path = KERNELS) -> str:
         imp.append(f"from ..{WORKSPACE} import new_workspace_nb  # noqa: F401  (re-exported)")
 
     first = entries[0].name                 # kind 0: the fallback, as for an unknown kind
-    order = ([b.name for b in entries if b.gate == "workspace"] + [b.name for b in entries if b.gate == "smart"]
-             + [b.name for b in entries[1:] if b.gate is None])
+    order = ([n for _, n, _, _, g in played if g == "workspace"] + [n for _, n, _, _, g in played if g == "smart"]
+             + [n for k, n, _, _, g in played if g is None and k > 0])
     if entries[0].gate is not None:
         raise BotGenError(f"the first bot ({first!r}, the fallback) must have no gate")
 
@@ -144,10 +151,12 @@ def dispatch_source(bots, kernels: Path = KERNELS) -> str:
         out.append(f"    return {calls[first][1]}")
         return "\n".join(out)
 
-    by_gate = {g: tuple(b.kind for b in entries if b.gate == g) for g in GATES}
+    by_gate = {g: tuple(k for k, _, _, _, gate in played if gate == g) for g in GATES}
     return HEADER + _DISPATCH.format(
         imports="\n".join(imp), kinds="\n".join(kinds),
         names=", ".join(repr(b.name) for b in entries),
+        diagnostics=repr(tuple(n for k, n, _, _, _ in played if k >= len(entries))),
+        diagnostic_kinds=_tuple([k for k, _, _, _, _ in played if k >= len(entries)]),
         workspace=_tuple(by_gate["workspace"]), smart=_tuple(by_gate["smart"]),
         seat=body(order, True),
         plain=body([n for n in order if calls[n][2] != "workspace"], False))
@@ -238,7 +247,9 @@ _DISPATCH = '''"""The engine's bot dispatch: every bot kind, and the gates that 
 
 Generated from the registry (``shanghai_sim.bots.BOTS``) by ``python -m shanghai_sim.botgen``:
 a bot's kind is its place in the registry, its call is its kernel's signature, and its
-gate is the entry's ``gate``.
+gate is the entry's ``gate``. A bot's diagnostic variant (the entry's ``diagnostic``: the
+rollout bot's oracle, which cheats on purpose) is a kind of its own after the bots', played
+by its own kernel behind its bot's gate.
 
 W is None for a line-up without a bot of gate "workspace" (a search bot). numba then prunes
 the search branch before typing it (a ``W is not None`` test on an argument of type None),
@@ -264,6 +275,10 @@ from ..base.layout import G_S, S_ACTOR
 
 {kinds}
 NAMES = ({names},)           # by kind
+# the diagnostic variants (bot:name), kinds len(NAMES) on: they cheat on purpose, so every
+# command and API refuses them unless asked for (shanghai_sim.bots.refuse_diagnostics)
+DIAGNOSTICS = {diagnostics}
+DIAGNOSTIC_KINDS = {diagnostic_kinds}
 
 WORKSPACE_KINDS = {workspace}     # gate "workspace": the engine's W
 SMART_KINDS = {smart}         # gate "smart": the engine's SM

@@ -129,6 +129,21 @@ class BotVersion:
 
 
 @dataclass(frozen=True)
+class Diagnostic:
+    """A diagnostic variant of a bot: it cheats on purpose (it reads what its seat cannot
+    see), to measure something, and is never a player. A spec of the bot that sets ``key``
+    to anything but its default still parses (``rollout:oracle=hands``) and is played by the
+    diagnostic's own kernel (its own kind in the dispatch, numbered after the registry's
+    bots: shanghai_sim.botgen); every command and API refuses it unless asked for as a
+    diagnostic (``refuse_diagnostics``: ``--diagnostic``, ``diagnostic=True``), and the
+    datasets and reports it played in say so (``diagnostic_marks``)."""
+    name: str                       # its kind's name: BOT_<BOT>_<NAME> (botgen)
+    key: str                        # the spec key that asks for it
+    kernel: str                     # its kernel in kernels/: "folder.module.function" (botgen)
+    sees: tuple[tuple[str, str], ...]   # (value of key, what it reads that its seat cannot see)
+
+
+@dataclass(frozen=True)
 class BotInfo:
     name: str
     kernel: str                     # its kernel in kernels/: "folder.module.function" (botgen)
@@ -142,6 +157,8 @@ class BotInfo:
     # (SM) or "workspace" (W, a search bot's; its kernel takes W): shanghai_sim.botgen
     gate: str | None = None
     kind: int = -1                  # its dispatch value: its place in BOTS (set there)
+    # None, or its diagnostic variant (a cheat, refused unless asked for): see Diagnostic
+    diagnostic: Diagnostic | None = None
 
     @property
     def version(self) -> int:
@@ -326,7 +343,8 @@ _ROLLOUT_PARAMS = (
     BotParam("oracle", "choice", "BP_ORACLE", 0,
              "a diagnostic that cheats, never a player: its samples deal the other hands their "
              "true cards (hands; the stock still shuffled) or the true hands and the true stock "
-             "order (deal): what reading the hidden cards would be worth to the search",
+             "order (deal): what reading the hidden cards would be worth to the search; refused "
+             "unless asked for as a diagnostic (--diagnostic)",
              choices=(("off", 0), ("hands", 1), ("deal", 2))),
 )
 
@@ -393,7 +411,10 @@ BOTS: dict[str, BotInfo] = {b.name: replace(b, kind=kind) for kind, b in enumera
                         "at the discard and going down, 256 at the buy; a challenger that cannot beat "
                         "smart's choice by 20 points drops out (analyses/search_budget.py): a sixth "
                         "of version 5's search time (docs/rollout.md)")),
-            gate="workspace"),
+            gate="workspace",
+            diagnostic=Diagnostic("oracle", "oracle", "search.oracle.oracle_action_nb",
+                                  (("hands", "the other hands' true cards"),
+                                   ("deal", "the other hands' true cards and the stock's order")))),
 ))}
 
 
@@ -425,6 +446,8 @@ class BotSpec:
     name: str                 # canonical spec string
     kind: int
     params: tuple[float, ...]  # the kernel's parameter vector (NBP floats)
+    # a diagnostic (Diagnostic.sees: what it reads that its seat cannot see), or "" for a player
+    diagnostic: str = ""
 
     def array(self) -> np.ndarray:
         return np.array(self.params, dtype=np.float64)
@@ -473,10 +496,11 @@ def _check_generated() -> None:
     global _GENERATED_OK
     if _GENERATED_OK:
         return
-    from .kernels.games.dispatch import NAMES
-    if tuple(NAMES) != tuple(BOTS):
-        raise BotError(f"the kernels dispatch bots {', '.join(NAMES)} but the registry has "
-                       f"{', '.join(BOTS)}: run python -m shanghai_sim.botgen")
+    from .kernels.games.dispatch import DIAGNOSTICS, NAMES
+    diags = tuple(f"{b.name}:{b.diagnostic.name}" for b in BOTS.values() if b.diagnostic is not None)
+    if tuple(NAMES) != tuple(BOTS) or tuple(DIAGNOSTICS) != diags:
+        raise BotError(f"the kernels dispatch bots {', '.join(NAMES + DIAGNOSTICS)} but the registry has "
+                       f"{', '.join(tuple(BOTS) + diags)}: run python -m shanghai_sim.botgen")
     _GENERATED_OK = True
 
 
@@ -520,7 +544,61 @@ def parse_bot(spec: str, hands: int | None = None) -> BotSpec:
             raise BotError(f"bot {name!r} takes no parameters but v (got {key!r})")
         p, slot = _find_param(info, key, spec, hands)
         bp[slot] = p.parse(key, value, spec)
-    return BotSpec(canonical(info, bp, v), info.kind, tuple(float(x) for x in bp))
+    kind, sees = info.kind, ""
+    d = info.diagnostic
+    if d is not None:
+        p, slot = _find_param(info, d.key, spec, hands)
+        if bp[slot] != p.default:
+            kind, sees = diagnostic_kind(info), dict(d.sees)[p.text(bp[slot])]
+    return BotSpec(canonical(info, bp, v), kind, tuple(float(x) for x in bp), sees)
+
+
+def diagnostic_kind(info: BotInfo) -> int:
+    """The dispatch kind of a bot's diagnostic variant: after the registry's bots, in the
+    registry's order (kernels/games/dispatch.py, generated by shanghai_sim.botgen)."""
+    with_d = [b.name for b in BOTS.values() if b.diagnostic is not None]
+    return len(BOTS) + with_d.index(info.name)
+
+
+class DiagnosticRefused(BotError):
+    """A diagnostic bot spec (one that cheats) given where it was not asked for."""
+
+
+def diagnostic_specs(specs) -> list[BotSpec]:
+    """The diagnostic specs (BotSpec, canonical, each once, in order) among ``specs``
+    (spec strings, a comma-separated string or BotSpecs); an unparsable spec is skipped
+    (the caller's own parsing reports it)."""
+    out: dict[str, BotSpec] = {}
+    items = [specs] if isinstance(specs, (str, BotSpec)) else list(specs)
+    for item in items:
+        for s in ([item] if isinstance(item, BotSpec) else split_specs(item) if isinstance(item, str) else []):
+            try:
+                b = s if isinstance(s, BotSpec) else parse_bot(s)
+            except BotError:
+                continue
+            if b.diagnostic:
+                out.setdefault(b.name, b)
+    return list(out.values())
+
+
+def refuse_diagnostics(specs, diagnostic: bool, how: str = "--diagnostic (diagnostic=True in Python)"
+                       ) -> list[BotSpec]:
+    """DiagnosticRefused (one line naming the spec and ``how`` to ask for it) if ``specs``
+    hold a diagnostic bot (``rollout:oracle=hands``: it sees hidden cards) and ``diagnostic``
+    is false; else the diagnostic specs among them (``diagnostic_specs``), for the marks."""
+    found = diagnostic_specs(specs)
+    if found and not diagnostic:
+        b = found[0]
+        raise DiagnosticRefused(f"bot spec {b.name!r} is a diagnostic that cheats (it sees {b.diagnostic}), "
+                                f"never a player: give {how} to play it")
+    return found
+
+
+def diagnostic_marks(specs) -> list[str]:
+    """The lines a dataset or report says about the diagnostic bots among ``specs`` (none
+    when none played): each spec and what it sees."""
+    return [f"DIAGNOSTIC: {b.name} sees {b.diagnostic} (a bot that cheats on purpose, not a player)"
+            for b in diagnostic_specs(specs)]
 
 
 def canonical(info: BotInfo, bp: np.ndarray, v: int | None = None) -> str:

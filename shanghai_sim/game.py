@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .bots import BotError, parse_bot, seat_specs, split_specs
+from .bots import BotError, parse_bot, refuse_diagnostics, seat_specs, split_specs
 from .cards import RANKS, SUITS, card_id, card_str, parse_cards
 from .kernels.base import layout as L
 from .kernels.base import codes as K
@@ -102,7 +102,7 @@ class Game:
 
     def __init__(self, rules: "str | Rules | None" = "shanghai", players: int | None = None,
                  seed: int = 0, bots: "str | list[Any]" = "greedy",
-                 log_size: int = DEFAULT_LOG_SIZE, check: bool = False):
+                 log_size: int = DEFAULT_LOG_SIZE, check: bool = False, diagnostic: bool = False):
         r = load_rules(rules, None if players is None else int(players))
         p = r.players if players is None else int(players)
         if p != r.players:
@@ -132,6 +132,10 @@ class Game:
                 self.bot_names.append(spec.name)
             self.kinds[q] = spec.kind
             self.params[q] = spec.array()
+        # a diagnostic bot (rollout:oracle=..., it cheats) only when asked for: its specs, for the marks
+        self._diagnostic = bool(diagnostic)
+        self.diagnostics = [b.name for b in refuse_diagnostics(
+            [n for q, n in enumerate(self.bot_names) if q not in self.python], diagnostic)]
         self._log_size = int(log_size)
         self._check = bool(check)
         self.G = L.new_state(self.R, self._log_size)
@@ -364,6 +368,7 @@ class Game:
             code = int(seat_action_nb(self.R, self.G, self.W, self.SM, np.int64(self.kinds[seat]), self.params[seat]))
             return self._describe(code)
         b = parse_bot(spec)
+        refuse_diagnostics([b], self._diagnostic)
         if needs_workspace([b.kind]):
             self.workspace()
         if smart_flag([b.kind]):
@@ -417,10 +422,12 @@ class Game:
 
 def game_events(rules: "str | Rules | None" = "shanghai", players: int | None = None,
                 seed: int = 0, bots: "str | list[str]" = "greedy",
-                log_size: int = DEFAULT_LOG_SIZE, check: bool = False
+                log_size: int = DEFAULT_LOG_SIZE, check: bool = False, diagnostic: bool = False
                 ) -> tuple[list[dict[str, Any]], np.ndarray]:
-    """Play one seeded game with the batch kernel, logging on: (events, records[hands, players, NHF])."""
+    """Play one seeded game with the batch kernel, logging on: (events, records[hands, players, NHF]).
+    A diagnostic bot (it cheats) is refused unless ``diagnostic``."""
     from .bots import parse_bots
+    refuse_diagnostics(bots, diagnostic)
     r = load_rules(rules, None if players is None else int(players))
     p = r.players if players is None else int(players)
     if p != r.players:

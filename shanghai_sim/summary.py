@@ -257,6 +257,9 @@ def summarize(out: str, full: bool = True) -> dict[str, Any]:
         "bots": {k: v.as_dict() for k, v in sorted(bots.items())},
         "ignored": ignored,
     }
+    if manifest.get("diagnostic"):          # a bot that cheats on purpose played (bots.Diagnostic)
+        from .bots import diagnostic_marks
+        result["diagnostic"] = diagnostic_marks(job.get("bots", []))
     if hand_parts:
         result["hands"] = {"hands": n_hands, "hand_length_turns": hand_len.as_dict(),
                            "buys_per_hand": buys.as_dict()}
@@ -323,7 +326,7 @@ def format_summary(s: dict[str, Any], by_hand: bool = False) -> str:
     state = s["status"]
     if s["shards"]["count"] and s["shards"]["finished"] != s["shards"]["count"]:
         state = f"incomplete: {s['shards']['finished']}/{s['shards']['count']} shards"
-    lines = [f"{s['out']}: {s['games']:,} games, rules {s['rules']}, {s['players']} players, "
+    lines = [*s.get("diagnostic", ()), f"{s['out']}: {s['games']:,} games, rules {s['rules']}, {s['players']} players, "
              f"seed {s['seed']} ({state})", ""]
     w = max([len(f"bot {b}") for b in s["bots"]] + [8])
     lines.append(f"{'':<{w}}  {'games':>9}  {'points (95% CI)':>20}  {'win share (95% CI)':>20}")

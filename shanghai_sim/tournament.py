@@ -68,6 +68,7 @@ class Tournament:
     threads: int | None = None
     scheduler: str | None = None
     level: float = 0.95
+    diagnostic: bool = False          # a diagnostic bot (rollout:oracle=..., it cheats) only when set
 
     def __post_init__(self):
         if isinstance(self.bots, str):
@@ -118,7 +119,7 @@ def plan_tournament(t: Tournament, out: str = DEFAULT_OUT, engine=None, shard_si
     size = shard_size or -(-runner.default_shard_size(games) // k) * k       # whole deals per part file
     job = runner.Job(rules=t.rules, players=len(specs), bots=tuple(specs), games=games, seed=t.seed,
                      threads=t.threads, out=out, detail="hands", shard_size=size,
-                     scheduler=t.scheduler, seating="tournament")
+                     scheduler=t.scheduler, seating="tournament", diagnostic=bool(t.diagnostic))
     try:
         return runner.plan(job, engine)
     except ValueError as e:                      # JobError, RulesError, BotError
@@ -399,9 +400,11 @@ class TournamentResult:
     no_winner_hands: int
     turn_cap_hands: int
     multiplicity: str = MULTIPLICITY
+    diagnostic: list[str] = field(default_factory=list)    # bots.diagnostic_marks: a bot that cheats played
 
     def to_dict(self) -> dict[str, Any]:
-        return {"out": self.out, "design": self.design, "deals": self.deals,
+        return {**({"diagnostic": self.diagnostic} if self.diagnostic else {}),
+                "out": self.out, "design": self.design, "deals": self.deals,
                 "unit": "deal: each bot's mean over every seat it held in every seating of one seed",
                 "hands_played": self.hands_played, "no_winner_hands": self.no_winner_hands,
                 "turn_cap_hands": self.turn_cap_hands, "bots": [b.to_dict() for b in self.bots],
@@ -471,7 +474,9 @@ def analyse(out: str, level: float = 0.95) -> TournamentResult:
               "status": m.get("status"), "level": level}
     for b in res:
         b.verdict = verdict(b, res[0], design, level)
-    return TournamentResult(out, design, deals, res, d.hands_played, d.no_winner, d.turn_cap)
+    from .bots import diagnostic_marks
+    return TournamentResult(out, design, deals, res, d.hands_played, d.no_winner, d.turn_cap,
+                            diagnostic=diagnostic_marks(bots))
 
 
 def _p_text(p: float) -> str:
@@ -523,7 +528,8 @@ def _seating_words(bots: "list[str]", k: int) -> str:
 def format_result(r: TournamentResult) -> str:
     d = r.design
     k = d["games_per_deal"]
-    lines = [f"tournament: {','.join(d['bots'])}; {d['players']} players, rules {d['rules']}, seed {d['seed']}",
+    lines = [*r.diagnostic,
+             f"tournament: {','.join(d['bots'])}; {d['players']} players, rules {d['rules']}, seed {d['seed']}",
              f"{r.deals:,} deals, each played in {k} seatings ({r.deals * k:,} games): {_seating_words(d['bots'], k)}",
              f"hands: {r.hands_played:,}; nobody out (stock) {r.no_winner_hands:,} "
              f"({r.no_winner_hands / max(1, r.hands_played):.1%}); turn cap {r.turn_cap_hands:,}", ""]

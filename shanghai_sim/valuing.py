@@ -29,8 +29,8 @@ point (``seed=None``, what a search bot of that seat would draw) or from a strea
 same values.
 
 Floor 4 (docs/DEVELOPING.md): over ``game`` and ``bots``; the search's kernels
-(``kernels.search.rollout.search_nb``, the dispatch's ``seat_action_nb``) are reached through here
-only.
+(``kernels.search.rollout.search_nb``, the oracle's ``kernels.search.oracle.oracle_search_nb``, the
+dispatch's ``seat_action_nb``) are reached through here only.
 """
 
 from __future__ import annotations
@@ -41,12 +41,13 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from .bots import BotError, BotSpec, parse_bot
+from .bots import BotError, BotSpec, parse_bot, refuse_diagnostics
 from .game import Action, Game
 from .kernels.base import layout as L
 from .kernels.bots.buycharts import CHART_DEF_CAP, CHART_SOURCES
 from .kernels.games.dispatch import needs_workspace, seat_action_nb, smart_flag
 from .kernels.base.rng import seed_state_nb
+from .kernels.search.oracle import oracle_search_nb
 from .kernels.search.rollout import search_nb
 from .limits import MAX_GAME_SEED, LimitError, check_count
 
@@ -88,15 +89,17 @@ class Choice(NamedTuple):
     seconds: float
 
 
-def _spec(bot: "str | BotSpec", game: Game, what: str) -> BotSpec:
-    if isinstance(bot, BotSpec):
-        return bot
-    if not isinstance(bot, str):
+def _spec(bot: "str | BotSpec", game: Game, what: str, diagnostic: bool) -> BotSpec:
+    """The BotSpec of ``bot``; a diagnostic (``rollout:oracle=hands``: it cheats) only with
+    ``diagnostic``."""
+    if not isinstance(bot, (str, BotSpec)):
         raise ValuingError(f"{what}: expected a bot spec string, got {type(bot).__name__}")
     try:
-        return parse_bot(bot, game.rules.hands)
+        b = bot if isinstance(bot, BotSpec) else parse_bot(bot, game.rules.hands)
+        refuse_diagnostics([b], diagnostic, "diagnostic=True")
     except BotError as e:
         raise ValuingError(f"{what}: {e}") from None
+    return b
 
 
 def _seat(game: Game, what: str) -> int:
@@ -150,13 +153,15 @@ def _stages(stages: Sequence[int]) -> tuple[int, ...]:
 
 
 def value_actions_staged(game: Game, actions: "Sequence[Action | int]", stages: Sequence[int], *,
-                         evaluator: "str | BotSpec" = EVALUATOR, seed: "int | None" = None
-                         ) -> "list[Valuation] | None":
+                         evaluator: "str | BotSpec" = EVALUATOR, seed: "int | None" = None,
+                         diagnostic: bool = False) -> "list[Valuation] | None":
     """The seat to act's candidate ``actions`` (its legal Actions or their codes) valued on
     ``stages[-1]`` samples drawn in stages: samples ``0..stages[0]-1``, then up to
     ``stages[1]``, ..., each stage continuing the previous one's random stream. One
     ``Valuation`` per stage, each over every sample drawn so far. ``evaluator``: a ``rollout``
-    spec (its sampling of the unseen cards, playout policy and utility). ``seed``: None draws
+    spec (its sampling of the unseen cards, playout policy and utility; the oracle,
+    ``rollout:oracle=hands|deal``, deals the true cards instead: a diagnostic that cheats,
+    refused unless ``diagnostic``). ``seed``: None draws
     the samples from the seat's own bot stream at this point; an integer from a stream seeded
     by it. The game is left as it was (the seat's stream restored). None if the seat's view of
     the cards does not add up (a scripted position that breaks card conservation): nothing
@@ -164,7 +169,7 @@ def value_actions_staged(game: Game, actions: "Sequence[Action | int]", stages: 
     seat = _seat(game, "value_actions")
     ks = _stages(stages)
     cands = _candidates(game, actions, seat)
-    ev = _spec(evaluator, game, "value_actions: evaluator")
+    ev = _spec(evaluator, game, "value_actions: evaluator", diagnostic)
     if ev.name.split(":")[0] != "rollout":
         raise ValuingError(f"value_actions: evaluator {ev.name!r} is not a rollout spec "
                            "(the search's sampling values the actions)")
@@ -179,13 +184,14 @@ def value_actions_staged(game: Game, actions: "Sequence[Action | int]", stages: 
     stream = game.G[L.G_RNG][L.RNG_BOT0 + seat]
     keep = stream.copy()
     bp = ev.array()
+    search = oracle_search_nb if ev.diagnostic else search_nb      # the oracle's worlds: its own kernel
     out: list[Valuation] = []
     try:
         if seed is not None:
             seed_state_nb(np.uint64(seed), stream)
         k0 = 0
         for k in ks:
-            if not search_nb(game.R, game.G, W, np.int64(seat), bp, np.int64(n), np.int64(k0), np.int64(k)):
+            if not search(game.R, game.G, W, np.int64(seat), bp, np.int64(n), np.int64(k0), np.int64(k)):
                 return None
             out.append(_valuation(W[L.W_RF], seat, cands, k))
             k0 = k
@@ -195,10 +201,11 @@ def value_actions_staged(game: Game, actions: "Sequence[Action | int]", stages: 
 
 
 def value_actions(game: Game, actions: "Sequence[Action | int]", samples: int, *,
-                  evaluator: "str | BotSpec" = EVALUATOR, seed: "int | None" = None) -> "Valuation | None":
+                  evaluator: "str | BotSpec" = EVALUATOR, seed: "int | None" = None,
+                  diagnostic: bool = False) -> "Valuation | None":
     """The seat to act's candidate ``actions`` valued on ``samples`` common samples
     (``value_actions_staged`` with one stage; the same arguments)."""
-    got = value_actions_staged(game, actions, [samples], evaluator=evaluator, seed=seed)
+    got = value_actions_staged(game, actions, [samples], evaluator=evaluator, seed=seed, diagnostic=diagnostic)
     return None if got is None else got[0]
 
 
@@ -238,13 +245,14 @@ def seat_counters(game: Game, seat: int) -> SeatCounters:
     return SeatCounters(int(PS[seat, L.PS_TURNS]), int(PS[seat, L.PS_BUYS]))
 
 
-def bot_choice(game: Game, bot: "str | BotSpec") -> Choice:
+def bot_choice(game: Game, bot: "str | BotSpec", *, diagnostic: bool = False) -> Choice:
     """What the bot of spec ``bot`` would do for the seat to act now, how many playouts its
     search ran and how long it took (the bot's decision only). A question: the seat's random
     stream is restored and the search's event is not kept in the game's log, so the game stays
-    the same seeded game with the same events."""
+    the same seeded game with the same events. A diagnostic bot (it cheats) only with
+    ``diagnostic``."""
     seat = _seat(game, "bot_choice")
-    b = _spec(bot, game, "bot_choice")
+    b = _spec(bot, game, "bot_choice", diagnostic)
     W = game.workspace() if needs_workspace([b.kind]) else game.W
     if smart_flag([b.kind]):
         game.SM = True

@@ -406,14 +406,24 @@ def test_search_budget_tiny(tmp_path, capsys):
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("error: --variants")
     assert not (tmp_path / "bad").exists()
-    # --evaluator: the same decisions and departures, valued with the other hands' true cards
+    # --evaluator: the same decisions and departures, valued with the other hands' true cards: a
+    # diagnostic that cheats, refused without --diagnostic (as an evaluator or a variant), marked with it
     o = tmp_path / "sb-oracle"
+    for refused in (["--evaluator", "rollout:oracle=hands"], ["--variants", "a=rollout;b=rollout:oracle=deal"]):
+        assert sb.main(["--games", "2", "--out", str(o), "--quiet", *refused]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "--diagnostic" in err[0] and "oracle=" in err[0], err
+    assert not o.exists()
     assert sb.main(["--games", "2", "--threads", "1", "--eval", "4", "--variants", v, "--out", str(o),
-                    "--evaluator", "rollout:oracle=hands", "--quiet"]) == 0
+                    "--evaluator", "rollout:oracle=hands", "--diagnostic", "--quiet"]) == 0
     e = pd.read_csv(o / "decisions.csv")
     assert (e.departs == d.departs).all() and (e.samples == d.samples).all()
     assert (e[e.departs].value != d[d.departs].value).any()
-    assert "`rollout:oracle=hands`'s sampling" in (o / "report.md").read_text()
+    text = (o / "report.md").read_text()
+    assert "`rollout:oracle=hands`'s sampling" in text
+    assert text.splitlines()[2] == ("**DIAGNOSTIC: rollout:oracle=hands sees the other hands' true cards "
+                                    "(a bot that cheats on purpose, not a player)**")
+    assert "DIAGNOSTIC" not in (out / "report.md").read_text()
     for bad in ("smart", "rollout:oracle=x"):
         assert sb.main(["--games", "2", "--evaluator", bad, "--out", str(tmp_path / "bad"), "--quiet"]) == 2
         err = capsys.readouterr().err.strip().splitlines()

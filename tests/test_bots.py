@@ -203,7 +203,8 @@ def test_a_seats_private_row_is_read_and_written_only_by_the_state_and_the_hand_
     cached deficiency) is a private row apart from the public per-seat row (layout G_PRIV,
     PV_*). Only state.py (add_card/rem_card, def_saved_nb/def_restore_nb/def_forget_nb: a
     probe tries a move on the real hand and restores the cache) and handmemo.hand_def_nb
-    touch it; rollout only puts its scratch copy's row into the scratch state tuple."""
+    touch it; the search's playouts only put their scratch copy's row into the scratch state
+    tuple (search/playout.py)."""
     import re
     from pathlib import Path
     kernels = Path(__file__).resolve().parent.parent / "shanghai_sim" / "kernels"
@@ -216,7 +217,7 @@ def test_a_seats_private_row_is_read_and_written_only_by_the_state_and_the_hand_
         if rel in allowed:
             continue
         hits = [ln for ln in path.read_text().splitlines() if pat.search(ln)]
-        if rel == "search/rollout.py":        # the import, and the scratch tuple's W[G_PRIV]
+        if rel == "search/playout.py":        # the import, and the scratch tuple's W[G_PRIV]
             hits = [ln for ln in hits if "W[G_PRIV]" not in ln and not ln.startswith("from ..base.layout import")]
         assert not hits, (rel, hits)
     assert not re.search(r"\bPS_DEF", "".join(p.read_text() for p in paths))

@@ -46,6 +46,9 @@ def test_a_closure_is_what_a_module_can_reach_through_its_imports():
         assert not {"bots.players", "engine.play", "search.rollout", "games.dispatch", "games.batch"} & set(clo[key])
     assert "bots.players" not in clo["engine.play"] and "engine.play" in clo["bots.players"]
     assert {"bots.players", "search.rollout", "engine.play", "melds.finder", "games.dispatch"} <= set(clo["games.batch"])
+    # the oracle reaches the honest search; nothing honest reaches the oracle
+    assert {"search.rollout", "search.sample", "search.playout"} <= set(clo["search.oracle"])
+    assert not {k for k in ("search.rollout", "search.sample", "search.playout") if "search.oracle" in clo[k]}
     assert clo["base.rng"] == ("base.rng",)
     # every kernel module of every sub-folder has a key, and the compile machinery but linking none
     assert {k.split(".")[0] for k in clo} == {"base", "melds", "engine", "bots", "search", "games", "compile"}
@@ -59,7 +62,8 @@ def test_editing_bots_changes_the_key_of_the_modules_that_reach_it_only(tmp_path
     edited = cache.module_hashes(_copied_sources(tmp_path, edit="bots/players.py"))
     changed = {key for key, h in edited.items() if h != cache.MODULE_HASHES[key]}
     assert changed == {key for key, clo in cache.closures().items() if "bots.players" in clo}
-    assert changed == {"bots.players", "games.dispatch", "games.batch", "search.rollout"}
+    assert changed == {"bots.players", "games.dispatch", "games.batch", "search.sample", "search.playout",
+                       "search.rollout", "search.oracle"}
     # the same sources elsewhere: the same keys (a wheel and a checkout share the cache)
     (tmp_path / "again").mkdir()
     assert cache.module_hashes(_copied_sources(tmp_path / "again")) == cache.MODULE_HASHES

@@ -38,7 +38,7 @@ def test_every_state_allocator_follows_the_spec(preset, players, log_size):
 
 @pytest.mark.parametrize("preset,players", [("shanghai", 4), ("contract", 5)])
 def test_the_rollout_workspace_follows_its_spec(preset, players):
-    from shanghai_sim.kernels.search.rollout import new_workspace_nb
+    from shanghai_sim.kernels.search.playout import new_workspace_nb
     R = tuple(rules.preset(preset).with_players(players).arrays(players))
     dims = L.state_dims(R[L.R_PARAMS], 0)
     assert L.WORKSPACE_SPEC[:L.G_MKEYS] == L.STATE_SPEC[:L.G_MKEYS]

@@ -10,7 +10,9 @@ from shanghai_sim.cards import card_str, parse_cards
 from shanghai_sim.game import Game, game_events
 from shanghai_sim.kernels.base import layout as L
 from shanghai_sim.kernels.engine.handmemo import def_of_nb
-from shanghai_sim.kernels.search.rollout import fit_hands_nb, load_sample_nb, oracle_pool_nb, unseen_pool_nb
+from shanghai_sim.kernels.search.oracle import oracle_pool_nb
+from shanghai_sim.kernels.search.playout import load_sample_nb
+from shanghai_sim.kernels.search.sample import fit_hands_nb, unseen_pool_nb
 from shanghai_sim.kernels.base.rng import shuffle_nb
 from shanghai_sim.rules import preset
 
@@ -98,7 +100,7 @@ def test_samples_conserve_cards_and_keep_what_the_seat_knows(rules):
 def _fitted_samples(every, unready=0, nolay=0):
     """(game, seat to act, a sample dealt there with fit=8) at every ``every``-th position of
     games of four smart (``shanghai``, game seeds 0-2)."""
-    from shanghai_sim.kernels.search.rollout import layable_mask_nb, nolay_nb
+    from shanghai_sim.kernels.search.sample import layable_mask_nb, nolay_nb
     for seed in range(3):
         g = Game(rules="shanghai", players=4, seed=seed, bots="smart")
         k = 0
@@ -263,10 +265,11 @@ def test_the_oracle_deals_its_samples_from_the_true_cards(mode):
 
 def test_the_oracle_reads_the_hidden_cards():
     """The counterpart of the seat-view test below, so that it can fail: the oracle's search
-    means change when the other hands' hidden cards are dealt anew."""
+    means change when the other hands' hidden cards are dealt anew (a diagnostic: the game asks
+    for it, diagnostic=True)."""
     spec = "rollout:oracle=hands:rollouts=2:candidates=2:race=0:prune=1"
     rng = np.random.default_rng(5)
-    g = Game(rules="shanghai", players=4, seed=2, bots="smart")
+    g = Game(rules="shanghai", players=4, seed=2, bots="smart", diagnostic=True)
     changed = 0
     while not g.over and changed < 3:
         seat = g.to_act

@@ -14,6 +14,7 @@ import pytest
 from shanghai_sim.game import Game
 from shanghai_sim.kernels.base import layout as L
 from shanghai_sim.kernels.base.rng import game_seed_nb, seed_state_nb
+from shanghai_sim.kernels.search.oracle import oracle_search_nb
 from shanghai_sim.kernels.search.rollout import search_nb
 from shanghai_sim.bots import parse_bot
 from shanghai_sim.rules import load_rules
@@ -62,7 +63,7 @@ def same_state(a: list[np.ndarray], g: Game) -> bool:
             and np.array_equal(a[L.G_LOG][:n], g.G[L.G_LOG][:n]))     # the events logged, no more
 
 
-def kernel_sums(g: Game, codes, bp, stages, seed=None):
+def kernel_sums(g: Game, codes, bp, stages, seed=None, search=search_nb):
     """The kernel path analyses/when_to_buy.py and search_budget.py took before valuing.py:
     the candidates written into the workspace, ``search_nb`` over each stage's samples, the
     sums read back: [(k, RF_SUM row, RF_DSQ row)]."""
@@ -76,7 +77,7 @@ def kernel_sums(g: Game, codes, bp, stages, seed=None):
         seed_state_nb(np.uint64(seed), st)
     out, k0 = [], 0
     for k in stages:
-        assert search_nb(g.R, g.G, W, np.int64(p), bp, np.int64(len(codes)), np.int64(k0), np.int64(k))
+        assert search(g.R, g.G, W, np.int64(p), bp, np.int64(len(codes)), np.int64(k0), np.int64(k))
         RF = W[L.W_RF]
         out.append((k, RF[L.RF_SUM, :len(codes)].copy(), RF[L.RF_DSQ, :len(codes)].copy()))
         k0 = k
@@ -105,18 +106,25 @@ def test_a_buy_is_valued_as_the_kernels_valued_it_for_when_to_buy():
 
 def test_a_departure_is_valued_as_the_kernels_valued_it_for_search_budget():
     """Two play-phase actions on a stream seeded apart (search_budget.py's game_seed(seed, 1 +
-    64 decision + j)), by action code, with the oracle evaluator too: the kernel path's sums."""
+    64 decision + j)), by action code, with the oracle evaluator too (its own kernel,
+    ``oracle_search_nb``, and only with diagnostic=True): the kernel path's sums."""
     g = at(lambda g: g.phase == "play" and sum(a.kind == "discard" for a in g.legal_actions()) >= 3, seed=5)
     discards = [a for a in g.legal_actions() if a.kind == "discard"][:3]
     seed = int(game_seed_nb(np.uint64(200), np.uint64(1 + 64 * 3 + 1)))
-    for spec in ("rollout", "rollout:oracle=hands"):
+    for spec, search in (("rollout", search_nb), ("rollout:oracle=hands", oracle_search_nb)):
         ev = parse_bot(spec)
-        v = value_actions(g, np.array([a.code for a in discards]), 8, evaluator=spec, seed=seed)
-        ((k, s, dsq),) = kernel_sums(g, [a.code for a in discards], ev.array(), [8], seed=seed)
+        v = value_actions(g, np.array([a.code for a in discards]), 8, evaluator=spec, seed=seed,
+                          diagnostic=search is oracle_search_nb)
+        ((k, s, dsq),) = kernel_sums(g, [a.code for a in discards], ev.array(), [8], seed=seed, search=search)
         for i in (1, 2):
             d = (s[i] - s[0]) / k
             assert v.diff[i] == d and v.se[i] == math.sqrt(max((dsq[i] / k - d * d) * k / (k - 1), 0.0) / k)
         assert v.actions == tuple(discards)
+    with pytest.raises(ValuingError, match=r"^value_actions: evaluator: bot spec 'rollout:oracle=hands' is a "
+                                           r"diagnostic that cheats .*give diagnostic=True"):
+        value_actions(g, discards[:2], 8, evaluator="rollout:oracle=hands")
+    with pytest.raises(ValuingError, match=r"^bot_choice: bot spec 'rollout:oracle=deal' .*diagnostic=True"):
+        bot_choice(g, "rollout:oracle=deal")
 
 
 def test_going_out_scores_nothing_in_every_sample():

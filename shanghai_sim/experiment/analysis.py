@@ -130,9 +130,10 @@ class Result:
     hands: list[int]               # hand numbers reported
     stopped: str | None = None
     multiplicity: str = MULTIPLICITY
+    diagnostic: list[str] = field(default_factory=list)    # bots.diagnostic_marks: a bot that cheats played
 
     def to_dict(self) -> dict[str, Any]:
-        return {"out": self.out, "design": self.design, "games": self.games,
+        return {**({"diagnostic": self.diagnostic} if self.diagnostic else {}), "out": self.out, "design": self.design, "games": self.games,
                 "unit": "deal: the focal player's mean over its seatings of one seed",
                 "arms": [a.to_dict() for a in self.arms], "stopped": self.stopped,
                 "multiplicity": self.multiplicity}
@@ -203,5 +204,7 @@ def analyse(out: str, *, _record: dict | None = None, level: float | None = None
         a.p_holm[k] = p
     for a in variants:
         a.verdict = verdict(a, design, hand, level)
+    from ..bots import diagnostic_marks
     return Result(out, dict(design, seeds=rec.get("seeds"), versions=rec.get("versions")), n, arms,
-                  hand_numbers, rec.get("stopped"))
+                  hand_numbers, rec.get("stopped"),
+                  diagnostic=diagnostic_marks([s for a in ident["arms"] for s in a["lineup"]]))

@@ -65,6 +65,7 @@ class Experiment:
     threads: int | None = None
     scheduler: str | None = None
     level: float = 0.95
+    diagnostic: bool = False          # a diagnostic bot (rollout:oracle=..., it cheats) only when set
 
     def __post_init__(self):
         object.__setattr__(self, "variants", tuple(as_arm(v) for v in self.variants))
@@ -230,7 +231,8 @@ def plan_arms(exp: Experiment, out: str, deals: int, engine=None) -> list[ArmPla
             lineup = mapped
         job = runner.Job(rules=rules, players=players, bots=tuple(lineup), games=deals * players,
                          seed=exp.seed, threads=exp.threads, out=os.path.join(out_abs, ARMS_DIR, f"{i}-{_slug(arm.name)}"),
-                         detail="hands", shard_size=size, scheduler=exp.scheduler, seating="duplicate")
+                         detail="hands", shard_size=size, scheduler=exp.scheduler, seating="duplicate",
+                         diagnostic=bool(exp.diagnostic))
         try:
             plan = runner.plan(job, engine)
         except ValueError as e:                    # JobError, RulesError, BotError, a fake engine's

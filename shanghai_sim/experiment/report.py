@@ -69,7 +69,7 @@ def _p(p: float | None) -> str:
 
 def format_result(r: Result) -> str:
     d = r.design
-    lines = [f"experiment: {d['players']} players, rules {d['rules']}, opponents {d['opponents']}; "
+    lines = [*r.diagnostic, f"experiment: {d['players']} players, rules {d['rules']}, opponents {d['opponents']}; "
              f"{r.games:,} deals (seed {d['seeds']['seed']}), each played once with the focal player in each "
              f"seat ({r.games * d['players']:,} games per arm)"]
     if d.get("hand") is not None:

@@ -80,12 +80,13 @@ class HumanGame(Screen, Moves, Advice):
 
     def __init__(self, rules: Any = "shanghai", players: int | None = None, seat: int = 0,
                  bots: "str | list[str]" = "greedy", seed: int = 0,
-                 read: Callable[[str], str] = input, write: Callable[[str], None] = print):
+                 read: Callable[[str], str] = input, write: Callable[[str], None] = print,
+                 diagnostic: bool = False):
         r, p, seat, names = table_options(rules, players, seat, bots)
         self.seat = seat
         self.seats = names[:self.seat] + [HUMAN] + names[self.seat:]
         self.game = Game(r, p, seed, bots=[HUMAN if q == self.seat else self.seats[q]
-                                           for q in range(p)])
+                                           for q in range(p)], diagnostic=diagnostic)
         self.rules = self.game.rules
         self.players = p
         self.seed = int(seed)

@@ -36,6 +36,7 @@ class Job:
     rotate: bool = True                # rotate the line-up one seat per game
     shard_size: int | None = None      # None: chosen from the number of games
     scheduler: str | None = None       # Dask scheduler address; None: local threads
+    diagnostic: bool = False           # a diagnostic bot (rollout:oracle=..., it cheats) is refused unless set
     seating: str = "rotate"            # "rotate": as ``rotate`` says; "duplicate": each seed once per
                                        # seat; "tournament": each seed once per distinct seating
 
@@ -95,9 +96,9 @@ def normalise(options: dict[str, Any], where: str = "job") -> dict[str, Any]:
             if v not in DETAILS:
                 raise JobError(f"detail = {v!r}: expected one of {', '.join(DETAILS)}")
             out[key] = v
-        elif key == "rotate":
+        elif key in ("rotate", "diagnostic"):
             if not isinstance(v, bool):
-                raise JobError(f"rotate = {v!r}: expected true or false")
+                raise JobError(f"{key} = {v!r}: expected true or false")
             out[key] = v
         elif key == "seating":
             if v not in SEATINGS:

@@ -548,6 +548,14 @@ def _ranges(ks: list[int]) -> list[list[int]]:
     return out
 
 
+def diagnostic_lineup(lineup) -> list[dict[str, Any]]:
+    """The diagnostic bots of a line-up (bots that cheat on purpose, ``rollout:oracle=...``), as
+    a manifest records them: each spec, the line-up's places it holds and what it sees."""
+    from ..bots import diagnostic_specs
+    return [{"spec": b.name, "lineup_seats": [i for i, s in enumerate(lineup) if s == b.name],
+             "sees": b.diagnostic} for b in diagnostic_specs(list(lineup))]
+
+
 def new_manifest(plan: Plan) -> dict[str, Any]:
     first = plan.seeds(0, min(plan.games, 3))
     from ..bots import bot_versions
@@ -555,6 +563,9 @@ def new_manifest(plan: Plan) -> dict[str, Any]:
                             "versions": bot_versions(plan.lineup)}
     if plan.seating == "tournament":          # recorded only when used: other manifests are unchanged
         bots["seatings"] = plan.seatings().tolist()
+    diagnostic = diagnostic_lineup(plan.lineup)
+    if diagnostic:                            # likewise: a bot that cheats played (bots.Diagnostic)
+        bots["diagnostic"] = diagnostic
     return {
         "format": "shanghai-sim dataset",
         "schema_version": SCHEMA_VERSION,
@@ -562,6 +573,7 @@ def new_manifest(plan: Plan) -> dict[str, Any]:
         "status": "running",
         "job": plan.identity(),
         "rules": plan.rules.to_dict(),
+        **({"diagnostic": True} if diagnostic else {}),
         "bots": bots,
         "seeds": {"job_seed": plan.seed,
                   "game_seed": (f"shanghai_sim.kernels.base.rng.game_seed_nb(job_seed, game // "

@@ -283,7 +283,7 @@ def plan(job: Job, engine: Engine | None = None) -> Plan:
         # a rules file is checked at the count to be played, where the job says it
         at = job.players or (len(job.bots) if len(job.bots) > 1 else None)
         rules, spec = load_rules(job.rules, players=at), job.rules
-    from ..bots import BotError, parse_bot, seat_specs
+    from ..bots import BotError, parse_bot, refuse_diagnostics, seat_specs
     players = job.players
     if players is None:
         players = len(job.bots) if len(job.bots) > 1 else rules.players
@@ -291,6 +291,7 @@ def plan(job: Job, engine: Engine | None = None) -> Plan:
         bots = seat_specs(job.bots, players)
         for b in set(bots):
             parse_bot(b, rules.hands)        # a per-hand parameter past the rules' hands is an error
+        refuse_diagnostics(bots, job.diagnostic)     # a bot that cheats only when asked for
     except BotError as e:
         raise JobError(f"bots: {e}") from None
     rules = rules.with_players(players)      # validates the deal for this many players

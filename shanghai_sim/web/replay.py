@@ -98,10 +98,13 @@ def replay_page(events: list[dict[str, Any]], *, rules: Any = None, players: int
     sub = [f"rules {rules_name}" if rules_name else "", f"{p} players",
            f"seed {seed}" if seed is not None else "", source]
     who = ", ".join(f"{q}: {'the person' if q == human else n}" for q, n in enumerate(seats or []))
+    from ..bots import diagnostic_marks
+    marks = diagnostic_marks([n for q, n in enumerate(seats or []) if q != human and isinstance(n, str)])
     meta = {"players": p, "seats": seats, "human": human, "seed": seed, "rules": rules_name,
             "shoe": shoe, "buys": buys, "contracts": contracts,
             "title": "Shanghai replay" + (f", seed {seed}" if seed is not None else ""),
-            "subtitle": " \u00b7 ".join(x for x in sub if x) + (f" \u00b7 seats {who}" if who else "")}
+            "subtitle": " \u00b7 ".join([*marks] + [x for x in sub if x]) + (f" \u00b7 seats {who}" if who else ""),
+            "diagnostic": marks}
     # each seat's view of the lines that it may not read in full (others' hidden cards)
     hidden = [{k: t for k, (e, line) in enumerate(zip(events, lines))
                if (t := public_line(e, q)) != line} for q in range(p)]

@@ -75,10 +75,17 @@ BODY = """\
 """
 
 
-def play_page(token: str = "", title: str = "Shanghai") -> str:
+def play_page(token: str = "", title: str = "Shanghai", notice: "list[str] | tuple[str, ...]" = ()) -> str:
     """The page of one game; ``token``: the game's token (PlaySession.token), embedded for
-    play.js to send with every request that changes anything."""
-    return page(title, BODY, ["play.js"], data={"token": token}, connect=True)
+    play.js to send with every request that changes anything. ``notice``: lines shown above
+    the table (``bots.diagnostic_marks``: a diagnostic bot that sees hidden cards plays)."""
+    import html
+    body = BODY
+    if notice:
+        lines = "".join(f"<p class=\"diagnostic\" role=\"alert\"><strong>{html.escape(x)}</strong></p>"
+                        for x in notice)
+        body = BODY.replace('<div id="banner" hidden></div>', lines + '<div id="banner" hidden></div>', 1)
+    return page(title, body, ["play.js"], data={"token": token}, connect=True)
 
 
 class _Handler(GuardedHandler):
@@ -161,12 +168,12 @@ class PlayServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, session: PlaySession, host: str = "127.0.0.1", port: int = 0, seed: int = 0,
-                 request_timeout: float = REQUEST_TIMEOUT):
+                 request_timeout: float = REQUEST_TIMEOUT, notice: "list[str] | tuple[str, ...]" = ()):
         super().__init__((host, port), _Handler)
         self.session = session
         self.seed = seed
         self.request_timeout = request_timeout
-        self.page = play_page(session.token)
+        self.page = play_page(session.token, notice=notice)
         h, p = self.server_address[:2]
         self.port = p
         self.wildcard = h in ("0.0.0.0", "::")
@@ -250,10 +257,10 @@ class PlayServer(ThreadingHTTPServer):
 
 def make_server(make: Callable[[Callable[[str], None]], Any], host: str = "127.0.0.1", port: int = 0,
                 log_path: str | None = None, seed: int = 0,
-                request_timeout: float = REQUEST_TIMEOUT) -> PlayServer:
+                request_timeout: float = REQUEST_TIMEOUT, notice: "list[str] | tuple[str, ...]" = ()) -> PlayServer:
     """A server for one game (not started: call ``session.start()`` and ``serve_forever()``)."""
     session = PlaySession(make, log_path)
-    return PlayServer(session, host, port, seed, request_timeout)
+    return PlayServer(session, host, port, seed, request_timeout, notice)
 
 
 __all__ = ["PlaySession", "PlayServer", "make_server", "play_page", "write_log", "seat_view", "json_depth"]

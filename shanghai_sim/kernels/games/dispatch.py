@@ -3,7 +3,9 @@
 
 Generated from the registry (``shanghai_sim.bots.BOTS``) by ``python -m shanghai_sim.botgen``:
 a bot's kind is its place in the registry, its call is its kernel's signature, and its
-gate is the entry's ``gate``.
+gate is the entry's ``gate``. A bot's diagnostic variant (the entry's ``diagnostic``: the
+rollout bot's oracle, which cheats on purpose) is a kind of its own after the bots', played
+by its own kernel behind its bot's gate.
 
 W is None for a line-up without a bot of gate "workspace" (a search bot). numba then prunes
 the search branch before typing it (a ``W is not None`` test on an argument of type None),
@@ -27,15 +29,22 @@ from ..base.codes import NO_ACTION
 from ..base.layout import G_S, S_ACTOR
 from ..bots.basics import random_action_nb
 from ..bots.players import greedy_action_nb, smart_action_nb
-from ..search.rollout import new_workspace_nb, rollout_action_nb  # noqa: F401  (new_workspace_nb re-exported)
+from ..search.oracle import oracle_action_nb
+from ..search.rollout import rollout_action_nb
+from ..search.playout import new_workspace_nb  # noqa: F401  (re-exported)
 
 BOT_RANDOM = 0
 BOT_GREEDY = 1
 BOT_SMART = 2
 BOT_ROLLOUT = 3
+BOT_ROLLOUT_ORACLE = 4    # a diagnostic (it cheats): refused unless asked for
 NAMES = ('random', 'greedy', 'smart', 'rollout',)           # by kind
+# the diagnostic variants (bot:name), kinds len(NAMES) on: they cheat on purpose, so every
+# command and API refuses them unless asked for (shanghai_sim.bots.refuse_diagnostics)
+DIAGNOSTICS = ('rollout:oracle',)
+DIAGNOSTIC_KINDS = (4,)
 
-WORKSPACE_KINDS = (3,)     # gate "workspace": the engine's W
+WORKSPACE_KINDS = (3, 4,)     # gate "workspace": the engine's W
 SMART_KINDS = (2,)         # gate "smart": the engine's SM
 SEARCH_KINDS = WORKSPACE_KINDS
 
@@ -60,6 +69,11 @@ def seat_action_nb(R, G, W, SM, kind, bp):
         if kind == BOT_ROLLOUT:
             return rollout_action_nb(R, G, W, p, bp)
     elif kind == BOT_ROLLOUT:
+        return NO_ACTION
+    if W is not None:
+        if kind == BOT_ROLLOUT_ORACLE:
+            return oracle_action_nb(R, G, W, p, bp)
+    elif kind == BOT_ROLLOUT_ORACLE:
         return NO_ACTION
     if SM is not None:
         if kind == BOT_SMART:
