@@ -19,11 +19,7 @@ import numpy as np
 
 from shanghai_sim.bots import parse_bots
 from shanghai_sim.kernels.base import layout as L
-from shanghai_sim.kernels.base import codes as K
-from shanghai_sim.kernels.engine.flow import init_game_nb
-from shanghai_sim.kernels.engine.play import apply_action_nb
-from shanghai_sim.kernels.games.dispatch import bot_action_nb
-from shanghai_sim.kernels.games.batch import play_games_nb
+from shanghai_sim.kernels.games.batch import count_actions_nb, play_games_nb
 from shanghai_sim.kernels.base.records import NHF
 from shanghai_sim.kernels.base.rng import game_seed_nb, seed_state_nb, shuffle_nb
 from shanghai_sim.rules import preset
@@ -34,20 +30,6 @@ if __package__:                      # imported: benchmarks.bench_engine (run_al
     from ._common import Benchmark, Source, rates, ratio, spread, table
 else:                                # python benchmarks/bench_engine.py: this folder is sys.path[0]
     from _common import Benchmark, Source, rates, ratio, spread, table
-
-
-@nb.njit(cache=True, nogil=True, _nrt=False)
-def _count_actions_nb(R, G, bot_kind, bot_params, seeds):
-    """Play games with bots and count the decisions taken (the same loop as play_game_nb)."""
-    n = 0
-    S = G[L.G_S]
-    for i in range(seeds.shape[0]):
-        init_game_nb(R, G, seeds[i], 0, 0)
-        while S[L.S_PHASE] != K.PH_OVER:
-            a = bot_action_nb(R, G, bot_kind[S[L.S_ACTOR]], bot_params[S[L.S_ACTOR]])
-            apply_action_nb(R, G, a)
-            n += 1
-    return n
 
 
 def games_per_second(rules: str, players: int, bots: str, games: int) -> float:
@@ -68,9 +50,9 @@ def actions_per_second(rules: str, players: int, bots: str, games: int) -> float
     kinds, params = parse_bots(bots, players)
     G = L.new_state(R, 0)
     seeds = np.arange(1, games + 1, dtype=np.uint64)
-    _count_actions_nb(R, G, kinds, params, seeds[:1])
+    count_actions_nb(R, G, kinds, params, seeds[:1])
     t = time.perf_counter()
-    n = _count_actions_nb(R, G, kinds, params, seeds)
+    n = count_actions_nb(R, G, kinds, params, seeds)
     return n / (time.perf_counter() - t)
 
 
@@ -106,7 +88,10 @@ def openspiel_actions_per_second(seconds: float) -> float | None:
     return n * (acts / 20) / el
 
 
-@nb.njit(cache=True, nogil=True, _nrt=False)
+# Not cached: numba's cache for a file outside the package records the module's name, which is
+# benchmarks.bench_engine when run_all or the tests import it and __main__ when it runs as a
+# script, and a kernel cached under one fails to load under the other. It compiles in a second.
+@nb.njit(nogil=True, _nrt=False)
 def _deal_only_nb(decks, jokers, players, deal, seeds, state, shoe, hands_out):
     """The machine's floor: shuffle and deal every hand of a game, as the engine does
     (docs/rules.md §5.1: a shoe per (game seed, hand)), and nothing else. Returns a checksum."""
@@ -176,11 +161,11 @@ def actions_rate(rules: str, players: int, bots: str, games: int, reps: int) -> 
     kinds, params = parse_bots(bots, players)
     G = L.new_state(R, 0)
     seeds = np.arange(1, games + 1, dtype=np.uint64)
-    _count_actions_nb(R, G, kinds, params, seeds[:1])
+    count_actions_nb(R, G, kinds, params, seeds[:1])
     acts, gms = [], []
     for _ in range(reps):
         t = time.perf_counter()
-        n = _count_actions_nb(R, G, kinds, params, seeds)
+        n = count_actions_nb(R, G, kinds, params, seeds)
         dt = time.perf_counter() - t
         acts.append((n, dt))
         gms.append((games, dt))

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..compile.linking import separate
 from ..base.layout import G_REC, G_S, P_PLAYERS, R_PARAMS
-from .dispatch import new_workspace_nb, seat_action_nb
+from .dispatch import bot_action_nb, new_workspace_nb, seat_action_nb
 from ..base.codes import E_OK, PH_OVER
 from ..engine.flow import init_game_nb
 from ..base.layout import S_ACTOR, S_ERR, S_PHASE
@@ -77,3 +77,19 @@ def play_games_nb(params, points, joker_cap, meld_kind, meld_size, n_melds, deal
     W = new_workspace_nb(params)
     if play_games_on_nb(R, G, W, _SMART_ON, bot_kind, bot_params, seeds, hand_out) >= 0:
         raise RuntimeError("engine: a bot chose an illegal action (run the replay of this seed)")
+
+
+@nb.njit(cache=True, nogil=True, _nrt=False)
+def count_actions_nb(R, G, bot_kind, bot_params, seeds):
+    """Play games with bots (no search bot) on state ``G`` and count the decisions taken: the
+    loop of ``play_game_nb`` without its records, for benchmarks/bench_engine.py's actions per
+    second (here, so that the package's cache holds it)."""
+    n = 0
+    S = G[G_S]
+    for i in range(seeds.shape[0]):
+        init_game_nb(R, G, seeds[i], 0, 0)
+        while S[S_PHASE] != PH_OVER:
+            a = bot_action_nb(R, G, bot_kind[S[S_ACTOR]], bot_params[S[S_ACTOR]])
+            apply_action_nb(R, G, a)
+            n += 1
+    return n
