@@ -170,3 +170,10 @@ def test_each_kernel_folder_imports_only_the_folders_below_it():
     # the checker sees an import across folders (a guard against a checker that finds nothing)
     assert "base" in _kernel_folder_imports(kernels / "melds" / "finder.py", kernels)
     assert "engine" in _kernel_folder_imports(kernels / "bots" / "players.py", kernels)
+
+
+def test_no_module_of_the_package_or_the_cli_is_over_700_lines():
+    """Rooms by concern (issue 56): a module past 700 lines mixes concerns; split it."""
+    long = {str(p.relative_to(ROOT)): n for d in ("shanghai_sim", "cli") for p in sorted((ROOT / d).rglob("*.py"))
+            if (n := len(p.read_text().splitlines())) > 700}
+    assert not long, long
