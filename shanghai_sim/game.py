@@ -97,18 +97,25 @@ def _proposal_rows(melds: tuple[tuple[str, ...], ...]) -> list[tuple[int, int, i
     return rows
 
 
+def _rules_for(rules: "str | Rules | None", players: "int | None", seed: int) -> "tuple[Rules, int]":
+    """The rules of a game (a preset, a rules file or a Rules) at its player count (the
+    rules' own if None), and the count; a seed outside 0..2**64-1 is refused."""
+    r = load_rules(rules, None if players is None else int(players))
+    p = r.players if players is None else int(players)
+    if p != r.players:
+        r = r.with_players(p)
+    if not 0 <= int(seed) < 2 ** 64:
+        raise GameError(f"seed {seed}: must be 0..2**64-1")
+    return r, p
+
+
 class Game:
     """A game played step by step; the same kernels as the batch runs."""
 
     def __init__(self, rules: "str | Rules | None" = "shanghai", players: int | None = None,
                  seed: int = 0, bots: "str | list[Any]" = "greedy",
                  log_size: int = DEFAULT_LOG_SIZE, check: bool = False, diagnostic: bool = False):
-        r = load_rules(rules, None if players is None else int(players))
-        p = r.players if players is None else int(players)
-        if p != r.players:
-            r = r.with_players(p)
-        if not 0 <= int(seed) < 2 ** 64:
-            raise GameError(f"seed {seed}: must be 0..2**64-1")
+        r, p = _rules_for(rules, players, seed)
         self.rules = r
         self.players = p
         self.seed = int(seed)
@@ -428,12 +435,7 @@ def game_events(rules: "str | Rules | None" = "shanghai", players: int | None = 
     A diagnostic bot (it cheats) is refused unless ``diagnostic``."""
     from .bots import parse_bots
     refuse_diagnostics(bots, diagnostic)
-    r = load_rules(rules, None if players is None else int(players))
-    p = r.players if players is None else int(players)
-    if p != r.players:
-        r = r.with_players(p)
-    if not 0 <= int(seed) < 2 ** 64:
-        raise GameError(f"seed {seed}: must be 0..2**64-1")
+    r, p = _rules_for(rules, players, seed)
     R = tuple(r.arrays(p))
     kinds, params = parse_bots(bots, p, r.hands)
     size = int(log_size)

@@ -8,7 +8,6 @@ relative to the file. Any problem is an ``ExperimentError`` naming the file.
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -31,16 +30,8 @@ def load_rules_arms(path: "str | Path") -> list[Arm]:
 
 
 def _toml(path: "str | Path", what: str) -> dict[str, Any]:
-    from ..rules import file_name
-    p = Path(path)
-    try:
-        if not p.is_file():
-            raise ExperimentError(f"{what} {file_name(path)} not found")
-        return tomllib.loads(p.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise ExperimentError(f"{what} {file_name(path)} is not valid TOML: {e}") from None
-    except OSError as e:            # a name too long, a folder it may not read
-        raise ExperimentError(f"{what} {file_name(path)} cannot be read: {e.strerror or e}") from None
+    from ..rules.parsing import read_toml
+    return read_toml(path, what, ExperimentError)
 
 
 FILE_KEYS = ("baseline", "opponents", "rules", "players", "games", "seed", "hand", "target_ci",

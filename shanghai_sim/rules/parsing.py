@@ -197,6 +197,21 @@ def file_name(path: "str | Path", width: int = 80) -> str:
     return repr(s)
 
 
+def read_toml(path: "str | Path", what: str, error: type[Exception]) -> dict:
+    """The table of the TOML file at ``path``; ``error`` with one line naming it as ``what``
+    (``"rules file"``, ``"job file"``) if it is not there, not a file, not valid TOML or cannot
+    be read."""
+    p = Path(path)
+    try:
+        if not p.is_file():
+            raise error(f"{what} {file_name(path)} not found")
+        return tomllib.loads(p.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise error(f"{what} {file_name(path)} is not valid TOML: {e}") from None
+    except OSError as e:            # a name too long, a file it may not read
+        raise error(f"{what} {file_name(path)} cannot be read: {e.strerror or e}") from None
+
+
 def load_rules(spec: "str | Path | Rules | None" = None, players: int | None = None) -> Rules:
     """A preset name, a TOML path, or a Rules object -> Rules.
 
@@ -218,13 +233,9 @@ def load_rules(spec: "str | Path | Rules | None" = None, players: int | None = N
         if path.is_dir():
             raise RulesError(f"rules file {file_name(s)} is a folder, not a file (give a .toml rules file, "
                              f"or a preset: {', '.join(PRESETS)})")
-        if not path.is_file():
-            raise RulesError(f"rules file {file_name(s)} not found")
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise RulesError(f"rules file {file_name(s)} is not valid TOML: {e}") from None
-    except OSError as e:            # a name too long, a file it may not read
+    except OSError as e:            # a name too long
         raise RulesError(f"rules file {file_name(s)} cannot be read: {e.strerror or e}") from None
+    data = read_toml(s, "rules file", RulesError)
     base = data.get("base", "shanghai")
     if base not in PRESETS:
         raise RulesError(f"rules file {s!r}: unknown base {base!r} (choose from {', '.join(PRESETS)})")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -125,16 +124,9 @@ def load_job_file(path: "str | Path") -> dict[str, Any]:
     Keys: the fields of ``Job``; ``rules`` is a preset name, a rules file, or a
     table of rules options (``[rules]`` with ``base = "contract"`` + overrides).
     """
-    from ..rules import file_name
+    from ..rules.parsing import read_toml
+    data = read_toml(path, "job file", JobError)
     p = Path(path)
-    try:
-        if not p.is_file():
-            raise JobError(f"job file {file_name(path)} not found")
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise JobError(f"job file {file_name(path)} is not valid TOML: {e}") from None
-    except OSError as e:            # a name too long, a file it may not read
-        raise JobError(f"job file {file_name(path)} cannot be read: {e.strerror or e}") from None
     where = f"job file {str(path)!r}"
     rules = data.pop("rules", None)
     opts = normalise(data, where)

@@ -7,13 +7,13 @@ import numpy as np
 
 from ..base.layout import (G_BUF, G_HANDS, G_PS, G_S, G_SCR, G_TABLE, G_TCARDS, JOKER, NCARDS,
                            NRANKS, PS_DOWN, PS_N, P_GO_OUT, RUN, R_PARAMS, R_POINTS, SCR_CAND,
-                           SCR_TMP, S_NT, S_UP, TM_HI, TM_KEY, TM_KIND, TM_LO, TM_N, TM_NJ)
+                           SCR_TMP, S_NT, S_UP, TM_KEY, TM_KIND, TM_NJ)
 from ..melds.finder import popcount
 from ..base.codes import A_DISCARD, A_SWAP, action_nb
 from ..engine.godown import must_lay_off_last_nb
 from ..engine.handmemo import def_in_nb, hand_def_nb
 from ..engine.play import layoff_list_nb
-from ..engine.table import card_layable_nb, do_swap_nb, undo_swap_nb
+from ..engine.table import card_layable_nb, do_swap_nb, meld_slots_nb, undo_swap_nb
 from ..engine.turn import discard_now_nb, layoff_allowed_now_nb, swap_legal_nb
 from ..engine.state import def_restore_nb, def_saved_nb
 from .outlook import cards_short_nb
@@ -103,12 +103,7 @@ def _greedy_swap(R, G, p, down):
     for m in range(S[S_NT]):
         if TM[m, TM_NJ] == 0:
             continue
-        if TM[m, TM_KIND] == RUN:
-            lo = TM[m, TM_LO]
-            hi = TM[m, TM_HI]
-        else:
-            lo = 0
-            hi = TM[m, TM_N] - 1
+        lo, hi = meld_slots_nb(TM, m)
         for k in range(lo, hi + 1):
             if G[G_TCARDS][m, k] != JOKER:
                 continue

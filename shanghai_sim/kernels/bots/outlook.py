@@ -20,12 +20,13 @@ import numpy as np
 from .params import (BP_BUY, BP_HAND0, BP_HORIZON, BP_MAXBUYS, BP_MAXBUYS0, BP_OWED, BP_PACE,
                         MAX_HAND_PARAMS)
 from ..engine.handmemo import def_in_nb
+from ..engine.table import meld_slots_nb
 from ..base.layout import (G_HANDS, G_PILE, G_PS, G_S, G_SCR, G_TABLE, G_TCARDS, GO_DISCARD_REQUIRED,
                      GO_NO_DISCARD, JOKER,
                      NCARDS, NRANKS, PS_BUYS, PS_DOWN, PS_KNOWN0, PS_N, PS_TURNS, P_BUY_PENALTY,
                      P_DECKS, P_GO_OUT, P_JOKERS, P_MAX_STOCK_PASSES, R_BUYS, R_MELD_KIND,
                      R_MELD_SIZE, R_N_MELDS, R_PARAMS, RUN, SCR_UNSEEN, S_ACTOR, S_HAND, S_NP,
-                     S_NT, S_PASSES, S_PHASE, S_PILE_N, S_STOCK_N, TM_HI, TM_KIND, TM_LO, TM_N)
+                     S_NT, S_PASSES, S_PHASE, S_PILE_N, S_STOCK_N)
 from ..base.codes import BUY_NEVER, PH_PLAY
 
 
@@ -99,12 +100,7 @@ def unseen_counts_nb(R, G, p):
     TM = G[G_TABLE]
     TC = G[G_TCARDS]
     for m in range(S[S_NT]):
-        if TM[m, TM_KIND] == RUN:
-            lo = TM[m, TM_LO]
-            hi = TM[m, TM_HI]
-        else:
-            lo = 0
-            hi = TM[m, TM_N] - 1
+        lo, hi = meld_slots_nb(TM, m)
         for k in range(lo, hi + 1):
             c = TC[m, k]
             if c >= 0:

@@ -59,6 +59,15 @@ def draw_stock_nb(R, G):
 
 # ---------------------------------------------------------------- table melds
 
+@nb.njit(cache=True, _nrt=False, inline="always")
+def meld_slots_nb(TM, m):
+    """The first and last slot of table meld m in its row of G_TCARDS: a run's positions
+    lo..hi, a set's cards 0..n-1."""
+    if TM[m, TM_KIND] == RUN:
+        return TM[m, TM_LO], TM[m, TM_HI]
+    return TM[m, TM_LO] * 0, TM[m, TM_N] - 1
+
+
 @nb.njit(cache=True, _nrt=False)
 def meld_jokers_nb(cap, kind, key, lo, n, row, off, at_pos):
     """The one meld rule (docs/rules.md §4, §3 joker_limit), for the table and for a

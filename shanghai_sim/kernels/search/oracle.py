@@ -22,9 +22,8 @@ from ..compile.linking import separate
 from ..bots.params import BP_ORACLE
 from ..base.layout import G_HANDS, G_PS, G_RNG, G_S, G_STOCK, NCARDS, PS_KNOWN0, RI_POOL, RNG_BOT0, S_NP, S_STOCK_N, W_RI
 from ..base.rng import next_u64_nb, randint_nb
-from .playout import play_sample_nb, playout_rows_nb
+from .playout import play_sample_nb, search_start_nb
 from .rollout import race_end_nb, race_next_nb, race_start_nb
-from .sample import unseen_pool_nb
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -72,10 +71,9 @@ def oracle_search_nb(R, G, W, p, bp, n, k0, k1):
     W[W_RI][RI_CAND][:n] played out on each; False if the seat's view and the state do not
     add up (then nothing was searched)."""
     pool = W[W_RI][RI_POOL]
-    npool = unseen_pool_nb(R, G, p, pool)
+    npool = search_start_nb(R, G, W, p, bp, n, k0)
     if npool < 0:
         return False
-    playout_rows_nb(W, bp, n, k0)
     rng = G[G_RNG][RNG_BOT0 + p]
     mode = int(bp[BP_ORACLE])
     for _ in range(k0, k1):

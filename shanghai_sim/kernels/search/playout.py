@@ -37,6 +37,7 @@ from ..engine.play import apply_action_nb
 from ..engine.state import def_forget_nb, def_restore_nb, def_saved_nb, game_arrays_nb
 from ..base.records import HF_POINTS
 from ..base.rng import seed_state_nb
+from .sample import unseen_pool_nb
 
 # A playout's parameter rows (W[W_RF][RF_SELF], [RF_OTHER]) hold a whole bot vector. numba does
 # not check bounds: with RF_W = 64 < NBP = 83 they overlapped the next rows, so the playouts
@@ -79,6 +80,17 @@ def playout_rows_nb(W, bp, n, k0):
         for i in range(n):
             RF[RF_SUM, i] = 0.0
             RF[RF_DSQ, i] = 0.0
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def search_start_nb(R, G, W, p, bp, n, k0):
+    """A search's start, honest or the oracle's: the size of seat p's unseen pool, drawn from
+    its view into W[W_RI][RI_POOL] (-1 if the view does not add up: nothing else is done),
+    and the playouts' rows (:func:`playout_rows_nb`)."""
+    npool = unseen_pool_nb(R, G, p, W[W_RI][RI_POOL])
+    if npool >= 0:
+        playout_rows_nb(W, bp, n, k0)
+    return npool
 
 
 @nb.njit(cache=True, _nrt=False)

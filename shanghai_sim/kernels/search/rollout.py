@@ -52,8 +52,8 @@ from ..base.codes import (A_BUY, A_DISCARD, A_GO_DOWN, A_PASS, A_TAKE, EV_SEARCH
 from ..engine.handmemo import def_of_nb, hand_def_nb
 from ..engine.state import ev_nb
 from ..base.rng import next_u64_nb
-from .playout import new_workspace_nb, play_sample_nb, playout_rows_nb  # noqa: F401  (new_workspace_nb re-exported)
-from .sample import layable_mask_nb, sample_pool_nb, unseen_pool_nb
+from .playout import new_workspace_nb, play_sample_nb, search_start_nb  # noqa: F401  (new_workspace_nb re-exported)
+from .sample import layable_mask_nb, sample_pool_nb
 
 from ..base.codes import DEC_BUY, DEC_DISCARD, DEC_DOWN, DEC_TAKE     # the searched decisions: codes.DECISIONS
 MAXC = 8              # candidates of one decision at most
@@ -79,10 +79,9 @@ def search_nb(R, G, W, p, bp, n, k0, k1):
     k0 is 0); False if the seat's view did not add up (then nothing was searched). Each sample
     is drawn from the seat's view (``sample.sample_pool_nb``)."""
     pool = W[W_RI][RI_POOL]
-    npool = unseen_pool_nb(R, G, p, pool)
+    npool = search_start_nb(R, G, W, p, bp, n, k0)
     if npool < 0:
         return False
-    playout_rows_nb(W, bp, n, k0)
     rng = G[G_RNG][RNG_BOT0 + p]
     lm = layable_mask_nb(R, G) if bp[BP_NOLAY] != 0 else np.int64(0)
     for _ in range(k0, k1):
