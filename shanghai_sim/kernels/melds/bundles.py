@@ -16,9 +16,10 @@ Each is built once by the kernel that owns its contents and passed down unchange
   (``search._leaf_cost``).
 
 numba passes a tuple's members as separate arguments (an array is its data pointer,
-shape and strides either way), so a bundle costs a call nothing; it is a type of its own,
-so a kernel taking one is compiled once per member types, the same as before. A bundle
-holds int64 values, never literals (kernels/__init__.py).
+shape and strides either way), all of them, used or not: a call taking a bundle costs what
+its members cost, so the hottest paths (``onerun._one_run_one_set``, ``_one_run_sets``) keep
+their few arguments flat. A bundle is a type of its own, so a kernel taking one is compiled
+once per member types, as before; it holds int64 values, never literals (kernels/__init__.py).
 """
 
 from typing import NamedTuple

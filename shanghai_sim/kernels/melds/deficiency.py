@@ -104,9 +104,9 @@ def deficiency_in_nb(counts, C, M, scratch, lo, hi):
                             full = False      # rare: too many undominated windows for a row
                     if full:
                         if ns == 1:
-                            v = _one_run_one_set(F, rc, wr, s_set, lo, hi)
+                            v = _one_run_one_set(rc, wr, J, s_set, joker_cap, scratch, wt, lo, hi)
                         else:
-                            v = _one_run_sets(F, rc, wr, ns, s_set, lo, hi)
+                            v = _one_run_sets(rc, wr, J, ns, s_set, joker_cap, scratch, wt, lo, hi)
                 if v == -INF:
                     v = _one_run(F, rc, pmask, s_run, ns, s_set, lo, hi)
                 return v if v > 0 else 0

@@ -61,7 +61,7 @@ def _class_top(LV, maxc, X, ns, dec, out):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _one_run_one_set(F, rc, wr, s_set, lo, best):
+def _one_run_one_set(rc, wr, J, s_set, joker_cap, scratch, wt, lo, best):
     """One run and one set: _one_run with the set's best rank read off directly.
 
     For a window holding the ranks ``held``, the set is best on the rank with the
@@ -71,11 +71,11 @@ def _one_run_one_set(F, rc, wr, s_set, lo, best):
     count order give each in a step or two.
 
     (lo, best): bounds the caller knows, lo <= the answer <= best (deficiency_in_nb).
-    wr[x]: suit x's row of the window table F.wt (``bundles.Finder``).
+    wr[x]: suit x's row of the window table wt. Flat arguments, not ``bundles.Finder``: the
+    hottest path, and a call passing the whole bundle measured a few % slower.
     """
-    J, wt = F.jokers, F.wt
-    thr = s_set - F.joker_cap[s_set]
-    LV = F.scratch[0:NLV]
+    thr = s_set - joker_cap[s_set]
+    LV = scratch[0:NLV]
     maxc = _levels(rc, LV)
     if maxc < 0:
         return -INF
@@ -166,7 +166,7 @@ def _two_sets(hc, nh, oc, no, thr, s, e, m, sg, J, best):
 
 @separate
 @nb.njit(cache=True, _nrt=False)
-def _one_run_sets(F, rc, wr, ns, s_set, lo, best):
+def _one_run_sets(rc, wr, J, ns, s_set, joker_cap, scratch, wt, lo, best):
     """One run and ns >= 2 sets of one size: _one_run with the sets' ranks read off directly.
 
     For a window holding the ranks ``held``, split the ranks into those the run
@@ -178,10 +178,9 @@ def _one_run_sets(F, rc, wr, ns, s_set, lo, best):
     largest count leaves the sets their unconstrained best.
 
     (lo, best): bounds the caller knows, lo <= the answer <= best (deficiency_in_nb).
-    wr[x]: suit x's row of the window table F.wt (``bundles.Finder``).
+    wr[x]: suit x's row of the window table wt. Flat arguments, as _one_run_one_set's.
     """
-    J, wt, scratch = F.jokers, F.wt, F.scratch
-    thr = s_set - F.joker_cap[s_set]
+    thr = s_set - joker_cap[s_set]
     LV = scratch[0:NLV]
     maxc = _levels(rc, LV)
     if maxc < 0:
