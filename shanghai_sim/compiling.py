@@ -36,13 +36,15 @@ def _finder_half() -> None:
     import numpy as np
 
     from .kernels.base.layout import new_cache
+    from .kernels.melds.bundles import Finder
     from .kernels.melds.mixed import _sets_runs
     from .rules import preset
-    ckeys, cvals, cn, scratch, _wt = new_cache()
+    ckeys, cvals, cn, scratch, wt = new_cache()
     joker_cap = preset("shanghai").arrays(4).joker_cap
     i = np.int64(0)
-    # (counts, J, ns, s_set, nr, s_run, joker_cap, exact, gap, ckeys, cvals, cn, scratch, lo, hi)
-    args = (np.zeros(53, np.int64), i, i, i, i, i, joker_cap, i, i, ckeys, cvals, cn, scratch, i, i)
+    F = Finder(i, joker_cap, i, i, ckeys, cvals, cn, wt, scratch)    # as deficiency_in_nb builds it
+    # (F, counts, ns, s_set, nr, s_run, lo, hi)
+    args = (F, np.zeros(53, np.int64), i, i, i, i, i, i)
     _sets_runs.compile(tuple(numba.typeof(a) for a in args))
 
 

@@ -110,8 +110,8 @@ def _general_lay(counts, rules, hand_no):
     rank_av = np.zeros(13, np.int64)
     for t in range(52):
         rank_av[t % 13] += counts[t]
-    return K._lay_search(np.arange(nm), nm, kinds, sizes, cap, ex, gp, pts, pts[52], cnt,
-                         counts[52], rank_av, np.zeros((nm, 7), np.int64), -1,
+    return K._lay_search(K.Contract(kinds, sizes, nm, cap, ex, gp), np.arange(nm), nm, pts, cnt,
+                         rank_av, np.zeros((nm, 7), np.int64), -1,
                          np.empty((1, 1), np.int64), np.empty((1, 1, 1, 7), np.int64))
 
 

@@ -15,6 +15,7 @@ from .memo import _wt_row, memo_trim_nb
 from .onerun import _one_run, _one_run_one_set, _one_run_sets
 from .runs import _runs_fast, _runs_only
 from .mixed import _sets_runs
+from .bundles import Finder
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -75,6 +76,8 @@ def deficiency_in_nb(counts, C, M, scratch, lo, hi):
         # a time) numba prunes them unseen and only the general search is compiled in.
         if M is not None:
             ckeys, cvals, cn, wt = M[CACHE_KEYS], M[CACHE_VALS], M[CACHE_N], M[CACHE_WT]
+            # the fast paths' per-call context, built once here and passed down (bundles.Finder)
+            F = Finder(J, joker_cap, exact, gap, ckeys, cvals, cn, wt, scratch)
             if nr == 1:
                 rc = scratch[MS_RC:MS_RC + NRANKS]
                 pmask = scratch[MS_PMASK:MS_PMASK + 4]
@@ -105,7 +108,7 @@ def deficiency_in_nb(counts, C, M, scratch, lo, hi):
                         else:
                             v = _one_run_sets(rc, wr, J, ns, s_set, joker_cap, scratch, wt, lo, hi)
                 if v == -INF:
-                    v = _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, cvals, cn, lo, hi)
+                    v = _one_run(F, rc, pmask, s_run, ns, s_set, lo, hi)
                 return v if v > 0 else 0
             if nr >= 2 and nr <= MAXR and ns <= 2 and ckeys.shape[0] >= MEMO_MIN and (
                     ns == 0 or (nr <= 3 and s_set <= 13)):
@@ -116,16 +119,15 @@ def deficiency_in_nb(counts, C, M, scratch, lo, hi):
                         break
                 if small:
                     if ns == 0:
-                        v = _runs_fast(counts, J, s_run, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch, hi)
+                        v = _runs_fast(F, counts, s_run, nr, hi)
                     else:
-                        v = _sets_runs(counts, J, ns, s_set, nr, s_run, joker_cap, exact, gap, ckeys,
-                                       cvals, cn, scratch, lo, hi)
+                        v = _sets_runs(F, counts, ns, s_set, nr, s_run, lo, hi)
                     if v != -INF:
                         return v if v > 0 else 0
             if ns == 0 and nr <= MAXR:
                 cnt = scratch[MS_RUN_CNT:MS_RUN_CNT + 4 * NPOS].reshape((4, NPOS))
                 _suit_counts(counts, cnt)
-                v = _runs_only(cnt, J, s_run, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch)
+                v = _runs_only(F, cnt, s_run, nr)
                 if v >= 0:
                     return v if v > 0 else 0
     v = _search(counts, kinds, sizes, nm, joker_cap, exact, gap)

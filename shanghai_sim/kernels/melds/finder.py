@@ -38,24 +38,27 @@ The search enumerates shapes with a branch and bound:
   lowers E), then to any slot (this lowers M). A gammoid argument makes the
   two-phase flow optimal for both at once.
 
-Modules (each imports only those above it): ``meld_search`` (the general search),
-``meld_bits`` (fast-path primitives), ``meld_sets`` (sets only), ``meld_memo`` (the memo
-and window table), ``meld_onerun`` (one run with sets), ``meld_runs`` (runs only),
-``meld_mixed`` (one or two sets with two or three runs), ``meld_deficiency`` (the dispatcher that picks a fast path or the general search),
-``meld_lay`` (lay-down). Every name stays importable from here.
+Modules (each imports only those above it): ``bundles`` (the named tuples the kernels
+pass down: ``Finder``, a fast path's per-call context; ``Mixed``, ``Windows``,
+``WindowList``, ``Leaf``), ``search`` (the general search), ``bits`` (fast-path
+primitives), ``sets`` (sets only), ``memo`` (the memo and window table), ``onerun`` (one
+run with sets), ``runs`` (runs only), ``mixed`` (one or two sets with two or three runs),
+``deficiency`` (the dispatcher that picks a fast path or the general search), ``lay``
+(lay-down). Every name stays importable from here.
 """
 
 from ..base.layout import (Contract, CACHE_BITS, FP, JOKER, LAY_W, MEMO_T, MS_PMASK, MS_RC, MS_RUN_CNT,
                      MS_FRONT, MS_SUIT_CNT, MS_WIN_L, MS_WIN_LO, MS_WIN_R, MS_WIN_T, MS_WR, NPOS, RUN,
                      SCRATCH, SET, WT_SIZES, WT_W, new_cache)  # noqa: F401
 from ..base.layout import MAX_MELDS as MAXM  # noqa: F401
+from .bundles import Finder, Leaf, Mixed, WindowList, Windows  # noqa: F401
 from .search import INF, MAXC, _flow_cost, _leaf_cost, _leaf_em, _pos_rank, _run_candidates, _search, _suit_counts, _touches, runs_touch, win_maxl, win_skip  # noqa: F401
 from .bits import MAXR, MEMO_MIN, PARTS, PART_START, PMAX, RESERVED, _fold, _partition_table, _partitions, _prefetch, popcount  # noqa: F401
 from .sets import _next_perm, _sets_cost, _sets_cost_transfer, _sets_em, _top  # noqa: F401
 from .memo import _all_windows, _hslot, _ml_order, _win_entry, _window_fill, _window_slot, _wt_entry, _wt_row, memo_trim_nb  # noqa: F401
 from .onerun import NLV, _class_top, _levels, _one_run, _one_run_one_set, _one_run_sets, _sets_v, _two_sets  # noqa: F401
-from .runs import _best_split, _front_min, _pair_min, _pareto_add, _runs_fast, _runs_only, _split_min, _suit_fill, _suit_front, _suit_front3, _suit_front4, _suit_front_small, _suit_key, _suit_setup, _suit_slot, _suit_store, _suit_windows, _touch  # noqa: F401
-from .mixed import MIX_W, _group_em, _lb_of, _ranks_choice, _sets_runs, _take_slot  # noqa: F401
+from .runs import _best_split, _front_min, _pair_min, _pareto_add, _runs_fast, _runs_only, _split_min, _suit_fill, _suit_front, _suit_front3, _suit_front4, _suit_front_small, _scratch_windows, _suit_key, _suit_setup, _suit_slot, _suit_store, _suit_windows, _touch  # noqa: F401
+from .mixed import MIX_W, _group_em, _lb_of, _lb_split, _ranks_choice, _sets_runs, _take_slot  # noqa: F401
 from .deficiency import deficiency_batch_nb, deficiency_in_nb, deficiency_nb, deficiency_ws_nb  # noqa: F401
 from .lay import _lay_runs_by_suit, _lay_search, _lay_undo, laydown_nb, laydown_sat_nb, max_laid_nb  # noqa: F401
 

@@ -26,9 +26,11 @@ from .deficiency import deficiency_nb
 
 @separate
 @nb.njit(cache=True, _nrt=True)
-def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cnt_hand, jtotal,
-                rank_av, bestcfg, only_suit, best_j, cfg_j):
-    """Depth-first search over lay-downs (iterative, so numba can cache it).
+def _lay_search(C, order, nm, points, cnt_hand, rank_av, bestcfg, only_suit, best_j, cfg_j):
+    """Depth-first search over lay-downs (iterative, so numba can cache it) of the first nm
+    melds of ``order`` in the contract C (``layout.Contract``: its kinds, sizes, joker caps
+    and flags), from the hand cnt_hand (its jokers among them) and rank_av, the naturals of
+    each rank in it.
 
     Meld order[d] is chosen at depth d: a run as (suit, lo, L, jokered
     positions), a set as (rank, naturals k, jokers j). Rows of ``cur`` and
@@ -41,6 +43,9 @@ def _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, jpts, cn
     k melds in best_j[k, u] (-1: none; the caller fills it with -1) and their
     rows in cfg_j[k, u].
     """
+    kinds, sizes, joker_cap, exact, gap = C.kinds, C.sizes, C.joker_cap, C.exact, C.gap
+    jpts = points[JOKER]
+    jtotal = cnt_hand[JOKER]
     # one allocation, cut into the cursors (views): the runs-by-suit search calls this once
     # per suit, and sixteen small allocations were a fifth of a typical lay-down's time
     ws = np.zeros(48 * nm + 15, np.int64)
@@ -318,8 +323,8 @@ def _cheapest_subset(pos, n, e, x, points, comb):
 
 
 @nb.njit(cache=True, _nrt=True)
-def _lay_runs_by_suit(counts, nm, kinds, sizes, joker_cap, exact, gap, points, bestcfg):
-    """_lay_search for a contract of runs of one size, suit by suit.
+def _lay_runs_by_suit(C, counts, points, bestcfg):
+    """_lay_search for a contract C of runs of one size, suit by suit.
 
     Runs in different suits share no card and never touch, so only the jokers
     tie the suits together: one search per suit records the most points of
@@ -328,8 +333,8 @@ def _lay_runs_by_suit(counts, nm, kinds, sizes, joker_cap, exact, gap, points, b
     all suits at once multiplies the suits' choices (hundreds of microseconds
     for three runs); this adds them.
     """
+    nm, sizes = C.nm, C.sizes
     J = counts[JOKER]
-    jp = points[JOKER]
     # one allocation, cut into views (see _lay_search)
     nf = 4 * (nm + 1) * (J + 1)
     ng = (nm + 1) * (J + 1)
@@ -368,8 +373,7 @@ def _lay_runs_by_suit(counts, nm, kinds, sizes, joker_cap, exact, gap, points, b
             cnt[t] = counts[t]
         for t in range(JOKER):
             rank_av[t % NRANKS] += counts[t]
-        _lay_search(order, k, kinds, sizes, joker_cap, exact, gap, points, jp, cnt, J,
-                    rank_av, scratch_cfg, x, f[x], cfg[x])
+        _lay_search(C, order, k, points, cnt, rank_av, scratch_cfg, x, f[x], cfg[x])
         for r in range(NRANKS):
             rank_av[r] = 0
     # g[k, u] over the suits so far; pick[x, k, u] = (runs, jokers) of suit x
@@ -520,7 +524,7 @@ def laydown_nb(counts, C, points, out):
 @nb.njit(cache=True, _nrt=True)
 def laydown_sat_nb(counts, C, points, out):
     """laydown_nb for a hand already known to be satisfiable (deficiency 0)."""
-    kinds, sizes, nm, joker_cap, exact, gap = C.kinds, C.sizes, C.nm, C.joker_cap, C.exact, C.gap
+    kinds, sizes, nm = C.kinds, C.sizes, C.nm
     total = 0
     for t in range(NCARDS):
         total += counts[t] * points[t]
@@ -548,10 +552,9 @@ def laydown_sat_nb(counts, C, points, out):
         if kinds[i] != RUN or sizes[i] != sizes[0]:
             one_size_runs = False
     if one_size_runs:
-        best = _lay_runs_by_suit(counts, nm, kinds, sizes, joker_cap, exact, gap, points, bestcfg)
+        best = _lay_runs_by_suit(C, counts, points, bestcfg)
     else:
-        best = _lay_search(order, nm, kinds, sizes, joker_cap, exact, gap, points, points[JOKER],
-                           cnt_hand, counts[JOKER], rank_av, bestcfg, np.int64(-1),
+        best = _lay_search(C, order, nm, points, cnt_hand, rank_av, bestcfg, np.int64(-1),
                            buf[66 + 8 * nm:67 + 8 * nm].reshape((1, 1)),
                            buf[67 + 8 * nm:74 + 8 * nm].reshape((1, 1, 1, 7)))
     if best < 0:

@@ -11,15 +11,16 @@ from .bits import RESERVED, _fold, popcount
 
 
 @nb.njit(cache=True, _nrt=False)
-def _all_windows(px, x, s, exact, joker_cap, es_min, ms_min, J, cw, ch, ck, cme, n, kmin, kmax):
-    """Every window of suit x (for the rare suit whose undominated list does not fit the memo)."""
+def _all_windows(px, x, s, exact, joker_cap, cands, n, kmin, kmax):
+    """Every window of suit x into cands (``bundles.WindowList``; for the rare suit whose
+    undominated list does not fit the memo)."""
     for lo in range(0, NPOS - s + 1):
         for L in range(s, win_maxl(lo, s, exact) + 1):
             pm = _window_pm(px, lo, L, s)
             if pm < 0:
                 continue
-            n, kmin, kmax = _window_bound(x, L, _fold(pm), L - popcount(pm), joker_cap, es_min,
-                                          ms_min, J, cw, ch, ck, cme, n, kmin, kmax)
+            n, kmin, kmax = _window_bound(x, L, _fold(pm), L - popcount(pm), joker_cap, cands,
+                                          n, kmin, kmax)
     return n, kmin, kmax
 
 
@@ -33,20 +34,20 @@ def _window_pm(px, lo, L, s):
 
 
 @nb.njit(cache=True, inline="always")
-def _window_bound(x, L, held, m, joker_cap, es_min, ms_min, J, cw, ch, ck, cme, n, kmin, kmax):
+def _window_bound(x, L, held, m, joker_cap, cands, n, kmin, kmax):
     """Append window (suit x, L positions, held ranks, m missing) to the candidate list
-    cw/ch/ck/cme at n with its lower bound k = max(e + es_min, m + ms_min - J); returns
-    the new n and the bounds' min and max."""
+    cands (``bundles.WindowList``) at n with its lower bound k = max(e + es_min,
+    m + ms_min - jokers); returns the new n and the bounds' min and max."""
     e = m - joker_cap[L]
     if e < 0:
         e = 0
-    a = e + es_min
-    b = m + ms_min - J
+    a = e + cands.es_min
+    b = m + cands.ms_min - cands.jokers
     k = a if a > b else b
-    cw[n] = x | (L << 6)
-    ch[n] = held
-    ck[n] = k
-    cme[n] = m | (e << 8)
+    cands.cw[n] = x | (L << 6)
+    cands.ch[n] = held
+    cands.ck[n] = k
+    cands.cme[n] = m | (e << 8)
     n += 1
     if k < kmin:
         kmin = k

@@ -22,6 +22,7 @@ from ..base.layout import MS_MIX, NCARDS, NRANKS
 from .search import INF
 from .bits import RESERVED, rank_count_nb
 from .runs import X0, X1, X2, X3, _split_min, _suit_key, _suit_slot
+from .bundles import Mixed
 
 # Offsets inside scratch[MS_MIX:]: the working counts, the suits' base slots, the rank
 # counts, the slots of the suits' contents per take, the bounds of each choice of ranks,
@@ -37,14 +38,14 @@ UNSET = -INF + 1            # an entry of the bound table not computed yet
 
 
 @nb.njit(cache=True, _nrt=False)
-def _lb_of(counts, qb, lbt, W, E0, M0, s, nr, J, joker_cap, exact, gap, cvals, cn, scratch):
+def _lb_of(F, X, counts, E0, M0):
     """The runs' best with every card of the hand, plus (E0, M0): a lower bound for any
-    take of the sets that cost (E0, M0); memoised in lbt for this call. -INF: fall back."""
-    i = E0 * W + M0
-    v = lbt[i]
+    take of the sets that cost (E0, M0); memoised in X.lbt for this call. -INF: fall back."""
+    i = E0 * X.lbw + M0
+    v = X.lbt[i]
     if v == UNSET:
-        v = _lb_split(counts, qb, s, nr, E0, M0, J, joker_cap, exact, gap, cvals, cn, scratch)
-        lbt[i] = v
+        v = _lb_split(F, X, counts, E0, M0)
+        X.lbt[i] = v
     return v
 
 
@@ -52,9 +53,9 @@ def _lb_of(counts, qb, lbt, W, E0, M0, s, nr, J, joker_cap, exact, gap, cvals, c
 # both of _lb_of's callers (_sets_runs and _ranks_choice); a memo miss pays one call.
 @separate
 @nb.njit(cache=True, _nrt=False)
-def _lb_split(counts, qb, s, nr, E0, M0, J, joker_cap, exact, gap, cvals, cn, scratch):
-    return _split_min(counts, qb[0], qb[1], qb[2], qb[3], s, nr, E0, M0, J, INF,
-                      joker_cap, exact, gap, cvals, cn, scratch)
+def _lb_split(F, X, counts, E0, M0):
+    qb = X.qb
+    return _split_min(F, counts, (qb[0], qb[1], qb[2], qb[3]), X.s_run, X.nr, E0, M0, np.int64(INF))
 
 
 @nb.njit(cache=True, inline="always")
@@ -66,16 +67,13 @@ def _group_em(k, g, s, thr):
 
 @separate
 @nb.njit(cache=True, _nrt=False)
-def _ranks_choice(counts, ra, ka, rb, kb, J, s_set, thr, nr, s_run, joker_cap, exact, gap,
-                  ckeys, cvals, cn, scratch, best):
+def _ranks_choice(F, X, counts, ra, ka, rb, kb, best):
     """min(best, the lay-downs whose sets are ka sets of rank ra and kb of rank rb (kb = 0:
-    none)) over every take of their naturals; -INF: fall back to the general search."""
-    w = scratch[MS_MIX:MS_MIX + MIX_W]
-    cc = w[_CC:_CC + NCARDS]
-    qb = w[_QB:_QB + 4]
-    oq = w[_OQ:_OQ + 36]
-    lbt = w[_LB:_LB + 27 * 27]
-    W = 2 * s_set + 1
+    none)) over every take of their naturals; -INF: fall back to the general search.
+    F: ``bundles.Finder``; X: ``bundles.Mixed``."""
+    s_set, thr = X.s_set, X.thr
+    cc = X.cc
+    oq = X.oq
     for i in range(36):
         oq[i] = -2
     # digits: copies each suit holds of ra (x) and rb (4 + x)
@@ -107,24 +105,18 @@ def _ranks_choice(counts, ra, ka, rb, kb, J, s_set, thr, nr, s_run, joker_cap, e
                                     eb, mb = _group_em(kb, gb, s_set, thr)
                                     E0 = ea + eb
                                     M0 = ma + mb
-                                    lb = _lb_of(counts, qb, lbt, W, E0, M0, s_run, nr, J, joker_cap,
-                                                exact, gap, cvals, cn, scratch)
+                                    lb = _lb_of(F, X, counts, E0, M0)
                                     if lb == -INF:
                                         return -INF
                                     if lb >= best:
                                         continue
-                                    q0 = _take_slot(counts, cc, qb, oq, X0, ra, a0, rb, b0, s_run,
-                                                    joker_cap, exact, gap, ckeys, cvals, cn, scratch)
-                                    q1 = _take_slot(counts, cc, qb, oq, X1, ra, a1, rb, b1, s_run,
-                                                    joker_cap, exact, gap, ckeys, cvals, cn, scratch)
-                                    q2 = _take_slot(counts, cc, qb, oq, X2, ra, a2, rb, b2, s_run,
-                                                    joker_cap, exact, gap, ckeys, cvals, cn, scratch)
-                                    q3 = _take_slot(counts, cc, qb, oq, X3, ra, a3, rb, b3, s_run,
-                                                    joker_cap, exact, gap, ckeys, cvals, cn, scratch)
+                                    q0 = _take_slot(F, X, counts, X0, ra, a0, rb, b0)
+                                    q1 = _take_slot(F, X, counts, X1, ra, a1, rb, b1)
+                                    q2 = _take_slot(F, X, counts, X2, ra, a2, rb, b2)
+                                    q3 = _take_slot(F, X, counts, X3, ra, a3, rb, b3)
                                     if q0 < 0 or q1 < 0 or q2 < 0 or q3 < 0:
                                         return -INF
-                                    v = _split_min(cc, q0, q1, q2, q3, s_run, nr, E0, M0, J, best,
-                                                   joker_cap, exact, gap, cvals, cn, scratch)
+                                    v = _split_min(F, cc, (q0, q1, q2, q3), X.s_run, X.nr, E0, M0, best)
                                     # cc back to the hand for the next take
                                     cc[ra] = ca0
                                     cc[NRANKS + ra] = ca1
@@ -144,21 +136,21 @@ def _ranks_choice(counts, ra, ka, rb, kb, J, s_set, thr, nr, s_run, joker_cap, e
 
 
 @nb.njit(cache=True, _nrt=False)
-def _take_slot(counts, cc, qb, oq, x, ra, da, rb, db, s, joker_cap, exact, gap, ckeys, cvals,
-               cn, scratch):
-    """Memo slot of suit x less da cards of rank ra and db of rank rb (cc holds the hand;
+def _take_slot(F, X, counts, x, ra, da, rb, db):
+    """Memo slot of suit x less da cards of rank ra and db of rank rb (X.cc holds the hand;
     suit x's cells are set to what the take leaves); -1 to fall back (a front too big, or
     the memo full: a reserved slot would be overwritten by the next take of this suit)."""
+    cc, oq, s = X.cc, X.oq, X.s_run
     cc[x * NRANKS + ra] = counts[x * NRANKS + ra] - da
     if db > 0:
         cc[x * NRANKS + rb] = counts[x * NRANKS + rb] - db
     if da == 0 and db == 0:
-        return qb[x]
+        return X.qb[x]
     k = 9 * x + da + 3 * db
     q = oq[k]
     if q == -2:
-        q = _suit_slot(cc, x, s, _suit_key(cc, x, s), joker_cap, exact, gap, ckeys, cvals, cn, scratch)
-        if q >= ckeys.shape[0] - RESERVED:
+        q = _suit_slot(F, cc, x, s, _suit_key(cc, x, s))
+        if q >= F.ckeys.shape[0] - RESERVED:
             q = -1
         oq[k] = q
     return q
@@ -166,29 +158,28 @@ def _take_slot(counts, cc, qb, oq, x, ra, da, rb, db, s, joker_cap, exact, gap, 
 
 @separate
 @nb.njit(cache=True, _nrt=False)
-def _sets_runs(counts, J, ns, s_set, nr, s_run, joker_cap, exact, gap, ckeys, cvals, cn, scratch,
-               b_lo, b_hi):
+def _sets_runs(F, counts, ns, s_set, nr, s_run, b_lo, b_hi):
     """ns = 1 or 2 sets of size s_set and nr = 2 or 3 runs of size s_run, every natural
     count <= 2, a memo of at least MEMO_MIN slots; -INF to fall back to the general search.
-    (b_lo, b_hi): bounds the caller knows, b_lo <= the answer <= b_hi (deficiency_in_nb)."""
-    thr = s_set - joker_cap[s_set]
+    (b_lo, b_hi): bounds the caller knows, b_lo <= the answer <= b_hi (deficiency_in_nb).
+    F: ``bundles.Finder``."""
+    thr = s_set - F.joker_cap[s_set]
     if thr < 0:
         thr = 0
-    w = scratch[MS_MIX:MS_MIX + MIX_W]
-    cc = w[_CC:_CC + NCARDS]
-    qb = w[_QB:_QB + 4]
+    w = F.scratch[MS_MIX:MS_MIX + MIX_W]
     nrk = w[_NR:_NR + NRANKS]
     cl = w[_CL:_CL + 169]
-    lbt = w[_LB:_LB + 27 * 27]
-    W = 2 * s_set + 1
-    for i in range((2 * thr + 1) * W):
+    # the helpers' context: the work areas, and the contract's sizes (int64, not literals)
+    X = Mixed(w[_CC:_CC + NCARDS], w[_QB:_QB + 4], w[_OQ:_OQ + 36], w[_LB:_LB + 27 * 27],
+              2 * s_set + 1, s_set, thr, nr, s_run)
+    cc, qb, lbt = X.cc, X.qb, X.lbt
+    for i in range((2 * thr + 1) * X.lbw):
         lbt[i] = UNSET
     for c in range(NCARDS):
         cc[c] = counts[c]
-    slots = ckeys.shape[0]
+    slots = F.ckeys.shape[0]
     for x in range(4):
-        q = _suit_slot(counts, x, s_run, _suit_key(counts, x, s_run), joker_cap, exact, gap,
-                       ckeys, cvals, cn, scratch)
+        q = _suit_slot(F, counts, x, s_run, _suit_key(counts, x, s_run))
         if q < 0 or q >= slots - RESERVED:
             return -INF
         qb[x] = q
@@ -215,8 +206,7 @@ def _sets_runs(counts, J, ns, s_set, nr, s_run, joker_cap, exact, gap, ckeys, cv
                 eb, mb = _group_em(1, gb, s_set, thr)
                 E0 = ea + eb
                 M0 = ma + mb
-            v = _lb_of(counts, qb, lbt, W, E0, M0, s_run, nr, J, joker_cap, exact, gap, cvals,
-                       cn, scratch)
+            v = _lb_of(F, X, counts, E0, M0)
             if v == -INF:
                 return -INF
             cl[ra * NRANKS + rb] = v
@@ -235,8 +225,7 @@ def _sets_runs(counts, J, ns, s_set, nr, s_run, joker_cap, exact, gap, ckeys, cv
                 # numba compiles _ranks_choice once (not once per literal ka, kb)
                 ka = np.int64(2 if ns == 2 and rb == ra else 1)
                 kb = np.int64(1 if rb != ra else 0)
-                v = _ranks_choice(counts, ra, ka, rb, kb, J, s_set, thr, nr, s_run, joker_cap,
-                                  exact, gap, ckeys, cvals, cn, scratch, best)
+                v = _ranks_choice(F, X, counts, ra, ka, rb, kb, best)
                 if v == -INF:
                     return -INF
                 best = v

@@ -12,6 +12,7 @@ from .search import INF, MAXC
 from .bits import MEMO_MIN, PARTS, PART_START, popcount
 from .sets import _next_perm, _sets_cost, _sets_cost_transfer, _sets_em, _top
 from .memo import _all_windows, _window_bound, _window_slot, _wt_entry
+from .bundles import WindowList
 
 
 NLV = 32                 # count levels of _levels (a rank with more cards takes the slow path)
@@ -70,6 +71,8 @@ def _one_run_one_set(rc, wr, J, s_set, joker_cap, scratch, wt, lo, best):
     count order give each in a step or two.
 
     (lo, best): bounds the caller knows, lo <= the answer <= best (deficiency_in_nb).
+    wr[x]: suit x's row of the window table wt. Flat arguments, not ``bundles.Finder``: the
+    hottest path, and a call passing the whole bundle measured a few % slower.
     """
     thr = s_set - joker_cap[s_set]
     LV = scratch[0:NLV]
@@ -175,6 +178,7 @@ def _one_run_sets(rc, wr, J, ns, s_set, joker_cap, scratch, wt, lo, best):
     largest count leaves the sets their unconstrained best.
 
     (lo, best): bounds the caller knows, lo <= the answer <= best (deficiency_in_nb).
+    wr[x]: suit x's row of the window table wt. Flat arguments, as _one_run_one_set's.
     """
     thr = s_set - joker_cap[s_set]
     LV = scratch[0:NLV]
@@ -282,9 +286,12 @@ def _one_run_sets(rc, wr, J, ns, s_set, joker_cap, scratch, wt, lo, best):
 
 @separate
 @nb.njit(cache=True, _nrt=False)
-def _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, cvals, cn, lo, best):
+def _one_run(F, rc, pmask, s_run, ns, s_set, lo, best):
     """One run and ns sets of one size. pmask[x]: positions 0..13 holding a card of suit x.
-    (lo, best): bounds the caller knows, lo <= the answer <= best (deficiency_in_nb)."""
+    (lo, best): bounds the caller knows, lo <= the answer <= best (deficiency_in_nb).
+    F: ``bundles.Finder``."""
+    J, joker_cap, exact, scratch = F.jokers, F.joker_cap, F.exact, F.scratch
+    ckeys, cvals, cn = F.ckeys, F.cvals, F.cn
     thr = s_set - joker_cap[s_set]
     top = scratch[0:MAXM]
     rk = scratch[MAXM:2 * MAXM]
@@ -315,10 +322,10 @@ def _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, c
                 relmask |= 1 << r
     # Candidate windows with their lower bound: per suit, the memo's undominated windows.
     base = 72
-    cw = scratch[base:base + MAXC]               # packed x | lo << 2 | L << 6
-    ch = scratch[base + MAXC:base + 2 * MAXC]    # held ranks
-    ck = scratch[base + 2 * MAXC:base + 3 * MAXC]
-    cme = scratch[base + 3 * MAXC:base + 4 * MAXC]  # m | e << 8
+    cands = WindowList(scratch[base:base + MAXC], scratch[base + MAXC:base + 2 * MAXC],
+                       scratch[base + 2 * MAXC:base + 3 * MAXC], scratch[base + 3 * MAXC:base + 4 * MAXC],
+                       es_min, ms_min, J)
+    cw, ch, ck, cme = cands.cw, cands.ch, cands.ck, cands.cme
     n = 0
     kmin = INF
     kmax = 0
@@ -326,14 +333,12 @@ def _one_run(rc, pmask, J, s_run, ns, s_set, joker_cap, exact, scratch, ckeys, c
     for x in range(4):
         q = _window_slot(pmask[x], s_run, exact, joker_cap, ckeys, cvals, cn) if big else 0
         if not big or cn[q, 0] < 0:
-            n, kmin, kmax = _all_windows(pmask[x], x, s_run, exact, joker_cap, es_min, ms_min, J,
-                                         cw, ch, ck, cme, n, kmin, kmax)
+            n, kmin, kmax = _all_windows(pmask[x], x, s_run, exact, joker_cap, cands, n, kmin, kmax)
             continue
         for i in range(cn[q, 0]):
             held = np.int64(cvals[q, i >> 3, i & 7, 0])
             ml = np.int64(cvals[q, i >> 3, i & 7, 1])
-            n, kmin, kmax = _window_bound(x, ml >> 4, held, ml & 15, joker_cap, es_min, ms_min, J,
-                                          cw, ch, ck, cme, n, kmin, kmax)
+            n, kmin, kmax = _window_bound(x, ml >> 4, held, ml & 15, joker_cap, cands, n, kmin, kmax)
     level = kmin
     while level <= kmax and level < best and best > lo:
         for c in range(n):

@@ -10,6 +10,7 @@ from ..base.layout import NRANKS, FP, MS_FRONT, MS_SUIT_CNT, MS_WIN_L, MS_WIN_LO
 from .search import INF, runs_touch, win_maxl, win_skip
 from .bits import MAXR, RESERVED, _fold, popcount
 from .memo import _hslot, _memo_probe  # noqa: F401
+from .bundles import Windows
 
 
 # Run counts and markers as int64 values: a literal argument is a compile of its own
@@ -38,11 +39,11 @@ def _pareto_add(fe, fm, n, e, m, cap):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _suit_windows(cntx, s, exact, joker_cap, cand_lo, cand_l, cand_r, cand_t):
-    """Windows of a run of size s in one suit that hold at least one of its cards.
+def _suit_windows(cntx, s, exact, joker_cap, W):
+    """Windows of a run of size s in one suit that hold at least one of its cards, into
+    W (``bundles.Windows``).
 
     Returns (n, has_empty): has_empty tells whether a window with none exists.
-    cand_t: threshold L - cap(L), floored at 0.
     """
     pr = 0
     for p in range(NRANKS):
@@ -58,31 +59,32 @@ def _suit_windows(cntx, s, exact, joker_cap, cand_lo, cand_l, cand_r, cand_t):
             if rm & pr == 0:
                 has_empty = True
                 continue
-            cand_lo[nc] = lo
-            cand_l[nc] = L
-            cand_r[nc] = rm
+            W.lo[nc] = lo
+            W.length[nc] = L
+            W.ranks[nc] = rm
             t = L - joker_cap[L]
-            cand_t[nc] = t if t > 0 else 0
+            W.thr[nc] = t if t > 0 else 0
             nc += 1
     return nc, has_empty
 
 
 @nb.njit(cache=True, inline="always")
-def _touch(cand_lo, cand_l, a, b):
-    """Do windows a and b of one suit overlap or touch (same_suit_runs = gap)?"""
-    return runs_touch(cand_lo[a], cand_l[a], cand_lo[b], cand_l[b])
+def _touch(W, a, b):
+    """Do windows a and b of one suit (``bundles.Windows``) overlap or touch (same_suit_runs = gap)?"""
+    return runs_touch(W.lo[a], W.length[a], W.lo[b], W.length[b])
 
 
 @nb.njit(cache=True, _nrt=False)
-def _suit_front_small(t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, P1, P2, P3, cap_pts):
+def _suit_front_small(t, gap, nc, W, fe, fm, P1, P2, P3):
     """_suit_front for t = 1, 2, 3 with the subsets of the min-cut written out: the same
     windows in the same order, the covers of single windows and pairs computed once
     for all the runs that share them."""
+    cap_pts = fe.shape[0]
     nf = 0
     for i in range(nc):
-        ri = cand_r[i]
-        ti = cand_t[i]
-        li = cand_l[i]
+        ri = W.ranks[i]
+        ti = W.thr[i]
+        li = W.length[i]
         ci = popcount(ri & P1)
         if t == 1:
             u = ti if ti < ci else ci
@@ -91,10 +93,10 @@ def _suit_front_small(t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, P1, P
                 return -1
             continue
         for j in range(i, nc):
-            if gap != 0 and _touch(cand_lo, cand_l, i, j):
+            if gap != 0 and _touch(W, i, j):
                 continue
-            rj = cand_r[j]
-            tj = cand_t[j]
+            rj = W.ranks[j]
+            tj = W.thr[j]
             cj = popcount(rj & P1)
             cij = popcount((ri | rj) & P1) + popcount(ri & rj & P2)
             if t == 2:
@@ -105,15 +107,15 @@ def _suit_front_small(t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, P1, P
                     u = ti + cj
                 if cij < u:
                     u = cij
-                nf = _pareto_add(fe, fm, nf, ti + tj - u, li + cand_l[j] - cij, cap_pts)
+                nf = _pareto_add(fe, fm, nf, ti + tj - u, li + W.length[j] - cij, cap_pts)
                 if nf < 0:
                     return -1
                 continue
             for k in range(j, nc):
-                if gap != 0 and (_touch(cand_lo, cand_l, i, k) or _touch(cand_lo, cand_l, j, k)):
+                if gap != 0 and (_touch(W, i, k) or _touch(W, j, k)):
                     continue
-                rk = cand_r[k]
-                tk = cand_t[k]
+                rk = W.ranks[k]
+                tk = W.thr[k]
                 ck = popcount(rk & P1)
                 cik = popcount((ri | rk) & P1) + popcount(ri & rk & P2)
                 cjk = popcount((rj | rk) & P1) + popcount(rj & rk & P2)
@@ -136,15 +138,15 @@ def _suit_front_small(t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, P1, P
                     u = cjk + ti
                 if call < u:
                     u = call
-                nf = _pareto_add(fe, fm, nf, tt - u, li + cand_l[j] + cand_l[k] - call, cap_pts)
+                nf = _pareto_add(fe, fm, nf, tt - u, li + W.length[j] + W.length[k] - call, cap_pts)
                 if nf < 0:
                     return -1
     return nf
 
 
 @nb.njit(cache=True, _nrt=False)
-def _suit_front(cntx, t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, sel):
-    """Pareto front (E, M) of t >= 1 runs drawn from the candidate windows of one suit.
+def _suit_front(cntx, t, gap, nc, W, fe, fm, sel):
+    """Pareto front (E, M) of t >= 1 runs drawn from the candidate windows W of one suit.
 
     For fixed windows the best allocation of the suit's cards is a max flow
     (card ranks -> runs, each run taking one card per rank it covers); by
@@ -173,8 +175,7 @@ def _suit_front(cntx, t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, sel):
     if nc == 0:
         return 0
     if t <= 3:
-        return _suit_front_small(t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm,
-                                 P1, P2, P3, cap_pts)
+        return _suit_front_small(t, gap, nc, W, fe, fm, P1, P2, P3)
     for i in range(t):
         sel[i] = 0
     while True:
@@ -182,14 +183,14 @@ def _suit_front(cntx, t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, sel):
         if gap != 0:
             for i in range(t):
                 for j in range(i):
-                    if _touch(cand_lo, cand_l, sel[i], sel[j]):
+                    if _touch(W, sel[i], sel[j]):
                         ok = False
         if ok:
             sumL = 0
             sumT = 0
             for i in range(t):
-                sumL += cand_l[sel[i]]
-                sumT += cand_t[sel[i]]
+                sumL += W.length[sel[i]]
+                sumT += W.thr[sel[i]]
             U = INF
             F = 0
             for A in range(1 << t):
@@ -200,13 +201,13 @@ def _suit_front(cntx, t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, sel):
                 out = 0
                 for i in range(t):
                     if (A >> i) & 1:
-                        w = cand_r[sel[i]]
+                        w = W.ranks[sel[i]]
                         g4 |= g3 & w
                         g3 |= g2 & w
                         g2 |= g1 & w
                         g1 |= w
                     else:
-                        out += cand_t[sel[i]]
+                        out += W.thr[sel[i]]
                 cover = popcount(g1 & P1) + popcount(g2 & P2) + popcount(g3 & P3) + popcount(g4 & P4)
                 if out + cover < U:
                     U = out + cover
@@ -229,8 +230,11 @@ def _suit_front(cntx, t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe, fm, sel):
 
 @separate
 @nb.njit(cache=True, _nrt=False)
-def _runs_only(cnt, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
-    """nr runs of size s (nr <= MAXR): combine per-suit fronts; -1 if a buffer overflowed."""
+def _runs_only(F, cnt, s, nr):
+    """nr runs of size s (nr <= MAXR), cnt: the hand by suit and position; combine per-suit
+    fronts; -1 if a buffer overflowed. F: ``bundles.Finder``."""
+    J, joker_cap, exact, gap = F.jokers, F.joker_cap, F.exact, F.gap
+    ckeys, cvals, cn, scratch = F.ckeys, F.cvals, F.cn, F.scratch
     slots = ckeys.shape[0]
     e0 = s - joker_cap[s]
     if e0 < 0:
@@ -246,10 +250,8 @@ def _runs_only(cnt, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
         scratch[o - 4 * (MAXR + 1) + i] = 0
     cntx = scratch[o:o + 4 * NPOS].reshape((4, NPOS))
     o += 4 * NPOS
-    cand_lo = scratch[o:o + 66]
-    cand_l = scratch[o + 66:o + 132]
-    cand_r = scratch[o + 132:o + 198]
-    cand_t = scratch[o + 198:o + 264]
+    W = Windows(scratch[o:o + 66], scratch[o + 66:o + 132], scratch[o + 132:o + 198],
+                scratch[o + 198:o + 264])
     o += 264
     sel = scratch[o:o + MAXR]
     o += MAXR
@@ -280,10 +282,10 @@ def _runs_only(cnt, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
                     fe[x, t, i] = cvals[slot, t, i, 0]
                     fm[x, t, i] = cvals[slot, t, i, 1]
             continue
-        nc, has_empty = _suit_windows(cntx[x], s, exact, joker_cap, cand_lo, cand_l, cand_r, cand_t)
+        nc, has_empty = _suit_windows(cntx[x], s, exact, joker_cap, W)
         fits = True
         for t in range(1, t2max + 1):
-            k = _suit_front(cntx[x], t, gap, nc, cand_lo, cand_l, cand_r, cand_t, fe[x, t], fm[x, t], sel)
+            k = _suit_front(cntx[x], t, gap, nc, W, fe[x, t], fm[x, t], sel)
             if k < 0:
                 return -1
             # An empty run never needs to share a suit (nr <= 4 runs leave one free).
@@ -328,11 +330,9 @@ def _runs_only(cnt, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
                 elb = t * e0 - cards
                 lb = elb if elb > mlb - J else mlb - J
                 if lb < best:
-                    nc, has_empty = _suit_windows(cntx[x], s, exact, joker_cap, cand_lo, cand_l,
-                                                  cand_r, cand_t)
+                    nc, has_empty = _suit_windows(cntx[x], s, exact, joker_cap, W)
                     for tt in range(3, nr + 1):
-                        k = _suit_front(cntx[x], tt, gap, nc, cand_lo, cand_l, cand_r, cand_t,
-                                        fe[x, tt], fm[x, tt], sel)
+                        k = _suit_front(cntx[x], tt, gap, nc, W, fe[x, tt], fm[x, tt], sel)
                         if k < 0:
                             return -1
                         fn[x, tt] = k
@@ -360,77 +360,83 @@ def _suit_key(counts, x, s):
 
 
 @nb.njit(cache=True, inline="always")
-def _suit_slot(counts, x, s, key, joker_cap, exact, gap, ckeys, cvals, cn, scratch):
+def _suit_slot(F, counts, x, s, key):
     """Memo slot holding the Pareto fronts of t = 1..2 runs of size s in suit x (and
     t = 3 once _suit_front3 has run; every natural count <= 2; key = _suit_key); -1 if
     a front has more than FP points. A full memo is never evicted: the fronts then go
     to the suit's reserved slot (RESERVED), valid for this call only."""
-    q, hit = _memo_probe(key, ckeys)
+    q, hit = _memo_probe(key, F.ckeys)
     if hit:
         return q
     if q >= 0:
-        return _suit_fill(counts, x, s, joker_cap, exact, gap, ckeys, cvals, cn, scratch, q, key)
-    return _suit_fill(counts, x, s, joker_cap, exact, gap, ckeys, cvals, cn, scratch,
-                      ckeys.shape[0] - RESERVED + x, np.int64(0))
+        return _suit_fill(F, counts, x, s, q, key)
+    return _suit_fill(F, counts, x, s, F.ckeys.shape[0] - RESERVED + x, np.int64(0))
+
+
+@nb.njit(cache=True, inline="always")
+def _scratch_windows(scratch):
+    """The candidate windows of _suit_setup, in the scratch (MS_WIN_*)."""
+    return Windows(scratch[MS_WIN_LO:MS_WIN_L], scratch[MS_WIN_L:MS_WIN_R],
+                   scratch[MS_WIN_R:MS_WIN_T], scratch[MS_WIN_T:MS_FRONT])
 
 
 @nb.njit(cache=True, _nrt=False)
-def _suit_setup(counts, x, s, exact, joker_cap, scratch):
-    cntx = scratch[MS_SUIT_CNT:MS_SUIT_CNT + NPOS]
+def _suit_setup(F, counts, x, s):
+    """Suit x's counts by position and its candidate windows for a run of size s, into
+    the scratch (MS_SUIT_CNT, MS_WIN_*); returns (windows, has_empty) of _suit_windows."""
+    cntx = F.scratch[MS_SUIT_CNT:MS_SUIT_CNT + NPOS]
     for p in range(NRANKS):
         cntx[p] = counts[x * NRANKS + p]
     cntx[13] = cntx[0]
-    nc, has_empty = _suit_windows(cntx, s, exact, joker_cap, scratch[MS_WIN_LO:MS_WIN_L],
-                                  scratch[MS_WIN_L:MS_WIN_R], scratch[MS_WIN_R:MS_WIN_T],
-                                  scratch[MS_WIN_T:MS_FRONT])
+    nc, has_empty = _suit_windows(cntx, s, F.exact, F.joker_cap, _scratch_windows(F.scratch))
     return nc, has_empty
 
 
 @nb.njit(cache=True, _nrt=False)
-def _suit_store(scratch, nc, t, gap, cvals, cn, q, extra_e, extra_m):
+def _suit_store(F, nc, t, q, extra_e, extra_m):
     """Front of t runs over the nc windows set up in scratch into cvals[q, t]; False if
     it has more than FP points. extra_e >= 0: a point added to it (the empty window)."""
+    scratch = F.scratch
     cntx = scratch[MS_SUIT_CNT:MS_SUIT_CNT + NPOS]
     fe = scratch[MS_FRONT:MS_FRONT + FP * 4]
     fm = scratch[MS_FRONT + FP * 4:MS_FRONT + FP * 8]
     sel = scratch[MS_FRONT + FP * 8:MS_FRONT + FP * 8 + MAXR]
-    k = _suit_front(cntx, t, gap, nc, scratch[MS_WIN_LO:MS_WIN_L], scratch[MS_WIN_L:MS_WIN_R],
-                    scratch[MS_WIN_R:MS_WIN_T], scratch[MS_WIN_T:MS_FRONT], fe, fm, sel)
+    k = _suit_front(cntx, t, F.gap, nc, _scratch_windows(scratch), fe, fm, sel)
     if k >= 0 and extra_e >= 0:
         k = _pareto_add(fe, fm, k, extra_e, extra_m, FP * 4)
     if k < 0 or k > FP:
         return False
-    cn[q, t] = k
+    F.cn[q, t] = k
     for i in range(k):
-        cvals[q, t, i, 0] = fe[i]
-        cvals[q, t, i, 1] = fm[i]
+        F.cvals[q, t, i, 0] = fe[i]
+        F.cvals[q, t, i, 1] = fm[i]
     return True
 
 
 @nb.njit(cache=True, _nrt=False)
-def _suit_fill(counts, x, s, joker_cap, exact, gap, ckeys, cvals, cn, scratch, q, key):
+def _suit_fill(F, counts, x, s, q, key):
     """Compute the fronts of _suit_slot (t = 1, 2; t = 3 marked not yet computed) into
     memo slot q, and claim it for key (0: a reserved slot, not claimed)."""
-    nc, has_empty = _suit_setup(counts, x, s, exact, joker_cap, scratch)
-    e0 = s - joker_cap[s]
+    nc, has_empty = _suit_setup(F, counts, x, s)
+    e0 = s - F.joker_cap[s]
     if e0 < 0:
         e0 = 0
     # int64 arguments, not literals: one compile of _suit_store (kernels/__init__.py)
-    if not _suit_store(scratch, nc, T1, gap, cvals, cn, q, e0 if has_empty else NONE, s):
+    if not _suit_store(F, nc, T1, q, e0 if has_empty else NONE, s):
         return -1
-    if not _suit_store(scratch, nc, T2, gap, cvals, cn, q, NONE, ZERO):
+    if not _suit_store(F, nc, T2, q, NONE, ZERO):
         return -1
-    cn[q, 3] = -1
+    F.cn[q, 3] = -1
     if key != 0:
-        ckeys[q] = key
+        F.ckeys[q] = key
     return q
 
 
 @nb.njit(cache=True, _nrt=False)
-def _suit_front3(counts, x, s, joker_cap, exact, gap, cvals, cn, scratch, q):
+def _suit_front3(F, counts, x, s, q):
     """Fill the t = 3 front of memo slot q (suit x); False if it does not fit."""
-    nc, has_empty = _suit_setup(counts, x, s, exact, joker_cap, scratch)
-    return _suit_store(scratch, nc, T3, gap, cvals, cn, q, NONE, ZERO)
+    nc, has_empty = _suit_setup(F, counts, x, s)
+    return _suit_store(F, nc, T3, q, NONE, ZERO)
 
 
 @nb.njit(cache=True, inline="always")
@@ -455,26 +461,28 @@ def _pair_min(cvals, cn, qx, qy, E0, M0, J, best):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _suit_front4(counts, x, s, joker_cap, exact, gap, scratch):
+def _suit_front4(F, counts, x, s):
     """The front of four runs in suit x into scratch (MS_FRONT: e, then m), not memoised
     (wanted only when a lower bound says it could beat the best); its size, or -1."""
-    nc, has_empty = _suit_setup(counts, x, s, exact, joker_cap, scratch)
-    return _suit_front(scratch[MS_SUIT_CNT:MS_SUIT_CNT + NPOS], T4, gap, nc,
-                       scratch[MS_WIN_LO:MS_WIN_L], scratch[MS_WIN_L:MS_WIN_R],
-                       scratch[MS_WIN_R:MS_WIN_T], scratch[MS_WIN_T:MS_FRONT],
+    nc, has_empty = _suit_setup(F, counts, x, s)
+    scratch = F.scratch
+    return _suit_front(scratch[MS_SUIT_CNT:MS_SUIT_CNT + NPOS], T4, F.gap, nc, _scratch_windows(scratch),
                        scratch[MS_FRONT:MS_FRONT + FP * 4], scratch[MS_FRONT + FP * 4:MS_FRONT + FP * 8],
                        scratch[MS_FRONT + FP * 8:MS_FRONT + FP * 8 + MAXR])
 
 
-# inline="always": through a call (17 arguments, arrays among them) shanghai's runs contracts,
-# which take _runs_fast, measured 9-20% fewer deficiencies/s than with the split written inline.
+# inline="always": through a call (17 arguments then, arrays among them) shanghai's runs
+# contracts, which take _runs_fast, measured 9-20% fewer deficiencies/s than with the split
+# written inline.
 @nb.njit(cache=True, inline="always")
-def _split_min(counts, q0, q1, q2, q3, s, nr, E0, M0, J, best, joker_cap, exact, gap, cvals, cn,
-               scratch):
+def _split_min(F, counts, qs, s, nr, E0, M0, best):
     """min(best, max(E0 + E, M0 + M - J) over every split of nr = 2..4 runs of size s over
-    the four suits and a point of each suit's front), the fronts read from memo slots
-    q0..q3 of the suits' contents in counts; (E0, M0): melds outside the runs (0 for runs
-    only). -INF if a front wanted does not fit (the caller falls back)."""
+    the four suits and a point of each suit's front), the fronts read from the memo slots
+    qs = (q0, q1, q2, q3) of the suits' contents in counts; (E0, M0): melds outside the
+    runs (0 for runs only); J = F.jokers. -INF if a front wanted does not fit (the caller
+    falls back)."""
+    q0, q1, q2, q3 = qs
+    J, joker_cap, cvals, cn = F.jokers, F.joker_cap, F.cvals, F.cn
     if nr == 2:
         best = _front_min(cvals, cn, q0, 2, E0, M0, J, best)
         best = _front_min(cvals, cn, q1, 2, E0, M0, J, best)
@@ -487,7 +495,6 @@ def _split_min(counts, q0, q1, q2, q3, s, nr, E0, M0, J, best, joker_cap, exact,
         best = _pair_min(cvals, cn, q1, q3, E0, M0, J, best)
         best = _pair_min(cvals, cn, q2, q3, E0, M0, J, best)
         return best
-    qs = (q0, q1, q2, q3)
     if nr == 3:
         # two runs in one suit and one in another, or one each in three suits
         for a in range(4):
@@ -552,7 +559,7 @@ def _split_min(counts, q0, q1, q2, q3, s, nr, E0, M0, J, best, joker_cap, exact,
                 continue
             if t == 3:
                 if cn[qa, 3] < 0:
-                    if not _suit_front3(counts, a, s, joker_cap, exact, gap, cvals, cn, scratch, qa):
+                    if not _suit_front3(F, counts, a, s, qa):
                         return -INF
                 for i in range(cn[qa, 3]):
                     ea = E0 + cvals[qa, 3, i, 0]
@@ -566,12 +573,12 @@ def _split_min(counts, q0, q1, q2, q3, s, nr, E0, M0, J, best, joker_cap, exact,
                             if b != a:
                                 best = _front_min(cvals, cn, qs[b], 1, ea, ma, J, best)
             else:
-                k = _suit_front4(counts, a, s, joker_cap, exact, gap, scratch)
+                k = _suit_front4(F, counts, a, s)
                 if k < 0:
                     return -INF
                 for i in range(k):
-                    e = E0 + scratch[MS_FRONT + i]
-                    m = M0 + scratch[MS_FRONT + FP * 4 + i] - J
+                    e = E0 + F.scratch[MS_FRONT + i]
+                    m = M0 + F.scratch[MS_FRONT + FP * 4 + i] - J
                     v = e if e > m else m
                     if v < best:
                         best = v
@@ -580,28 +587,24 @@ def _split_min(counts, q0, q1, q2, q3, s, nr, E0, M0, J, best, joker_cap, exact,
 
 @separate
 @nb.njit(cache=True, _nrt=False)
-def _runs_fast(counts, J, s, nr, joker_cap, exact, gap, ckeys, cvals, cn, scratch, best):
+def _runs_fast(F, counts, s, nr, best):
     """2 to 4 runs of size s, every natural count <= 2: the per-suit fronts straight from
     the memo, every split of the runs over the suits (_split_min); -INF to fall back to
-    _runs_only. best: a bound the caller knows, the answer <= best (deficiency_in_nb)."""
-    q0 = _suit_slot(counts, X0, s, _suit_key(counts, X0, s), joker_cap, exact, gap,
-                    ckeys, cvals, cn, scratch)
+    _runs_only. best: a bound the caller knows, the answer <= best (deficiency_in_nb).
+    F: ``bundles.Finder``."""
+    q0 = _suit_slot(F, counts, X0, s, _suit_key(counts, X0, s))
     if q0 < 0:
         return -INF
-    q1 = _suit_slot(counts, X1, s, _suit_key(counts, X1, s), joker_cap, exact, gap,
-                    ckeys, cvals, cn, scratch)
+    q1 = _suit_slot(F, counts, X1, s, _suit_key(counts, X1, s))
     if q1 < 0:
         return -INF
-    q2 = _suit_slot(counts, X2, s, _suit_key(counts, X2, s), joker_cap, exact, gap,
-                    ckeys, cvals, cn, scratch)
+    q2 = _suit_slot(F, counts, X2, s, _suit_key(counts, X2, s))
     if q2 < 0:
         return -INF
-    q3 = _suit_slot(counts, X3, s, _suit_key(counts, X3, s), joker_cap, exact, gap,
-                    ckeys, cvals, cn, scratch)
+    q3 = _suit_slot(F, counts, X3, s, _suit_key(counts, X3, s))
     if q3 < 0:
         return -INF
-    return _split_min(counts, q0, q1, q2, q3, s, nr, 0, 0, J, best, joker_cap, exact, gap, cvals,
-                      cn, scratch)
+    return _split_min(F, counts, (q0, q1, q2, q3), s, nr, ZERO, ZERO, best)
 
 
 @nb.njit(cache=True, _nrt=False)

@@ -9,6 +9,7 @@ from numba.core import cgutils, types
 from ..compile.linking import separate
 from ..base.layout import JOKER, NCARDS, NPOS, NRANKS, RUN, SET
 from ..base.layout import MAX_MELDS as MAXM  # melds per contract
+from .bundles import Leaf
 
 MAXC = 4 * 66     # run candidates per meld: 4 suits x windows
 INF = 1 << 40
@@ -92,21 +93,22 @@ def _run_candidates(cnt, s, exact, joker_cap, cx, clo, cl, cm, ce):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _leaf_cost(counts, J, nm, kinds, joker_cap, shape_a, shape_b, shape_l,
-               dem, grp_rank, grp_s, grp_t, f, flow_tm, tlist):
-    E, M = _leaf_em(counts, nm, kinds, joker_cap, shape_a, shape_b, shape_l,
-                    dem, grp_rank, grp_s, grp_t, f, flow_tm, tlist)
+def _leaf_cost(counts, J, nm, kinds, joker_cap, lf):
+    """max(E, M - J) of the shapes in lf (``bundles.Leaf``): the leaf's deficiency."""
+    E, M = _leaf_em(counts, nm, kinds, joker_cap, lf)
     a = M - J
     return E if E > a else a
 
 
 @nb.njit(cache=True, _nrt=False)
-def _leaf_em(counts, nm, kinds, joker_cap, shape_a, shape_b, shape_l,
-             dem, grp_rank, grp_s, grp_t, f, flow_tm, tlist):
+def _leaf_em(counts, nm, kinds, joker_cap, lf):
     """(E, M) of fixed shapes, allocating contested cards optimally.
 
-    shape_a = suit (run) or rank (set), shape_b = lo (run), shape_l = L.
+    lf (``bundles.Leaf``): shape_a = suit (run) or rank (set), shape_b = lo (run),
+    shape_l = L, and the buffers.
     """
+    shape_a, shape_b, shape_l, dem = lf.shape_a, lf.shape_b, lf.shape_l, lf.dem
+    grp_rank, grp_s, grp_t = lf.grp_rank, lf.grp_s, lf.grp_t
     # Group sets by rank.
     ng = np.int64(0)
     nr = np.int64(0)
@@ -185,8 +187,7 @@ def _leaf_em(counts, nm, kinds, joker_cap, shape_a, shape_b, shape_l,
             if grp_t[g] > k:
                 E += grp_t[g] - k
     else:
-        E, M = _flow_cost(counts, nm, kinds, shape_a, shape_b, shape_l, joker_cap,
-                          ng, grp_rank, grp_s, grp_t, f, flow_tm, tlist)
+        E, M = _flow_cost(counts, nm, kinds, joker_cap, ng, lf)
     # reset demand
     for i in range(nm):
         if kinds[i] == RUN:
@@ -197,9 +198,11 @@ def _leaf_em(counts, nm, kinds, joker_cap, shape_a, shape_b, shape_l,
 
 
 @nb.njit(cache=True, _nrt=True)
-def _flow_cost(counts, nm, kinds, shape_a, shape_b, shape_l, joker_cap,
-               ng, grp_rank, grp_s, grp_t, f, flow_tm, tlist):
-    """Two-phase max flow card types -> melds; returns (E, M)."""
+def _flow_cost(counts, nm, kinds, joker_cap, ng, lf):
+    """Two-phase max flow card types -> melds, for the shapes and the ng set groups of lf
+    (``bundles.Leaf``); returns (E, M)."""
+    shape_a, shape_b, shape_l = lf.shape_a, lf.shape_b, lf.shape_l
+    grp_rank, grp_s, grp_t, flow_tm, tlist = lf.grp_rank, lf.grp_s, lf.grp_t, lf.flow_tm, lf.tlist
     # Meld nodes: runs (k < nr) then set groups. Types: those with counts > 0 wanted by some meld.
     nk = 0
     ktype = np.empty(MAXM, np.int64)     # 0 run, 1 group
@@ -401,9 +404,9 @@ def _search(counts, kinds, sizes, nm, joker_cap, exact, gap):
     grp_rank = np.empty(MAXM, np.int64)
     grp_s = np.empty(MAXM, np.int64)
     grp_t = np.empty(MAXM, np.int64)
-    f = np.empty(MAXM, np.int64)
     flow_tm = np.empty((NCARDS, MAXM), np.int64)
     tlist = np.empty(NCARDS, np.int64)
+    lf = Leaf(shape_a, shape_b, shape_l, dem, grp_rank, grp_s, grp_t, flow_tm, tlist)
     d = 0
     while d >= 0:
         c = choice[d] + 1
@@ -440,8 +443,7 @@ def _search(counts, kinds, sizes, nm, joker_cap, exact, gap):
             d += 1
             choice[d] = -1
             continue
-        cost = _leaf_cost(counts, J, nm, kinds, joker_cap, shape_a, shape_b, shape_l,
-                          dem, grp_rank, grp_s, grp_t, f, flow_tm, tlist)
+        cost = _leaf_cost(counts, J, nm, kinds, joker_cap, lf)
         if cost < 0:
             cost = 0
         if cost < best:
