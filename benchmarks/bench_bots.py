@@ -1,5 +1,5 @@
 """The bots: games per second and decisions per second of each bot, four seats of it,
-`shanghai` rules, one thread (``_count_actions_nb`` of bench_engine: the batch loop,
+`shanghai` rules, one thread (``kernels.games.batch.count_actions_nb``: the batch loop,
 counting each decision).
 
 Then the tournament table (``shanghai_sim.tournament``, as `shanghai-sim tournament`
