@@ -141,6 +141,7 @@ class Game:
             self.params[q] = spec.array()
         # a diagnostic bot (rollout:oracle=..., it cheats) only when asked for: its specs, for the marks
         self._diagnostic = bool(diagnostic)
+        self._asked: dict[str, Any] = {}     # bot_action: spec -> its BotSpec
         self.diagnostics = [b.name for b in refuse_diagnostics(
             [n for q, n in enumerate(self.bot_names) if q not in self.python], diagnostic)]
         self._log_size = int(log_size)
@@ -374,8 +375,11 @@ class Game:
         if spec is None:
             code = int(seat_action_nb(self.R, self.G, self.W, self.SM, np.int64(self.kinds[seat]), self.params[seat]))
             return self._describe(code)
-        b = parse_bot(spec)
-        refuse_diagnostics([b], self._diagnostic)
+        b = self._asked.get(spec)
+        if b is None:           # parsed and checked once per game: a hint or a study asks often
+            b = parse_bot(spec)
+            refuse_diagnostics([b], self._diagnostic)
+            self._asked[spec] = b
         if needs_workspace([b.kind]):
             self.workspace()
         if smart_flag([b.kind]):
