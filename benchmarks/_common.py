@@ -95,8 +95,9 @@ class Source:
 # ``python benchmarks/run_all.py --only NAME``, or list it with the reason) and on a listed one
 # that is no longer stale (take it off).
 _BUSY = "the 2 shared cores were at load 6-13 on 2026-12-07 (issue 60)"
-_MOVED = ("kernels/ moved into folders, rules.py and experiment.py split by concern, benchmarks/ a package "
-          "(issue 56): the same code; rerun once the issue's changes are in")
+_MOVED = ("issue 56 moved kernels/ into folders, split modules by concern and bundled the meld finder's "
+          "arguments (the same games; an A/B of old and new on 2026-12-07: engine, smart, melds and playouts "
+          "0.98-1.06 of before, issue 56's note); rerun in full once issue 56's remaining kernel changes land")
 STALE: dict[str, str] = {
     "startup": f"17 minutes of cold compiles at full size; not rerun: {_BUSY}",
     "rollout": f"75 minutes of tournaments at full size; not rerun: {_BUSY}",
