@@ -46,7 +46,7 @@ def games_per_second(rules: str, players: int, bots: str, games: int) -> float:
 
 def actions_per_second(rules: str, players: int, bots: str, games: int) -> float:
     r = preset(rules).with_players(players)
-    R = tuple(r.arrays(players))
+    R = r.arrays(players)
     kinds, params = parse_bots(bots, players)
     G = L.new_state(R, 0)
     seeds = np.arange(1, games + 1, dtype=np.uint64)
@@ -157,7 +157,7 @@ def games_rate(rules: str, players: int, bots: str, games: int, reps: int) -> di
 def actions_rate(rules: str, players: int, bots: str, games: int, reps: int) -> tuple[dict, dict]:
     """(decisions/s, games/s) of ``bots`` over ``reps`` passes of ``_count_actions_nb``."""
     r = preset(rules).with_players(players)
-    R = tuple(r.arrays(players))
+    R = r.arrays(players)
     kinds, params = parse_bots(bots, players)
     G = L.new_state(R, 0)
     seeds = np.arange(1, games + 1, dtype=np.uint64)

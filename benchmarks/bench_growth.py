@@ -33,7 +33,6 @@ else:                                # python benchmarks/bench_growth.py: this f
 from shanghai_sim import rules as R
 from shanghai_sim.hand import NO_SHOE_LIMIT as ANY  # (the kernel's shoe check off)
 from shanghai_sim.kernels.melds import finder as K
-from shanghai_sim.rules import P_INITIAL_EXACT, P_SAME_SUIT_GAP
 
 CONTRACTS = (1, 6, 7, 10)        # shanghai: set3 set3 · set3 set3 run5 · run4 run4 run4 · run5 run5 run5
 
@@ -54,7 +53,7 @@ def _draw(rng, shoe, n, size, jokers=None):
 
 def _us_per_hand(r, h, hands_fn, n, warm, reps) -> dict:
     a = r.arrays()
-    exact, gap = a.params[P_INITIAL_EXACT], a.params[P_SAME_SUIT_GAP]
+    exact, gap = a.params.initial_exact, a.params.same_suit_gap
     C = K.Contract(a.meld_kind[h], a.meld_size[h], a.n_melds[h], a.joker_cap, exact, gap)
     cache = K.new_cache()
     w = hands_fn(warm)

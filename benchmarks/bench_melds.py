@@ -30,7 +30,7 @@ import numpy as np
 from shanghai_sim import rules as R
 from shanghai_sim.hand import NO_SHOE_LIMIT, _memo, deficiency_batch
 from shanghai_sim.kernels.melds import finder as K
-from shanghai_sim.rules import MAX_MELDS, P_INITIAL_EXACT, P_SAME_SUIT_GAP
+from shanghai_sim.rules import MAX_MELDS
 from shanghai_sim.kernels.base.layout import RUN
 from shanghai_sim.limits import parse_args
 
@@ -45,7 +45,7 @@ ANY = NO_SHOE_LIMIT       # the kernel's shoe check off
 
 def memo_of(a) -> tuple:
     """The memo deficiency_batch keeps for these rules on this thread."""
-    return _memo(a.joker_cap, int(a.params[P_INITIAL_EXACT]), int(a.params[P_SAME_SUIT_GAP]))
+    return _memo(a.joker_cap, int(a.params.initial_exact), int(a.params.same_suit_gap))
 
 
 def shoe_of(r: R.Rules) -> np.ndarray:
@@ -112,7 +112,7 @@ def contract_rows(rules: str, hands: int, warm: int, reps: int, ref_hands: int, 
     pass), lay-downs/s, and the Python reference's evaluations/s, each over ``reps`` passes."""
     r = R.load_rules(rules)
     a = r.arrays()
-    exact, gap = a.params[P_INITIAL_EXACT], a.params[P_SAME_SUIT_GAP]
+    exact, gap = a.params.initial_exact, a.params.same_suit_gap
     rng = np.random.default_rng(seed)
     shoe = shoe_of(r)
     reference_analysis = _ref_fn()

@@ -127,7 +127,7 @@ def observe(g, code: int, t: Tally) -> None:
     if typ != K.A_DISCARD and typ != K.A_BUY:
         return
     R, G = g.R, g.G
-    S, PS, H = G[L.G_S], G[L.G_PS], G[L.G_HANDS]
+    S, PS, H = G.s, G.ps, G.hands
     p = int(S[L.S_ACTOR])
     if typ == K.A_BUY:
         h = int(S[L.S_HAND])
@@ -159,9 +159,9 @@ def close_game(g, t: Tally) -> None:
     from shanghai_sim.kernels.base import layout as L
     from shanghai_sim.kernels.base import records as RC
     rec = g.records()
-    buys_max = g.R[L.R_BUYS]
+    buys_max = g.R.buys
     t.games += 1
-    for h in range(min(int(g.G[L.G_S][L.S_HANDS_DONE]), t.hands)):
+    for h in range(min(int(g.G.s[L.S_HANDS_DONE]), t.hands)):
         stopped = int(rec[h, 0, RC.HF_STOPPED])
         t.hands_n[h] += 1
         t.stock[h] += stopped == K.END_STOCK

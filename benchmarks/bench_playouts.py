@@ -40,7 +40,7 @@ def playout_rate(policy: str, k: int, decisions: int, seed: int = 1) -> dict:
         game += 1
         while not g.over and n_dec < decisions:
             if g.to_act == 0:
-                rf = g.workspace()[L.W_RF][L.RF_SUM]
+                rf = g.workspace().rf[L.RF_SUM]
                 rf[:] = -1.0
                 t0 = time.perf_counter()
                 g.bot_action(spec)

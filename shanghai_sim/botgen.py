@@ -270,7 +270,7 @@ import numba as nb
 import numpy as np
 
 from ..base.codes import NO_ACTION
-from ..base.layout import G_S, S_ACTOR
+from ..base.layout import S_ACTOR
 {imports}
 
 {kinds}
@@ -300,7 +300,7 @@ def smart_flag(kinds):
 def seat_action_nb(R, G, W, SM, kind, bp):
     """The action of the bot of this kind for the seat to act (W: the thread's workspace,
     or None when no seat plays a search bot; SM: True, or None when no seat plays smart)."""
-    p = G[G_S][S_ACTOR]
+    p = G.s[S_ACTOR]
 {seat}
 
 
@@ -308,7 +308,7 @@ def seat_action_nb(R, G, W, SM, kind, bp):
 def bot_action_nb(R, G, kind, bp):
     """The action of a bot that decides from the state alone (no search workspace) for
     the seat to act (a search kind plays as kind 0)."""
-    p = G[G_S][S_ACTOR]
+    p = G.s[S_ACTOR]
 {plain}
 '''
 

@@ -39,10 +39,10 @@ def _finder_half() -> None:
     from .kernels.melds.bundles import Finder
     from .kernels.melds.mixed import _sets_runs
     from .rules import preset
-    ckeys, cvals, cn, scratch, wt = new_cache()
+    M = new_cache()
     joker_cap = preset("shanghai").arrays(4).joker_cap
     i = np.int64(0)
-    F = Finder(i, joker_cap, i, i, ckeys, cvals, cn, wt, scratch)    # as deficiency_in_nb builds it
+    F = Finder(i, joker_cap, i, i, M.mkeys, M.mvals, M.mn, M.wt, M.mscr)    # as deficiency_in_nb builds it
     # (F, counts, ns, s_set, nr, s_run, lo, hi)
     args = (F, np.zeros(53, np.int64), i, i, i, i, i, i)
     _sets_runs.compile(tuple(numba.typeof(a) for a in args))

@@ -119,7 +119,7 @@ class Game:
         self.rules = r
         self.players = p
         self.seed = int(seed)
-        self.R = tuple(r.arrays(p))
+        self.R = r.arrays(p)
         specs = seat_specs(split_specs(bots) if isinstance(bots, str) else list(bots), p)
         self.kinds = np.zeros(p, dtype=np.int64)
         self.params = np.zeros((p, len(parse_bot("greedy").params)), dtype=np.float64)
@@ -158,7 +158,7 @@ class Game:
     # ------------------------------------------------------------ state
     @property
     def S(self) -> np.ndarray:
-        return self.G[L.G_S]
+        return self.G.s
 
     @property
     def over(self) -> bool:
@@ -179,23 +179,23 @@ class Game:
         return K.PHASE_WORD.get(int(self.S[L.S_PHASE]), "?")
 
     def totals(self) -> list[int]:
-        return [int(x) for x in self.G[L.G_PS][:self.players, L.PS_TOTAL]]
+        return [int(x) for x in self.G.ps[:self.players, L.PS_TOTAL]]
 
     def ranking(self) -> list[int]:
         return ranking(self.totals())
 
     def records(self) -> np.ndarray:
         """int32[hands, players, NHF] (kernels.base.records) for the hands played so far."""
-        return self.G[L.G_REC][:, :self.players].copy()
+        return self.G.rec[:, :self.players].copy()
 
     def hand_cards(self, seat: int) -> list[str]:
-        row = self.G[L.G_HANDS][seat]
+        row = self.G.hands[seat]
         return [card_str(c) for c in range(53) for _ in range(int(row[c]))]
 
     def table(self) -> list[dict[str, Any]]:
         """The melds on the table, with what each joker stands for: the replay log's meld
         objects (``log.meld_dict``, docs/replay.md)."""
-        S, TM, TC, TJ = self.S, self.G[L.G_TABLE], self.G[L.G_TCARDS], self.G[L.G_TJOKERS]
+        S, TM, TC, TJ = self.S, self.G.table, self.G.tcards, self.G.tjokers
         out = []
         for m in range(int(S[L.S_NT])):
             kind, key = int(TM[m, L.TM_KIND]), int(TM[m, L.TM_KEY])
@@ -212,7 +212,7 @@ class Game:
         """What ``seat`` may see (default: the seat to act): its own cards, and public facts."""
         if seat is None:
             seat = self.to_act if self.to_act is not None else 0
-        S, PS = self.S, self.G[L.G_PS]
+        S, PS = self.S, self.G.ps
         h = int(S[L.S_HAND])
         up = None
         if S[L.S_UP_ON_PILE] and S[L.S_PILE_N] > 0:
@@ -225,7 +225,7 @@ class Game:
             "stock_passes": int(S[L.S_PASSES]),
             "hand_sizes": [int(PS[q, L.PS_N]) for q in range(self.players)],
             "down": [bool(PS[q, L.PS_DOWN]) for q in range(self.players)],
-            "buys_left": [int(self.R[L.R_BUYS][h] - PS[q, L.PS_BUYS]) for q in range(self.players)],
+            "buys_left": [int(self.R.buys[h] - PS[q, L.PS_BUYS]) for q in range(self.players)],
             "known": [self.known_cards(q) for q in range(self.players)],
             "table": self.table(), "totals": self.totals(),
         }
@@ -233,14 +233,14 @@ class Game:
     def known_cards(self, seat: int) -> list[str]:
         """The cards ``seat`` took from the pile or bought in this hand (or swapped off the
         table) and has not played since: public, every seat saw them go in."""
-        row = self.G[L.G_PS][seat, L.PS_KNOWN0:L.PS_KNOWN0 + 53]
+        row = self.G.ps[seat, L.PS_KNOWN0:L.PS_KNOWN0 + 53]
         return [card_str(c) for c in range(53) for _ in range(int(row[c]))]
 
     # ------------------------------------------------------------ actions
     def _describe(self, code: int) -> Action:
         t, c, m, opt = K.action_fields(code)
         seat = self.to_act if self.to_act is not None else -1
-        S, TM = self.S, self.G[L.G_TABLE]
+        S, TM = self.S, self.G.table
         up = card_str(int(S[L.S_UP]))
         if t == K.A_DRAW:
             return Action(code, "draw", seat, text="draw from the stock")
@@ -250,14 +250,14 @@ class Game:
             what = "refuse the upcard" if int(S[L.S_PHASE]) == K.PH_FIRST else "do not buy"
             return Action(code, "pass", seat, up, text=f"pass ({what} {up})")
         if t == K.A_BUY:
-            pen = int(self.R[L.R_PARAMS][L.P_BUY_PENALTY])
+            pen = int(self.R.params.buy_penalty)
             return Action(code, "buy", seat, up,
                           text=f"buy {up} (+{pen} penalty card{'' if pen == 1 else 's'})")
         if t == K.A_GO_DOWN:
             melds = None
             if can_go_down_nb(self.R, self.G, seat):
-                GD = self.G[L.G_GD]
-                nm = int(self.R[L.R_N_MELDS][int(S[L.S_HAND])])
+                GD = self.G.gd
+                nm = int(self.R.n_melds[int(S[L.S_HAND])])
                 melds = tuple(tuple(card_str(int(GD[i, L.M_CARDS + k])) for k in range(int(GD[i, L.M_N])))
                               for i in range(nm))
             txt = "go down: " + " | ".join(" ".join(x) for x in melds) if melds else "go down"
@@ -269,7 +269,7 @@ class Game:
                 end = K.WORDS["run_end"][opt]
                 txt = f"lay off {cs} on meld {m} ({end} end)"
             else:
-                if c == L.JOKER and self.R[L.R_PARAMS][L.P_SET_JOKER_CARD]:
+                if c == L.JOKER and self.R.params.set_joker_card:
                     suit = SUITS[opt]
                     txt = f"lay off {cs} as {RANKS[int(TM[m, L.TM_KEY])]}{suit} on meld {m}"
                 else:
@@ -285,7 +285,7 @@ class Game:
         any other valid lay-down can be applied with ``GoDown(melds)``)."""
         if self.over:
             return []
-        buf = self.G[L.G_BUF]
+        buf = self.G.buf
         n = legal_actions_nb(self.R, self.G, buf)
         return [self._describe(int(x)) for x in buf[:n]]
 
@@ -302,11 +302,11 @@ class Game:
             raise GameError(f"seat {self.to_act}: {action}: {msg}")
 
     def _write_proposal(self, melds: tuple[tuple[str, ...], ...]) -> None:
-        nm = int(self.R[L.R_N_MELDS][int(self.S[L.S_HAND])])
+        nm = int(self.R.n_melds[int(self.S[L.S_HAND])])
         if len(melds) != nm:
             raise GameError(f"the contract {self.rules.contracts[int(self.S[L.S_HAND])]} "
                             f"needs {nm} melds, got {len(melds)}")
-        GD, GDJ = self.G[L.G_GD], self.G[L.G_GDJ]
+        GD, GDJ = self.G.gd, self.G.gdj
         self.S[L.S_GD_AT] = 0     # GD no longer holds the finder's lay-down
         GD[:] = 0
         GDJ[:] = -1
@@ -330,14 +330,14 @@ class Game:
         Card conservation is the caller's business (a game built with ``check=True`` would
         refuse a position that breaks it).
         """
-        S, PS, H = self.S, self.G[L.G_PS], self.G[L.G_HANDS]
+        S, PS, H = self.S, self.G.ps, self.G.hands
         for q, cards in hands.items():
             H[q, :] = 0
             ids = parse_cards(cards)
             for c in ids:
                 H[q, c] += 1
             PS[q, L.PS_N] = len(ids)
-            self.G[L.G_PRIV][q, L.PV_DEFOK] = L.DEF_UNKNOWN     # its cached deficiency
+            self.G.priv[q, L.PV_DEFOK] = L.DEF_UNKNOWN     # its cached deficiency
             PS[q, L.PS_DECL0:L.PS_DECL0 + L.NCARDS] = 0    # what it threw or refused: not known here
         for q in down:
             PS[q, L.PS_DOWN] = 1
@@ -346,10 +346,10 @@ class Game:
             for c in parse_cards(cards):
                 PS[q, L.PS_KNOWN0 + c] += 1
         st = parse_cards(stock)
-        self.G[L.G_STOCK][:len(st)] = st[::-1]
+        self.G.stock[:len(st)] = st[::-1]
         S[L.S_STOCK_N] = len(st)
         pl = parse_cards(pile) + ([card_id(upcard)] if upcard else [])
-        self.G[L.G_PILE][:len(pl)] = pl
+        self.G.pile[:len(pl)] = pl
         S[L.S_PILE_N] = len(pl)
         if upcard:
             S[L.S_UP] = card_id(upcard)
@@ -384,11 +384,11 @@ class Game:
             self.workspace()
         if smart_flag([b.kind]):
             self.SM = True
-        rng = self.G[L.G_RNG][L.RNG_BOT0 + seat].copy()
+        rng = self.G.rng[L.RNG_BOT0 + seat].copy()
         try:
             code = int(seat_action_nb(self.R, self.G, self.W, self.SM, np.int64(b.kind), b.array()))
         finally:
-            self.G[L.G_RNG][L.RNG_BOT0 + seat] = rng
+            self.G.rng[L.RNG_BOT0 + seat] = rng
         return self._describe(code)
 
     def step(self) -> Action:
@@ -428,7 +428,7 @@ class Game:
     def events(self) -> list[dict[str, Any]]:
         """The event log so far, decoded (docs/replay.md)."""
         n = int(self.S[L.S_LOG_N])
-        return decode(self.G[L.G_LOG][:n], self.players, [str(c) for c in self.rules.contracts])
+        return decode(self.G.log[:n], self.players, [str(c) for c in self.rules.contracts])
 
 
 def game_events(rules: "str | Rules | None" = "shanghai", players: int | None = None,
@@ -440,7 +440,7 @@ def game_events(rules: "str | Rules | None" = "shanghai", players: int | None = 
     from .bots import parse_bots
     refuse_diagnostics(bots, diagnostic)
     r, p = _rules_for(rules, players, seed)
-    R = tuple(r.arrays(p))
+    R = r.arrays(p)
     kinds, params = parse_bots(bots, p, r.hands)
     size = int(log_size)
     while True:
@@ -456,5 +456,5 @@ def game_events(rules: "str | Rules | None" = "shanghai", players: int | None = 
         break
     if err != K.E_OK:
         raise GameError(f"seed {seed}: {_ERRORS.get(int(err), f'error {err}')}")
-    n = int(G[L.G_S][L.S_LOG_N])
-    return decode(G[L.G_LOG][:n], p, [str(c) for c in r.contracts]), G[L.G_REC][:, :p].copy()
+    n = int(G.s[L.S_LOG_N])
+    return decode(G.log[:n], p, [str(c) for c in r.contracts]), G.rec[:, :p].copy()

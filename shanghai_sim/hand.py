@@ -21,7 +21,7 @@ import numpy as np
 
 from .cards import CardError, NCARDS, card_str, parse_cards
 from .kernels.melds import finder as K
-from .rules import (MAX_MELDS, MAX_PLAYERS, MIN_PLAYERS, P_INITIAL_EXACT, P_SAME_SUIT_GAP, PRESETS, MeldKind, Rules,
+from .rules import (MAX_MELDS, MAX_PLAYERS, MIN_PLAYERS, PRESETS, MeldKind, Rules,
                     RulesError, load_rules, resolve_contract)
 
 
@@ -141,7 +141,7 @@ def analysis_args(counts=None, rules: "Rules | None" = None, contract: int | str
     r = _rules("shanghai") if rules is None else rules
     kinds, sizes, nm, _ = _contract_rows(r, contract)
     a = r.arrays()
-    C = K.Contract(kinds, sizes, nm, a.joker_cap, int(a.params[P_INITIAL_EXACT]), int(a.params[P_SAME_SUIT_GAP]))
+    C = K.Contract(kinds, sizes, nm, a.joker_cap, int(a.params.initial_exact), int(a.params.same_suit_gap))
     if counts is None:
         counts = np.zeros(NCARDS, dtype=np.int64)
     return counts, C, a.points, np.zeros((MAX_MELDS, K.LAY_W), dtype=np.int64)
@@ -231,7 +231,7 @@ def _prepared(r: Rules, contract) -> "K.Contract":
         return hit[1]
     kinds, sizes, nm, _ = _contract_rows(r, contract)
     a = r.arrays()
-    prep = K.Contract(kinds, sizes, nm, a.joker_cap, int(a.params[P_INITIAL_EXACT]), int(a.params[P_SAME_SUIT_GAP]))
+    prep = K.Contract(kinds, sizes, nm, a.joker_cap, int(a.params.initial_exact), int(a.params.same_suit_gap))
     if len(_PREP) >= 64:
         _PREP.clear()
     _PREP[key] = (r, prep)

@@ -117,7 +117,7 @@ def _candidates(game: Game, actions: "Sequence[Action | int]", seat: int) -> tup
     if isinstance(actions, (str, bytes, Action, int)) or not isinstance(actions, Sequence):
         raise ValuingError("value_actions: give the candidate actions as a list (Actions or action codes)")
     legal = {a.code: a for a in game.legal_actions()}
-    most = min(game.workspace()[L.W_RI].shape[1], game.workspace()[L.W_RF].shape[1])
+    most = min(game.workspace().ri.shape[1], game.workspace().rf.shape[1])
     if not 1 <= len(actions) <= most:
         raise ValuingError(f"value_actions: give 1 to {most} candidate actions, got {len(actions)}")
     out = []
@@ -180,8 +180,8 @@ def value_actions_staged(game: Game, actions: "Sequence[Action | int]", stages: 
             raise ValuingError(f"value_actions: {e}") from None
     W = game.workspace()
     n = len(cands)
-    W[L.W_RI][L.RI_CAND][:n] = [a.code for a in cands]
-    stream = game.G[L.G_RNG][L.RNG_BOT0 + seat]
+    W.ri[L.RI_CAND][:n] = [a.code for a in cands]
+    stream = game.G.rng[L.RNG_BOT0 + seat]
     keep = stream.copy()
     bp = ev.array()
     search = oracle_search_nb if ev.diagnostic else search_nb      # the oracle's worlds: its own kernel
@@ -193,7 +193,7 @@ def value_actions_staged(game: Game, actions: "Sequence[Action | int]", stages: 
         for k in ks:
             if not search(game.R, game.G, W, np.int64(seat), bp, np.int64(n), np.int64(k0), np.int64(k)):
                 return None
-            out.append(_valuation(W[L.W_RF], seat, cands, k))
+            out.append(_valuation(W.rf, seat, cands, k))
             k0 = k
     finally:
         stream[:] = keep
@@ -241,7 +241,7 @@ def seat_counters(game: Game, seat: int) -> SeatCounters:
         raise ValuingError(f"seat_counters: expected a shanghai_sim.game.Game, got {type(game).__name__}")
     if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < game.players:
         raise ValuingError(f"seat_counters: seat {seat!r}: give 0..{game.players - 1}")
-    PS = game.G[L.G_PS]
+    PS = game.G.ps
     return SeatCounters(int(PS[seat, L.PS_TURNS]), int(PS[seat, L.PS_BUYS]))
 
 
@@ -257,8 +257,8 @@ def bot_choice(game: Game, bot: "str | BotSpec", *, diagnostic: bool = False) ->
     if smart_flag([b.kind]):
         game.SM = True
     if W is not None:
-        W[L.W_RF][L.RF_N, :] = 0
-    stream = game.G[L.G_RNG][L.RNG_BOT0 + seat]
+        W.rf[L.RF_N, :] = 0
+    stream = game.G.rng[L.RNG_BOT0 + seat]
     keep, logged = stream.copy(), int(game.S[L.S_LOG_N])
     bp, kind = b.array(), np.int64(b.kind)
     try:
@@ -268,5 +268,5 @@ def bot_choice(game: Game, bot: "str | BotSpec", *, diagnostic: bool = False) ->
     finally:
         stream[:] = keep
         game.S[L.S_LOG_N] = logged          # a search bot logs its search: not an event of this game
-    playouts = int(W[L.W_RF][L.RF_N].sum()) if W is not None else 0
+    playouts = int(W.rf[L.RF_N].sum()) if W is not None else 0
     return Choice(game._describe(code), playouts, secs)

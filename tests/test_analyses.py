@@ -324,7 +324,7 @@ def test_when_to_buy_tiny(tmp_path):
         while not g.over:
             p = g.to_act
             ask = g.phase == "buy" and any(x.kind == "buy" for x in g.legal_actions())
-            turn = int(g.G[L.G_PS][p, L.PS_TURNS])
+            turn = int(g.G.ps[p, L.PS_TURNS])
             a = g.step()
             if ask:
                 seen.append((k, p, turn, a.card, a.kind == "buy"))

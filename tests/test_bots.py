@@ -80,7 +80,6 @@ def test_greedy_discard_is_the_plain_rule(rules, seed):
     from shanghai_sim import Game
     from shanghai_sim.kernels.bots.players import NEAR
     from shanghai_sim.kernels.melds.finder import deficiency_nb
-    from shanghai_sim.rules import P_INITIAL_EXACT, P_SAME_SUIT_GAP
 
     def outs(h):
         m = 0
@@ -93,21 +92,21 @@ def test_greedy_discard_is_the_plain_rule(rules, seed):
     R, G = g.R, g.G
     checked = 0
     while not g.over:
-        S = G[L.G_S]
+        S = G.s
         p = int(S[L.S_ACTOR])
         a = g.bot_action()
-        if a.kind == "discard" and G[L.G_PS][p, L.PS_DOWN] == 0:
+        if a.kind == "discard" and G.ps[p, L.PS_DOWN] == 0:
             h = int(S[L.S_HAND])
-            H = G[L.G_HANDS][p].copy()
-            took = int(G[L.G_PS][p, L.PS_TOOK]) - 1
+            H = G.hands[p].copy()
+            took = int(G.ps[p, L.PS_TOOK]) - 1
             best = None
             for c in range(53):
                 if H[c] == 0:
                     continue
                 H[c] -= 1
-                d = deficiency_nb(H, L.Contract(R[L.R_MELD_KIND][h], R[L.R_MELD_SIZE][h], R[L.R_N_MELDS][h], R[L.R_JOKER_CAP],
-                                                R[L.R_PARAMS][P_INITIAL_EXACT], R[L.R_PARAMS][P_SAME_SUIT_GAP]))
-                key = (0 if c in (52, took) else 1, -d, outs(H), int(R[L.R_POINTS][c]), -c)
+                d = deficiency_nb(H, L.Contract(R.meld_kind[h], R.meld_size[h], R.n_melds[h], R.joker_cap,
+                                                R.params.initial_exact, R.params.same_suit_gap))
+                key = (0 if c in (52, took) else 1, -d, outs(H), int(R.points[c]), -c)
                 H[c] += 1
                 if best is None or key > best[0]:
                     best = (key, c)
@@ -143,7 +142,7 @@ def test_random_bot_is_uniform(go_down):
     g = Game(rules="shanghai", players=4, seed=3, bots="random")
     while True:
         p = int(g.S[L.S_ACTOR])
-        if g.S[L.S_PHASE] == K.PH_PLAY and g.G[L.G_PS][p, L.PS_DOWN] == 0:
+        if g.S[L.S_PHASE] == K.PH_PLAY and g.G.ps[p, L.PS_DOWN] == 0:
             if bool(go_down_available_nb(g.R, g.G, p)) == go_down:
                 break
         g.step()
@@ -200,7 +199,7 @@ def test_every_registry_parameter_sits_in_a_declared_slot_and_every_slot_is_read
 
 def test_a_seats_private_row_is_read_and_written_only_by_the_state_and_the_hand_memo():
     """The seat view by construction: what only a seat may know of its hidden hand (its
-    cached deficiency) is a private row apart from the public per-seat row (layout G_PRIV,
+    cached deficiency) is a private row apart from the public per-seat row (``G.priv``,
     PV_*). Only state.py (add_card/rem_card, def_saved_nb/def_restore_nb/def_forget_nb: a
     probe tries a move on the real hand and restores the cache) and handmemo.hand_def_nb
     touch it; the search's playouts only put their scratch copy's row into the scratch state
@@ -209,7 +208,7 @@ def test_a_seats_private_row_is_read_and_written_only_by_the_state_and_the_hand_
     from pathlib import Path
     kernels = Path(__file__).resolve().parent.parent / "shanghai_sim" / "kernels"
     allowed = {"base/layout.py", "engine/state.py", "engine/handmemo.py"}
-    pat = re.compile(r"\b(G_PRIV|PV_DEF|PV_DEFOK|PV_[A-Z]+)\b")
+    pat = re.compile(r"(\.priv\b|\bPV_DEF|\bPV_DEFOK|\bPV_[A-Z]+\b)")
     paths = sorted(kernels.rglob("*.py"))
     assert len(paths) > 30
     for path in paths:
@@ -217,8 +216,9 @@ def test_a_seats_private_row_is_read_and_written_only_by_the_state_and_the_hand_
         if rel in allowed:
             continue
         hits = [ln for ln in path.read_text().splitlines() if pat.search(ln)]
-        if rel == "search/playout.py":        # the import, and the scratch tuple's W[G_PRIV]
-            hits = [ln for ln in hits if "W[G_PRIV]" not in ln and not ln.startswith("from ..base.layout import")]
+        if rel == "search/playout.py":        # the import, and the scratch tuple's W.priv
+            hits = [ln for ln in hits if ln.replace("W.priv", "") == ln and not ln.startswith("from ..base.layout import")
+                    or pat.search(ln.replace("W.priv", ""))]
         assert not hits, (rel, hits)
     assert not re.search(r"\bPS_DEF", "".join(p.read_text() for p in paths))
 

@@ -119,8 +119,8 @@ def _hidden_shuffled(g, seat, rng):
     cards it is known to hold, the stock its size, in a new order), and every random stream
     but the seat's own (the deal's, the other seats', the game seed's row) replaced."""
     G = g.G
-    H, PS, stock = G[L.G_HANDS], G[L.G_PS], G[L.G_STOCK]
-    n_stock = int(G[L.G_S][L.S_STOCK_N])
+    H, PS, stock = G.hands, G.ps, G.stock
+    n_stock = int(G.s[L.S_STOCK_N])
     others = [q for q in range(g.players) if q != seat]
     pool = [int(c) for c in stock[:n_stock]]
     for q in others:
@@ -135,22 +135,22 @@ def _hidden_shuffled(g, seat, rng):
         for c in pool[k:k + free]:
             H[q, c] += 1
         k += free
-        G[L.G_PRIV][q, L.PV_DEFOK] = L.DEF_UNKNOWN
+        G.priv[q, L.PV_DEFOK] = L.DEF_UNKNOWN
     stock[:n_stock] = pool[k:]
     assert k + n_stock == len(pool)
-    streams = G[L.G_RNG]
+    streams = G.rng
     for row in range(streams.shape[0]):
         if row != L.RNG_BOT0 + seat:
             streams[row] = rng.integers(1, 2**63, size=streams.shape[1], dtype=np.uint64)
 
 
 def _saved(g):
-    return {k: g.G[k].copy() for k in (L.G_HANDS, L.G_PS, L.G_PRIV, L.G_STOCK, L.G_RNG)}
+    return {k: getattr(g.G, k).copy() for k in ("hands", "ps", "priv", "stock", "rng")}
 
 
 def _restore(g, saved):
     for k, a in saved.items():
-        g.G[k][:] = a
+        getattr(g.G, k)[:] = a
 
 
 # Every bot of the registry (a new bot joins by itself); a search bot (one with a rollouts

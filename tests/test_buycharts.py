@@ -54,11 +54,11 @@ def test_the_chart_parameter_names_a_shipped_chart_for_a_hand():
 def _cell_word(g, name) -> int:
     """The chart's word at the seat's buy decision, read from the chart's rows by Python."""
     p = g.to_act
-    hand = g.G[L.G_HANDS][p].astype(np.int64)
+    hand = g.G.hands[p].astype(np.int64)
     both = np.stack([hand, hand]).copy()
-    both[1, int(g.G[L.G_S][L.S_UP])] += 1
+    both[1, int(g.G.s[L.S_UP])] += 1
     d0, d1 = (int(x) for x in deficiency_batch(both, g.hand, g.rules, shoe=False))
-    buys = int(g.G[L.G_PS][p, L.PS_BUYS])
+    buys = int(g.G.ps[p, L.PS_BUYS])
     rows = CHART_SOURCES[name][1][d1 < d0]
     if buys >= len(rows):
         return 0

@@ -54,9 +54,9 @@ def _runs_fast_case():
     R = preset("shanghai").arrays(4)      # hand 3: run4 run4, the finder's _runs_fast path
     counts = np.zeros(53, np.int64)
     counts[[1, 2, 3, 4, 14, 15, 16, 30, 31, 32, 45]] = 1
-    params = R[L.R_PARAMS]
-    C = L.Contract(R[L.R_MELD_KIND][2], R[L.R_MELD_SIZE][2], R[L.R_N_MELDS][2], R[L.R_JOKER_CAP],
-                   params[L.P_INITIAL_EXACT], params[L.P_SAME_SUIT_GAP])
+    params = R.params
+    C = L.Contract(R.meld_kind[2], R.meld_size[2], R.n_melds[2], R.joker_cap,
+                   params.initial_exact, params.same_suit_gap)
     assert meld_deficiency.deficiency_ws_nb(counts, C, L.new_cache()) == 1
     return meld_runs._runs_fast.signatures[0]
 
@@ -122,9 +122,9 @@ def test_separate_kernel_is_called_not_copied():
     R = preset("shanghai").arrays(4)
     counts = np.zeros(53, np.int64)
     counts[[1, 2, 3, 4, 14, 15, 16, 30, 31, 32, 45]] = 1
-    params = R[L.R_PARAMS]
-    args = (counts, L.Contract(R[L.R_MELD_KIND][2], R[L.R_MELD_SIZE][2], R[L.R_N_MELDS][2],
-                               R[L.R_JOKER_CAP], params[L.P_INITIAL_EXACT], params[L.P_SAME_SUIT_GAP]))
+    params = R.params
+    args = (counts, L.Contract(R.meld_kind[2], R.meld_size[2], R.n_melds[2],
+                               R.joker_cap, params.initial_exact, params.same_suit_gap))
     f = _fresh(meld_deficiency.deficiency_ws_nb)
     assert f(*args, L.new_cache()) == meld_deficiency.deficiency_ws_nb(*args, L.new_cache()) == 1
     ir = f.inspect_llvm(f.signatures[0])

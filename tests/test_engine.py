@@ -24,15 +24,15 @@ PRESETS = ["shanghai", "contract", "progressive"]
 
 def _fuzz(name, players, bots, seeds):
     r = preset(name).with_players(players)
-    R = tuple(r.arrays(players))
+    R = r.arrays(players)
     kinds, params = parse_bots(bots, players)
     G = L.new_state(R, 0)
     W = L.new_workspace(R)
     for seed in seeds:
         err = play_game_nb(R, G, W, True, kinds, params, np.uint64(seed), 0, 1)
         assert err == K.E_OK, f"{name} {players}p {bots} seed {seed}: error {err}"
-        assert G[L.G_S][L.S_PHASE] == K.PH_OVER          # every game ends
-        rec = G[L.G_REC][:, :players]
+        assert G.s[L.S_PHASE] == K.PH_OVER          # every game ends
+        rec = G.rec[:, :players]
         for h in range(r.hands):
             out = rec[h, :, HF_WENT_OUT]
             assert out.sum() <= 1
@@ -94,10 +94,10 @@ def test_batch_matches_logged_game():
 
 def _swap_tries(R, G, p):
     """(card, meld, slot) of every joker on the table that a natural of seat p may replace."""
-    TM, H = G[L.G_TABLE], G[L.G_HANDS]
-    for m in range(int(G[L.G_S][L.S_NT])):
+    TM, H = G.table, G.hands
+    for m in range(int(G.s[L.S_NT])):
         for slot in range(L.TW):
-            if G[L.G_TCARDS][m, slot] != L.JOKER:
+            if G.tcards[m, slot] != L.JOKER:
                 continue
             key = int(TM[m, L.TM_KEY])
             cands = ([key * 13 + slot % 13] if TM[m, L.TM_KIND] == L.RUN
@@ -118,9 +118,9 @@ def test_go_down_possible_matches_the_search(name, players):
     for seed in range(4):
         g = Game(rules=name, players=players, seed=seed, bots="random")
         R, G = g.R, g.G
-        PS = G[L.G_PS]
+        PS = G.ps
         while not g.over:
-            S = G[L.G_S]
+            S = G.s
             p = int(S[L.S_ACTOR])
             if S[L.S_PHASE] == K.PH_PLAY and PS[p, L.PS_DOWN] == 0 and hand_def_nb(R, G, p) <= 1:
                 tries = [None] + list(_swap_tries(R, G, p))
@@ -147,7 +147,7 @@ def test_go_down_possible_matches_the_search(name, players):
 def test_engine_without_workspace_plays_the_same_games():
     from shanghai_sim.kernels.games.batch import play_games_on_nb
     r = preset("shanghai")
-    R = tuple(r.arrays(4))
+    R = r.arrays(4)
     kinds, params = parse_bots("smart,greedy,random,greedy", 4)
     seeds = np.array([3, 4, 5], np.uint64)
     outs = []
@@ -162,7 +162,7 @@ def test_a_search_bot_without_workspace_stops_the_engine():
     # never another bot in its seat: the engine refuses the "no workspace" action
     from shanghai_sim.kernels.games.dispatch import needs_workspace
     r = preset("shanghai")
-    R = tuple(r.arrays(4))
+    R = r.arrays(4)
     kinds, params = parse_bots("rollout,greedy,greedy,greedy", 4)
     assert needs_workspace(kinds) and not needs_workspace(parse_bots("smart", 4)[0])
     err = play_game_nb(R, L.new_state(R, 0), None, True, kinds, params, np.uint64(1), 0, 0)
@@ -176,7 +176,7 @@ def test_engine_without_smart_plays_the_same_games():
     from shanghai_sim.kernels.games.dispatch import smart_flag
     from shanghai_sim.kernels.games.batch import play_games_on_nb
     r = preset("shanghai")
-    R = tuple(r.arrays(4))
+    R = r.arrays(4)
     kinds, params = parse_bots("greedy,random,greedy,random", 4)
     assert smart_flag(kinds) is None and smart_flag(parse_bots("smart", 4)[0]) is True
     seeds = np.array([3, 4, 5], np.uint64)
@@ -195,7 +195,7 @@ def test_engine_without_smart_plays_the_same_games():
 def test_a_smart_seat_without_the_flag_stops_the_engine():
     # never another bot in its seat: the engine refuses the "no smart" action
     r = preset("shanghai")
-    R = tuple(r.arrays(4))
+    R = r.arrays(4)
     kinds, params = parse_bots("smart,greedy,greedy,greedy", 4)
     err = play_game_nb(R, L.new_state(R, 0), None, None, kinds, params, np.uint64(1), 0, 0)
     assert err == K.E_PHASE
@@ -203,15 +203,15 @@ def test_a_smart_seat_without_the_flag_stops_the_engine():
 
 @pytest.mark.parametrize("name", ["shanghai", "contract", "progressive"])
 def test_the_hand_memo_answers_what_the_finder_answers(name):
-    """def_of_nb goes through the hand memo (G[G_HMEMO]): asked again, or after other hands
+    """def_of_nb goes through the hand memo (G.hmemo): asked again, or after other hands
     took the slots, every answer is the meld finder's own, in every hand of the game."""
     from shanghai_sim.kernels.melds.finder import deficiency_nb
     r = preset(name)
-    R = tuple(r.arrays(4))
+    R = r.arrays(4)
     G = L.new_state(R)
-    params = R[L.R_PARAMS]
+    params = R.params
     rng = np.random.default_rng(5)
-    packs, jokers = int(params[L.P_DECKS]), int(params[L.P_JOKERS])
+    packs, jokers = int(params.decks), int(params.jokers)
     hands = []
     for _ in range(150):
         c = np.zeros(L.NCARDS, np.int64)
@@ -219,14 +219,14 @@ def test_the_hand_memo_answers_what_the_finder_answers(name):
             c[card % 52] += 1
         c[L.JOKER] = int(rng.integers(0, jokers + 1))
         hands.append(c)
-    for h in range(int(params[L.P_NHANDS])):
-        G[L.G_S][L.S_HAND] = h
-        kinds, sizes, nm = R[L.R_MELD_KIND][h], R[L.R_MELD_SIZE][h], R[L.R_N_MELDS][h]
-        want = [deficiency_nb(c, L.Contract(kinds, sizes, nm, R[L.R_JOKER_CAP], params[L.P_INITIAL_EXACT],
-                                            params[L.P_SAME_SUIT_GAP])) for c in hands]
+    for h in range(int(params.nhands)):
+        G.s[L.S_HAND] = h
+        kinds, sizes, nm = R.meld_kind[h], R.meld_size[h], R.n_melds[h]
+        want = [deficiency_nb(c, L.Contract(kinds, sizes, nm, R.joker_cap, params.initial_exact,
+                                            params.same_suit_gap)) for c in hands]
         for _ in range(2):                     # the second pass answers from the memo
             assert [def_of_nb(R, G, c) for c in hands] == want, (name, h + 1)
-    assert (G[L.G_HMEMO][:, 3] != 0).sum() > 0  # the memo was used
+    assert (G.hmemo[:, 3] != 0).sum() > 0  # the memo was used
 
 
 @pytest.mark.parametrize("name", ["shanghai", "contract"])
@@ -240,10 +240,10 @@ def test_fit_mask_and_the_bounded_hand_deficiency(name):
     for seed in range(3):
         g = Game(rules=name, players=4, seed=seed, bots="greedy")
         R, G = g.R, g.G
-        params = R[L.R_PARAMS]
-        cap, sjc = R[L.R_JOKER_CAP], params[L.P_SET_JOKER_CARD]
+        params = R.params
+        cap, sjc = R.joker_cap, params.set_joker_card
         while not g.over:
-            S, PS, TM = G[L.G_S], G[L.G_PS], G[L.G_TABLE]
+            S, PS, TM = G.s, G.ps, G.table
             nt = int(S[L.S_NT])
             fm = int(fit_mask_nb(TM, nt))
             for c in range(L.NCARDS):
@@ -253,10 +253,10 @@ def test_fit_mask_and_the_bounded_hand_deficiency(name):
                 left_out += not (fm >> c) & 1
             h = int(S[L.S_HAND])
             for q in range(4):
-                bounded += G[L.G_PRIV][q, L.PV_DEFOK] == L.DEF_LESS_ONE
-                want = deficiency_nb(G[L.G_HANDS][q], L.Contract(R[L.R_MELD_KIND][h], R[L.R_MELD_SIZE][h],
-                                     R[L.R_N_MELDS][h], cap, params[L.P_INITIAL_EXACT],
-                                     params[L.P_SAME_SUIT_GAP]))
+                bounded += G.priv[q, L.PV_DEFOK] == L.DEF_LESS_ONE
+                want = deficiency_nb(G.hands[q], L.Contract(R.meld_kind[h], R.meld_size[h],
+                                     R.n_melds[h], cap, params.initial_exact,
+                                     params.same_suit_gap))
                 assert hand_def_nb(R, G, q) == want, (name, seed, int(S[L.S_NACT]), q)
             g.step()
     assert fits and left_out and bounded

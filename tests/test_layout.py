@@ -1,5 +1,6 @@
 """kernels/base/layout.py is the one description of the kernels' arrays: every allocator
-agrees with it, and no module indexes the state or rules tuples by number."""
+agrees with it, and no module reads the bundles (rules, rules options, state, workspace, memo) by
+position."""
 
 import pathlib
 import re
@@ -20,18 +21,18 @@ def _check(arrays, spec, dims):
     for a, (name, dtype, shape, fill) in zip(arrays, spec):
         assert a.dtype == np.dtype(dtype), name
         assert a.shape == L.spec_shape(shape, **dims), name
-        if name != "S":
+        if name != "s":
             assert (a == fill).all(), name
 
 
 @pytest.mark.parametrize("preset,players,log_size", [("shanghai", 4, 0), ("contract", 5, 100),
                                                      ("progressive", 2, 7)])
 def test_every_state_allocator_follows_the_spec(preset, players, log_size):
-    R = tuple(rules.preset(preset).with_players(players).arrays(players))
-    dims = L.state_dims(R[L.R_PARAMS], log_size)
-    for G in (L.new_state(R, log_size), new_state_nb(R[L.R_PARAMS], log_size)):
+    R = rules.preset(preset).with_players(players).arrays(players)
+    dims = L.state_dims(R.params, log_size)
+    for G in (L.new_state(R, log_size), new_state_nb(R.params, log_size)):
         _check(G, L.STATE_SPEC, dims)
-        S = G[L.G_S]
+        S = G.s
         assert S[L.S_SHOE] == dims["shoe"] and S[L.S_NP] == players
         assert (np.delete(S, [L.S_SHOE, L.S_NP]) == 0).all()
 
@@ -39,12 +40,12 @@ def test_every_state_allocator_follows_the_spec(preset, players, log_size):
 @pytest.mark.parametrize("preset,players", [("shanghai", 4), ("contract", 5)])
 def test_the_rollout_workspace_follows_its_spec(preset, players):
     from shanghai_sim.kernels.search.playout import new_workspace_nb
-    R = tuple(rules.preset(preset).with_players(players).arrays(players))
-    dims = L.state_dims(R[L.R_PARAMS], 0)
-    assert L.WORKSPACE_SPEC[:L.G_MKEYS] == L.STATE_SPEC[:L.G_MKEYS]
-    for W in (L.new_workspace(R), new_workspace_nb(R[L.R_PARAMS])):
+    R = rules.preset(preset).with_players(players).arrays(players)
+    dims = L.state_dims(R.params, 0)
+    assert L.WORKSPACE_SPEC[:L.NGAME] == L.STATE_SPEC[:L.NGAME]
+    for W in (L.new_workspace(R), new_workspace_nb(R.params)):
         _check(W, L.WORKSPACE_SPEC, dims)
-        S = W[L.G_S]
+        S = W.s
         assert S[L.S_SHOE] == dims["shoe"] and S[L.S_NP] == players
         assert (np.delete(S, [L.S_SHOE, L.S_NP]) == 0).all()
 
@@ -52,7 +53,7 @@ def test_the_rollout_workspace_follows_its_spec(preset, players):
 def test_the_memo_follows_its_spec():
     _check(L.new_cache(), L.CACHE_SPEC, L.cache_dims())
     assert melds.new_cache is L.new_cache
-    assert L.NC == len(L.CACHE_SPEC) and L.G_WT - L.G_MKEYS + 1 == L.NC
+    assert L.Memo._fields == L.State._fields[L.NGAME:L.NGAME + len(L.CACHE_SPEC)]
 
 
 def test_scratch_offsets_do_not_overlap():
@@ -67,23 +68,26 @@ def test_scratch_offsets_do_not_overlap():
 
 
 def test_rules_take_their_constants_from_the_kernels():
-    assert rules.RulesArrays._fields.index("params") == L.R_PARAMS
-    for i, f in enumerate(rules.RulesArrays._fields):
-        assert getattr(L, "R_" + f.upper()) == i
+    assert rules.RulesArrays is L.RulesArrays and rules.Params is L.Params
     assert rules.GoOut.EITHER == L.GO_EITHER and rules.JokerSwap.DOWN_ONLY == L.SWAP_DOWN_ONLY
     assert rules.MeldKind.RUN == L.RUN and rules.MeldKind.SET == L.SET
     assert cards.JOKER == L.JOKER and cards.NCARDS == L.NCARDS   # cards.py stays free of numba
 
 
-SOURCES = [p for d in ("shanghai_sim", "cli", "tests", "benchmarks")
+SOURCES = [p for d in ("shanghai_sim", "cli", "tests", "benchmarks", "analyses")
            for p in (ROOT / d).rglob("*.py") if p.name != "layout.py"]
 
 
-def test_no_numeric_state_subscripts_outside_the_layout():
+def test_the_bundles_are_read_by_name_not_by_position():
+    """Issue 56: R, R.params, G, W and the meld memo M are named tuples read by their fields'
+    names (``G.hands``, ``R.params.go_out``), never by a number or an index constant."""
+    for bundle in (L.RulesArrays, L.Params, L.State, L.Workspace, L.Memo):
+        assert issubclass(bundle, tuple) and bundle._fields
+    position = re.compile(r"\b(G|G2|R|W|M|Gs|params|cache|self\.G|self\.R|g\.G|g\.R|game\.G|game\.R)\[(\d|(?!BP_)[A-Z]+_|L\.)")
     bad = []
     for p in SOURCES:
         for i, line in enumerate(p.read_text().splitlines(), 1):
-            if re.search(r"\b(G|R)\[\d", line):
+            if position.search(line):
                 bad.append(f"{p.relative_to(ROOT)}:{i}: {line.strip()}")
     assert not bad, "\n".join(bad)
 

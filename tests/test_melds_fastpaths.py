@@ -16,7 +16,7 @@ CASES = [(r, h) for r in RULES for h in range(r.hands)]
 
 def shoe(r):
     a = r.arrays(4)
-    decks, jokers = int(a.params[L.P_DECKS]), int(a.params[L.P_JOKERS])
+    decks, jokers = int(a.params.decks), int(a.params.jokers)
     return np.array([c for c in range(52) for _ in range(decks)] + [L.JOKER] * jokers)
 
 
@@ -25,7 +25,7 @@ def contract_args(r, h):
     exact, gap."""
     a = r.arrays(4)
     return (a.meld_kind[h], a.meld_size[h], a.n_melds[h], a.joker_cap,
-            a.params[L.P_INITIAL_EXACT], a.params[L.P_SAME_SUIT_GAP])
+            a.params.initial_exact, a.params.same_suit_gap)
 
 
 @pytest.mark.parametrize("r,h", CASES, ids=[f"{r.name}-{h + 1}" for r, h in CASES])
@@ -64,12 +64,12 @@ def test_bounded_deficiency_of_a_hand_one_card_away(r, h):
         lower += want < d
         same += want == d
         lo = d - 1 if d > 0 else 0
-        assert K.deficiency_in_nb(counts, K.Contract(*args), cache, cache[3], lo, d) == want, (np.flatnonzero(counts).tolist(), c)
+        assert K.deficiency_in_nb(counts, K.Contract(*args), cache, cache.mscr, lo, d) == want, (np.flatnonzero(counts).tolist(), c)
         counts[c] -= 1
         for x in np.flatnonzero(counts)[:6]:             # a card less
             counts[x] -= 1
             want = K.deficiency_ws_nb(counts, K.Contract(*args), cache)
             assert d <= want <= d + 1
-            assert K.deficiency_in_nb(counts, K.Contract(*args), cache, cache[3], d, d + 1) == want, (np.flatnonzero(counts).tolist(), x)
+            assert K.deficiency_in_nb(counts, K.Contract(*args), cache, cache.mscr, d, d + 1) == want, (np.flatnonzero(counts).tolist(), x)
             counts[x] += 1
     assert same and (lower or not above)      # both ends of the bounds were exercised

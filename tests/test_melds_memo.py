@@ -16,7 +16,8 @@ import pytest
 
 from shanghai_sim.cards import to_counts
 from shanghai_sim.kernels.melds import finder as K
-from shanghai_sim.rules import P_INITIAL_EXACT, P_SAME_SUIT_GAP, InitialMeld, preset
+from shanghai_sim.kernels.base import layout as L
+from shanghai_sim.rules import InitialMeld, preset
 
 SH = preset("shanghai")
 EXACT = SH.replace(name="shanghai-exact", initial_meld=InitialMeld.EXACT)
@@ -27,13 +28,11 @@ def _args(rules, hand_no):
     a = rules.arrays()
     h = hand_no - 1
     return (a.meld_kind[h], a.meld_size[h], a.n_melds[h], a.joker_cap,
-            a.params[P_INITIAL_EXACT], a.params[P_SAME_SUIT_GAP])
+            a.params.initial_exact, a.params.same_suit_gap)
 
 
 def _small_cache(slots):
-    return (np.zeros(slots, np.int64), np.zeros((slots, K.MEMO_T, K.FP, 2), np.int16),
-            np.zeros((slots, K.MEMO_T), np.int8), np.zeros(K.SCRATCH, np.int64),
-            np.zeros((K.WT_SIZES << K.NPOS, K.WT_W), np.int32))
+    return L.Memo(*L.allocate(L.CACHE_SPEC, **L.cache_dims(slots)))
 
 
 FULL_SUIT = "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH"
@@ -66,7 +65,7 @@ def test_window_table_row_overflow_takes_the_general_path():
     cache = K.new_cache()
     args = _args(SH, 2)                       # set3 run4
     assert K.deficiency_ws_nb(counts, K.Contract(*args), cache) == max(0, K._search(counts, *args)) == 0
-    wt = cache[4]
+    wt = cache.wt
     px = 0b111111111 | (1 << 13)              # hearts A..9, the ace at both ends
     assert wt[((4 - 4) << K.NPOS) | px, 0] == -1
     counts = to_counts("2H 3H 4H 5H 6H 7H 8H 9H TH KC QD")
@@ -90,16 +89,16 @@ def test_full_memo_matches_search():
                                  minlength=53).astype(np.int64)
             want = max(0, K._search(counts, *args))
             assert K.deficiency_ws_nb(counts, K.Contract(*args), cache) == want
-        assert (cache[0] != 0).mean() > 0.95     # nearly full: probes run out
+        assert (cache.mkeys != 0).mean() > 0.95     # nearly full: probes run out
         # trimmed (as the engine does between games), it fills again with exact answers
-        assert K.memo_trim_nb(cache[0]) and not cache[0].any()
+        assert K.memo_trim_nb(cache.mkeys) and not cache.mkeys.any()
         for i in range(500):
             hand_no = 1 + i % rules.hands
             args = _args(rules, hand_no)
             counts = np.bincount(rng.choice(shoe, rng.integers(8, 19), replace=False),
                                  minlength=53).astype(np.int64)
             assert K.deficiency_ws_nb(counts, K.Contract(*args), cache) == max(0, K._search(counts, *args))
-        assert cache[0].any()
+        assert cache.mkeys.any()
 
 
 def _general_lay(counts, rules, hand_no):

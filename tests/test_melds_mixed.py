@@ -41,12 +41,12 @@ def _memo(r):
 def _rows(r, h):
     a = r.arrays(4)
     return (a.meld_kind[h], a.meld_size[h], a.n_melds[h], a.joker_cap,
-            a.params[L.P_INITIAL_EXACT], a.params[L.P_SAME_SUIT_GAP])
+            a.params.initial_exact, a.params.same_suit_gap)
 
 
 def _shoe(r):
     a = r.arrays(4)
-    decks, jokers = int(a.params[L.P_DECKS]), int(a.params[L.P_JOKERS])
+    decks, jokers = int(a.params.decks), int(a.params.jokers)
     return [c for c in range(52) for _ in range(decks)] + [L.JOKER] * jokers
 
 
@@ -148,7 +148,7 @@ def test_a_full_memo_falls_back_and_stays_exact(h):
     path may not share between two contents of one suit; the answer must not change."""
     r = PROGRESSIVE
     cache = L.new_cache()
-    cache[0][:] = np.arange(1, cache[0].shape[0] + 1) * 7919     # keys that never match
+    cache.mkeys[:] = np.arange(1, cache.mkeys.shape[0] + 1) * 7919     # keys that never match
     rng = np.random.default_rng(99 + h)
     shoe = np.array(_shoe(r))
     for i in range(60):

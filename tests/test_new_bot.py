@@ -30,13 +30,13 @@ import numba as nb
 from .params import BP_STOP
 from .players import greedy_action_nb
 from ..base.codes import A_BUY, A_PASS, a_type, action_nb
-from ..base.layout import G_S, S_HAND
+from ..base.layout import S_HAND
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
 def cautious_action_nb(R, G, p, bp):
     a = greedy_action_nb(R, G, p, bp)
-    if a_type(a) == A_BUY and G[G_S][S_HAND] + 1 > bp[BP_STOP]:
+    if a_type(a) == A_BUY and G.s[S_HAND] + 1 > bp[BP_STOP]:
         return action_nb(A_PASS, 0, 0, 0)
     return a
 '''

@@ -68,15 +68,15 @@ def _imports(path: Path) -> set[str]:
 def test_no_honest_search_module_imports_the_oracle_or_reads_hidden_cards():
     """The oracle's world-building is in kernels/search/oracle.py alone: the sampler, the
     playouts and the search import nothing of it; the sampler names neither the hands nor the
-    stock, and only the oracle reads the real state's stock (``G[G_STOCK]``)."""
+    stock, and only the oracle reads the real state's stock (``G.stock``)."""
     honest = [p for p in SEARCH.glob("*.py") if p.name not in ("oracle.py", "__init__.py")]
     assert {p.name for p in honest} == {"sample.py", "playout.py", "rollout.py"}
     for p in honest:
         assert not {m for m in _imports(p) if m.endswith("oracle")}, p.name
-        assert "G[G_STOCK]" not in p.read_text(), p.name
+        assert "G.stock" not in p.read_text(), p.name
     sample = (SEARCH / "sample.py").read_text()
-    assert "G_HANDS" not in sample and "G_STOCK" not in sample
-    assert "G[G_STOCK]" in (SEARCH / "oracle.py").read_text()
+    assert ".hands" not in sample and ".stock" not in sample
+    assert "G.stock" in (SEARCH / "oracle.py").read_text()
     for p in SEARCH.glob("*.py"):
         assert len(p.read_text().splitlines()) <= 450, p.name
 
@@ -96,7 +96,7 @@ def test_the_oracle_is_a_kind_of_its_own_in_the_dispatch():
 
 def _stock_shuffled(g, rng):
     n = int(g.S[L.S_STOCK_N])
-    rng.shuffle(g.G[L.G_STOCK][:n])
+    rng.shuffle(g.G.stock[:n])
 
 
 def test_the_honest_search_reads_neither_the_hands_nor_the_stock_and_the_oracle_does():
@@ -107,8 +107,8 @@ def test_the_honest_search_reads_neither_the_hands_nor_the_stock_and_the_oracle_
     searched = changed = checked = 0
     while not g.over and checked < 120:
         seat = g.to_act
-        rf = g.workspace()[L.W_RF][L.RF_SUM]
-        saved = (g.G[L.G_HANDS].copy(), g.G[L.G_PS].copy(), g.G[L.G_STOCK].copy())
+        rf = g.workspace().rf[L.RF_SUM]
+        saved = (g.G.hands.copy(), g.G.ps.copy(), g.G.stock.copy())
         out = {}
         for spec in (FAST, DEAL):
             rf[:] = -1
@@ -123,7 +123,7 @@ def test_the_honest_search_reads_neither_the_hands_nor_the_stock_and_the_oracle_
             else:
                 changed += int((got[1] != out[spec][1]).any())
         searched += int((out[FAST][1] != -1).any())
-        g.G[L.G_HANDS][:], g.G[L.G_PS][:], g.G[L.G_STOCK][:] = saved
+        g.G.hands[:], g.G.ps[:], g.G.stock[:] = saved
         checked += 1
         g.step()
     assert searched > 10 and changed > 5

@@ -111,7 +111,7 @@ def test_buys_are_bucketed_by_the_buyers_deficiency_and_players_short_of_buys_co
         def records():
             return rec
 
-    g.G[L.G_S][L.S_HANDS_DONE] = hands
+    g.G.s[L.S_HANDS_DONE] = hands
     t = B.Tally(hands=hands)
     B.close_game(Done, t)
     assert t.all_buys_not_down == [0] * 7 + [1, 0, 0]

@@ -9,17 +9,17 @@ from shanghai_sim.game import _ERRORS, Game, GameError
 from shanghai_sim.kernels.base import layout as L
 from shanghai_sim.kernels.base import codes as K
 
-GAME_ARRAYS = (L.G_PS, L.G_HANDS, L.G_STOCK, L.G_PILE, L.G_TABLE, L.G_TCARDS, L.G_TJOKERS)
+GAME_ARRAYS = ("ps", "hands", "stock", "pile", "table", "tcards", "tjokers")
 GAME_SCALARS = [L.S_PHASE, L.S_HAND, L.S_CUR, L.S_ACTOR, L.S_UP, L.S_UP_ON_PILE, L.S_STOCK_N,
                 L.S_PILE_N, L.S_NT, L.S_TURNS, L.S_DOWN_NOW, L.S_MUST_DOWN]
 
 
 def candidates(g):
     """Every well-formed action code of the seat to act (the encodings the legal list uses)."""
-    S, TM = g.S, g.G[L.G_TABLE]
+    S, TM = g.S, g.G.table
     out = [K.action_nb(t, 0, 0, 0) for t in (K.A_DRAW, K.A_TAKE, K.A_PASS, K.A_BUY, K.A_GO_DOWN)]
     out += [K.action_nb(K.A_DISCARD, c, 0, 0) for c in range(53)]
-    card_id = g.R[L.R_PARAMS][L.P_SET_JOKER_CARD] != 0
+    card_id = g.R.params.set_joker_card != 0
     for m in range(int(S[L.S_NT]) + 1):
         run = TM[m, L.TM_KIND] == L.RUN and m < S[L.S_NT]
         for c in range(53):
@@ -31,7 +31,7 @@ def candidates(g):
 
 
 def snapshot(g):
-    return [g.G[i].copy() for i in GAME_ARRAYS] + [g.S[GAME_SCALARS].copy()]
+    return [getattr(g.G, f).copy() for f in GAME_ARRAYS] + [g.S[GAME_SCALARS].copy()]
 
 
 @pytest.mark.parametrize("rules,players,seed", [("shanghai", 4, 2), ("contract", 3, 5),

@@ -25,13 +25,14 @@ RACE = "rollout:rollouts=2:candidates=3:race=16:prune=1"    # a race from 2 samp
 
 def _scratch(g):
     """The scratch state a search plays on: the workspace's game arrays, the real memo."""
-    return g.workspace()[:L.G_MKEYS] + g.G[L.G_MKEYS:L.NG]
+    W, G = g.workspace(), g.G
+    return L.State(*(getattr(W if f in L.GAME_FIELDS else G, f) for f in L.State._fields))
 
 
 def _table_counts(G):
     out = np.zeros(53, np.int64)
-    TM, TC = G[L.G_TABLE], G[L.G_TCARDS]
-    for m in range(int(G[L.G_S][L.S_NT])):
+    TM, TC = G.table, G.tcards
+    for m in range(int(G.s[L.S_NT])):
         lo, hi = ((TM[m, L.TM_LO], TM[m, L.TM_HI]) if TM[m, L.TM_KIND] == L.RUN
                   else (0, TM[m, L.TM_N] - 1))
         for k in range(lo, hi + 1):
@@ -41,40 +42,40 @@ def _table_counts(G):
 
 
 def _all_counts(G, players):
-    S = G[L.G_S]
-    c = G[L.G_HANDS][:players].sum(axis=0) + _table_counts(G)
-    c += np.bincount(G[L.G_STOCK][:S[L.S_STOCK_N]], minlength=53)
-    c += np.bincount(G[L.G_PILE][:S[L.S_PILE_N]], minlength=53)
+    S = G.s
+    c = G.hands[:players].sum(axis=0) + _table_counts(G)
+    c += np.bincount(G.stock[:S[L.S_STOCK_N]], minlength=53)
+    c += np.bincount(G.pile[:S[L.S_PILE_N]], minlength=53)
     return c
 
 
 def _check_sample(g, seat, seed, fit=0, decl=0, unready=0):
     R, G = g.R, g.G
-    pool = g.workspace()[L.W_RI][L.RI_POOL]
+    pool = g.workspace().ri[L.RI_POOL]
     n = unseen_pool_nb(R, G, seat, pool)
     assert n >= 0, "the seat's view does not add up"
     before = np.sort(pool[:n])
-    rng = g.G[L.G_RNG][L.RNG_BOT0 + seat].copy()
+    rng = g.G.rng[L.RNG_BOT0 + seat].copy()
     if fit or decl:
-        fit_hands_nb(R, G, seat, pool, n, fit, decl, rng, g.workspace()[L.G_SCR][L.SCR_TMP],
-                     g.workspace()[L.G_SCR][L.SCR_CAND], unready)
+        fit_hands_nb(R, G, seat, pool, n, fit, decl, rng, g.workspace().scr[L.SCR_TMP],
+                     g.workspace().scr[L.SCR_CAND], unready)
     assert (np.sort(pool[:n]) == before).all()      # a reordering of the same cards
     G2 = _scratch(g)
-    before = [a.copy() for a in G[:L.G_MKEYS]]
+    before = [getattr(G, f).copy() for f in L.GAME_FIELDS]
     load_sample_nb(R, G, G2, seat, pool, np.uint64(seed))
-    for a, b in zip(before, G[:L.G_MKEYS]):
+    for a, b in zip(before, (getattr(G, f) for f in L.GAME_FIELDS)):
         assert (a == b).all()                  # the real state is not written
     P = g.players
     assert (_all_counts(G2, P) == _all_counts(G, P)).all()      # the same shoe
-    PS, PS2 = G[L.G_PS], G2[L.G_PS]
-    assert (G2[L.G_HANDS][seat] == G[L.G_HANDS][seat]).all()
+    PS, PS2 = G.ps, G2.ps
+    assert (G2.hands[seat] == G.hands[seat]).all()
     for q in range(P):
-        assert G2[L.G_HANDS][q].sum() == PS[q, L.PS_N] == PS2[q, L.PS_N]
+        assert G2.hands[q].sum() == PS[q, L.PS_N] == PS2[q, L.PS_N]
         known = PS[q, L.PS_KNOWN0:L.PS_KNOWN0 + 53]
-        assert (G2[L.G_HANDS][q] >= known).all()                  # known cards stay
-    S, S2 = G[L.G_S], G2[L.G_S]
+        assert (G2.hands[q] >= known).all()                  # known cards stay
+    S, S2 = G.s, G2.s
     assert S2[L.S_STOCK_N] == S[L.S_STOCK_N] and S2[L.S_PILE_N] == S[L.S_PILE_N]
-    assert (G2[L.G_PILE][:S[L.S_PILE_N]] == G[L.G_PILE][:S[L.S_PILE_N]]).all()
+    assert (G2.pile[:S[L.S_PILE_N]] == G.pile[:S[L.S_PILE_N]]).all()
     assert S2[L.S_LOG_ON] == 0 and S2[L.S_CHECK] == 0
     return G2
 
@@ -91,7 +92,7 @@ def test_samples_conserve_cards_and_keep_what_the_seat_knows(rules):
                 G2 = _check_sample(g, seat, 1000 + k, fit=(k // 7) % 3 * 4, decl=(k // 21) % 2 * 5,
                                    unready=(k // 42) % 2)
                 others = [q for q in range(4) if q != seat]
-                hidden_differ += int(any((G2[L.G_HANDS][q] != g.G[L.G_HANDS][q]).any() for q in others))
+                hidden_differ += int(any((G2.hands[q] != g.G.hands[q]).any() for q in others))
             g.step()
             k += 1
     assert hidden_differ > 50           # the other hands really are resampled
@@ -108,12 +109,12 @@ def _fitted_samples(every, unready=0, nolay=0):
             if k % every == 0:
                 R, G = g.R, g.G
                 seat = g.to_act
-                pool = g.workspace()[L.W_RI][L.RI_POOL]
+                pool = g.workspace().ri[L.RI_POOL]
                 n = unseen_pool_nb(R, G, seat, pool)
-                rng = G[L.G_RNG][L.RNG_BOT0 + seat].copy()
+                rng = G.rng[L.RNG_BOT0 + seat].copy()
                 shuffle_nb(rng, pool, n)
-                fit_hands_nb(R, G, seat, pool, n, 8, 0, rng, g.workspace()[L.G_SCR][L.SCR_TMP],
-                             g.workspace()[L.G_SCR][L.SCR_CAND], unready)
+                fit_hands_nb(R, G, seat, pool, n, 8, 0, rng, g.workspace().scr[L.SCR_TMP],
+                             g.workspace().scr[L.SCR_CAND], unready)
                 if nolay:
                     nolay_nb(G, seat, pool, n, rng, layable_mask_nb(R, G))
                 G2 = _scratch(g)
@@ -132,11 +133,11 @@ def test_unready_samples_no_other_hand_that_could_go_down():
     for unready in (0, 1):
         ready = seen = 0
         for g, seat, G2 in _fitted_samples(3, unready=unready):
-            PS = g.G[L.G_PS]
+            PS = g.G.ps
             for q in range(4):
                 if q != seat and PS[q, L.PS_DOWN] == 0 and PS[q, L.PS_TURNS] > 0:
                     seen += 1
-                    ready += int(def_of_nb(g.R, G2, G2[L.G_HANDS][q].copy()) == 0)
+                    ready += int(def_of_nb(g.R, G2, G2.hands[q].copy()) == 0)
         share[unready] = ready / seen
     assert share[0] > 0.05 and share[1] < 0.02, share
 
@@ -151,9 +152,9 @@ def test_nolay_samples_no_down_hand_that_could_lay_off():
         lay = held = 0
         for g, seat, G2 in _fitted_samples(2, unready=1, nolay=nolay):
             for q in range(4):
-                if q != seat and g.G[L.G_PS][q, L.PS_DOWN] != 0:
+                if q != seat and g.G.ps[q, L.PS_DOWN] != 0:
                     for c in range(52):
-                        h = int(G2[L.G_HANDS][q, c])
+                        h = int(G2.hands[q, c])
                         held += h
                         lay += h * bool(h and card_layable_nb(g.R, G2, np.int64(c)))
         share[nolay] = lay / held
@@ -183,8 +184,8 @@ def test_samples_respect_what_the_other_seats_declined():
     discarded or passed in its last decl turns; uniform samples often would."""
     g = Game(rules="shanghai", players=4, seed=3, bots="smart")
     R, G = g.R, g.G
-    pool = g.workspace()[L.W_RI][L.RI_POOL]
-    tmp = g.workspace()[L.G_SCR][L.SCR_TMP]
+    pool = g.workspace().ri[L.RI_POOL]
+    tmp = g.workspace().scr[L.SCR_TMP]
     seen = {0: [0, 0], 99: [0, 0]}
     positions = 0
     while not g.over and positions < 40:
@@ -192,8 +193,8 @@ def test_samples_respect_what_the_other_seats_declined():
         if g.phase != "play":
             continue
         seat = g.to_act
-        rng = G[L.G_RNG][L.RNG_BOT0 + seat].copy()
-        PS = G[L.G_PS]
+        rng = G.rng[L.RNG_BOT0 + seat].copy()
+        PS = G.ps
         checks = [(q, c) for q in range(4) if q != seat and PS[q, L.PS_DOWN] == 0
                   for c in range(52) if PS[q, L.PS_DECL0 + c] > 0]
         if not checks:
@@ -208,7 +209,7 @@ def test_samples_respect_what_the_other_seats_declined():
                 G2 = _scratch(g)
                 load_sample_nb(R, G, G2, seat, pool, np.uint64(k))
                 for q, c in checks:
-                    seen[decl][0] += int(_keeps(g, G2[L.G_HANDS][q].copy(), c))
+                    seen[decl][0] += int(_keeps(g, G2.hands[q].copy(), c))
                     seen[decl][1] += 1
     assert positions == 40
     uniform, fitted = seen[0][0] / seen[0][1], seen[99][0] / seen[99][1]
@@ -223,7 +224,7 @@ def test_a_sample_ignores_the_hidden_cards():
     for _ in range(60):
         g.step()
     seat = g.to_act
-    pool = g.workspace()[L.W_RI][L.RI_POOL]
+    pool = g.workspace().ri[L.RI_POOL]
     n = unseen_pool_nb(g.R, g.G, seat, pool)
     want = pool[:n].copy()
     saved = _saved(g)
@@ -243,15 +244,15 @@ def test_the_oracle_deals_its_samples_from_the_true_cards(mode):
     while not g.over and k < 300:
         if k % 5 == 0:
             seat = g.to_act
-            pool = g.workspace()[L.W_RI][L.RI_POOL]
+            pool = g.workspace().ri[L.RI_POOL]
             n = unseen_pool_nb(g.R, g.G, seat, pool)
-            rng = g.G[L.G_RNG][L.RNG_BOT0 + seat].copy()
+            rng = g.G.rng[L.RNG_BOT0 + seat].copy()
             assert n >= 0 and oracle_pool_nb(g.G, seat, pool, n, mode, rng)
             G2 = _scratch(g)
             load_sample_nb(g.R, g.G, G2, seat, pool, np.uint64(k))
-            assert (G2[L.G_HANDS][:4] == g.G[L.G_HANDS][:4]).all()
+            assert (G2.hands[:4] == g.G.hands[:4]).all()
             sn = int(g.S[L.S_STOCK_N])
-            stock, stock2 = g.G[L.G_STOCK][:sn], G2[L.G_STOCK][:sn]
+            stock, stock2 = g.G.stock[:sn], G2.stock[:sn]
             if mode == 2:
                 assert (stock2 == stock).all()
             else:
@@ -273,7 +274,7 @@ def test_the_oracle_reads_the_hidden_cards():
     changed = 0
     while not g.over and changed < 3:
         seat = g.to_act
-        rf = g.workspace()[L.W_RF][L.RF_SUM]
+        rf = g.workspace().rf[L.RF_SUM]
         rf[:] = -1
         g.bot_action(spec)
         means = rf[:8].copy()
@@ -297,7 +298,7 @@ def test_rollout_decides_from_its_seat_view():
     checked = searched = 0
     while not g.over and checked < 250:
         seat = g.to_act
-        rf = g.workspace()[L.W_RF][L.RF_SUM]
+        rf = g.workspace().rf[L.RF_SUM]
         rf[:] = -1
         want = str(g.bot_action(FAST))
         means = rf[:8].copy()
@@ -319,17 +320,17 @@ def test_the_real_state_is_left_as_it_was():
     on, a search adds its event)."""
     g = Game(rules="shanghai", players=4, seed=6, bots="smart")
     searched = 0
-    skip = (L.G_SCR, L.G_BUF, L.G_RNG)
+    skip = ("scr", "buf", "rng")
     for _ in range(150):
         g.bot_action("smart")
         g.S[L.S_LOG_ON] = 0
-        before = [a.copy() for a in g.G[:L.G_MKEYS]]
-        rf = g.workspace()[L.W_RF][L.RF_SUM]
+        before = {f: getattr(g.G, f).copy() for f in L.GAME_FIELDS}
+        rf = g.workspace().rf[L.RF_SUM]
         rf[:] = -1
         g.bot_action(FAST)
         searched += int((rf[:8] != -1).any())
-        for i, (x, y) in enumerate(zip(before, g.G[:L.G_MKEYS])):
-            assert i in skip or (x == y).all(), L.STATE_SPEC[i][0]
+        for f, x in before.items():
+            assert f in skip or (x == getattr(g.G, f)).all(), f
         g.S[L.S_LOG_ON] = 1
         g.step()
     assert searched > 10
@@ -385,15 +386,15 @@ def test_a_close_search_gets_more_samples():
             g.step()
             continue
         W = g.workspace()
-        W[L.W_RF][L.RF_N][:] = -1
+        W.rf[L.RF_N][:] = -1
         a = g.bot_action(RACE)
-        N = W[L.W_RF][L.RF_N]
+        N = W.rf[L.RF_N]
         n = int((N[:8] > 0).sum())
         if n >= 2:
-            mean, dsq = W[L.W_RF][L.RF_SUM][:n], W[L.W_RF][L.RF_DSQ][:n]
+            mean, dsq = W.rf[L.RF_SUM][:n], W.rf[L.RF_DSQ][:n]
             K = int(N[0])
             assert K in (2, 4, 8, 16) and all(int(x) in (2, 4, 8, 16) and x <= K for x in N[1:n])
-            chosen = [int(c) for c in W[L.W_RI][L.RI_CAND][:n]].index(a.code)
+            chosen = [int(c) for c in W.ri[L.RI_CAND][:n]].index(a.code)
             stats = []
             for i in range(1, n):
                 k = int(N[i])
@@ -437,7 +438,7 @@ def test_equal_across_threads():
     from shanghai_sim.kernels.games.batch import play_games_nb
     base = preset("shanghai")
     r = base.replace(contracts=base.contracts[:3], buys_per_hand=base.buys_per_hand[:3])
-    R = tuple(r.arrays(4))
+    R = r.arrays(4)
     kinds, params = parse_bots(f"{FAST},smart,smart,smart", 4, r.hands)
     seeds = np.arange(4, dtype=np.uint64) * np.uint64(7919)
     out1 = np.zeros((4, r.hands, 4, 12), np.int32)
@@ -461,7 +462,7 @@ def _stock_rest(g, players, pile, known_table=()):
     G = g.G
     shoe = np.full(53, 2, np.int64)
     shoe[52] = 4
-    used = G[L.G_HANDS][:players].sum(axis=0) + _table_counts(G)
+    used = G.hands[:players].sum(axis=0) + _table_counts(G)
     for c in parse_cards(pile):
         used[c] += 1
     rest = shoe - used
@@ -490,14 +491,14 @@ def test_the_search_finds_a_move_smart_misses():
     g.set_position({}, pile="2S", upcard="5H", stock=_stock_rest(g, 4, "2S 5H"), play=a,
                    known={nxt: nine[0]})
     for q in (b, c):
-        g.G[L.G_PS][q, L.PS_BUYS] = 3           # no buys left: nobody takes KS away from nxt
+        g.G.ps[q, L.PS_BUYS] = 3           # no buys left: nobody takes KS away from nxt
     # smart's own feed_down weight now sees this one (it keeps KS); with it off, smart's
     # choice is KS, and the search, with the same weights, finds the better discard
     assert g.bot_action("smart").card != "KS"
     assert g.bot_action("smart:feed_down=0").card == "KS"
     spec = "rollout:v=5:feed_down=0"                 # version 5's budget (a race from 16, tie 2)
     assert g.bot_action(spec).card == "3H"
-    means = dict(zip(("KS", "3H"), g.workspace()[L.W_RF][L.RF_SUM][:2]))
+    means = dict(zip(("KS", "3H"), g.workspace().rf[L.RF_SUM][:2]))
     assert means["KS"] == 40              # the next player always goes out: 4-4-4 7-7 8-8 3H left
     assert means["3H"] < 35
     assert parse_bot(spec).name == spec
@@ -508,7 +509,7 @@ def test_the_search_finds_a_move_smart_misses():
 
 
 def test_the_playout_parameters_hold_the_whole_bot_vector():
-    """The playouts' parameter rows (W_RF: RF_SELF, RF_OTHER) keep the seat's whole parameter
+    """The playouts' parameter rows (W.rf: RF_SELF, RF_OTHER) keep the seat's whole parameter
     vector through a search: the candidates' sums (RF_SUM, RF_DSQ) are written in rows of
     their own. With rows narrower than the vector (RF_W 64 < NBP 83, rollout version 1) the
     playouts read the sums as smart's weights."""
@@ -523,7 +524,7 @@ def test_the_playout_parameters_hold_the_whole_bot_vector():
     searched = 0
     while not g.over and searched < 5:
         if g.to_act == 0:
-            rf = g.workspace()[L.W_RF]
+            rf = g.workspace().rf
             rf[:] = -7.0
             g.bot_action("rollout:rollouts=4:candidates=3")
             if (rf[L.RF_SELF] != -7.0).any():              # a search ran

@@ -56,7 +56,7 @@ def fake_play_games(params, points, joker_cap, meld_kind, meld_size, n_melds, de
             rec[:, R.HF_WENT_OUT] = 0
             rec[:, R.HF_DOWN_TURN] = np.where(rng.random(players) < 0.5, rng.integers(1, 9, players), -1)
             rec[:, R.HF_BUYS] = rng.integers(0, buys[h] + 1, players)
-            rec[:, R.HF_BUY_CARDS] = rec[:, R.HF_BUYS] * (1 + params[3])
+            rec[:, R.HF_BUY_CARDS] = rec[:, R.HF_BUYS] * (1 + params.buy_penalty)
             turns = rng.integers(3, 20)
             rec[:, R.HF_TURNS] = turns
             rec[:, R.HF_STOCK_PASSES] = rng.integers(0, 2)

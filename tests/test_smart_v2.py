@@ -36,7 +36,7 @@ def position(rules, hands, bots="smart", upcard="2C", stock="QC QS 8D 4C 4D 9C 9
     g.set_position({q: FILL for q in range(4)} | {(a + k) % 4: h for k, h in hands.items()},
                    upcard=upcard, stock=stock, down=[(a + k) % 4 for k in down], play=a,
                    known={(a + k) % 4: c for k, c in (known or {}).items()})
-    g.G[L.G_PS][:, L.PS_TURNS] = turns
+    g.G.ps[:, L.PS_TURNS] = turns
     return g, a
 
 
@@ -102,10 +102,10 @@ def test_buying_never_in_a_contract_of_13_cards_sheds_from_the_first_turn():
         if g.phase == "play":
             assert not can_hold_contract_nb(g.R, g.G, p, bp)
             assert buys_left_nb(g.R, g.G, p, bp) == 0
-            took = int(g.G[L.G_PS][p, L.PS_TOOK]) - 1
+            took = int(g.G.ps[p, L.PS_TOOK]) - 1
             a = g.bot_action()
-            pts = g.R[L.R_POINTS]
-            H = g.G[L.G_HANDS][p]
+            pts = g.R.points
+            H = g.G.hands[p]
             top = max(int(pts[c]) for c in range(L.JOKER) if H[c] > 0 and c != took)
             assert int(pts[card_id(a.card)]) == top, (g.hand_cards(p), a.card)
             seen += 1
@@ -144,7 +144,7 @@ def _buy_position(stock: str, passes: int):
     g, a = position(r, {0: "2C 3D 4H 5S 6C 7D 9H TS JC QD KH", 2: "KC KS KH 4D 5D 6D 7D 2S 3S 2H 3H 4S 5S 6S"},
                     upcard="7S", stock=stock)
     b = (a + 2) % 4
-    S, PS = g.S, g.G[L.G_PS]
+    S, PS = g.S, g.G.ps
     PS[b, L.PS_BUYS] = 2
     S[L.S_PASSES] = passes
     S[L.S_PHASE] = K.PH_BUY
@@ -157,7 +157,7 @@ def _buy_position(stock: str, passes: int):
 def test_no_third_buy_at_deficiency_5_with_a_short_stock():
     g, b = _buy_position("QC QS 8C 4C", passes=3)
     from shanghai_sim.kernels.engine.handmemo import def_of_nb
-    assert def_of_nb(g.R, g.G, g.G[L.G_HANDS][b]) == 5
+    assert def_of_nb(g.R, g.G, g.G.hands[b]) == 5
     assert g.bot_action("smart:v=1").kind == "buy"
     assert g.bot_action("smart").kind == "pass"
     # with stock passes left, the hand has time: version 2 buys as version 1
@@ -227,13 +227,13 @@ def _fish_position(buys_made: int = 2, **rules_kw):
     hand = "KC KS KH 4D 4C 4H 9C 9D 2S 3S 4S 5S 7H 8C TD JH QD"
     g, a = position(r, {2: hand}, upcard="2H", stock="QC QS 8D 4C 4D 9C 9D 3H 3S 7C 7D TC")
     b = (a + 2) % 4
-    g.G[L.G_PS][b, L.PS_BUYS] = buys_made
+    g.G.ps[b, L.PS_BUYS] = buys_made
     g.S[L.S_PHASE] = K.PH_BUY
     g.S[L.S_ACTOR] = b
     g.S[L.S_CUR] = (a + 1) % 4
     g.S[L.S_UP_FROM] = a
     from shanghai_sim.kernels.engine.handmemo import def_of_nb
-    assert def_of_nb(g.R, g.G, g.G[L.G_HANDS][b]) == 2
+    assert def_of_nb(g.R, g.G, g.G.hands[b]) == 2
     return g
 
 

@@ -46,21 +46,21 @@ def kinds(g: Game) -> dict:
     return {a.kind: a for a in g.legal_actions()}
 
 
-def state(g: Game) -> list[np.ndarray]:
+def state(g: Game) -> dict[str, np.ndarray]:
     """The game's arrays, once the legal actions are listed (listing them fills the state's
     cached answers: whether the seat can go down, its deficiency)."""
     g.legal_actions()
-    return [a.copy() for a in g.G]
+    return {f: a.copy() for f, a in zip(L.State._fields, g.G)}
 
 
-def same_state(a: list[np.ndarray], g: Game) -> bool:
+def same_state(a: dict[str, np.ndarray], g: Game) -> bool:
     """The game arrays as they were, scratch aside: the engine's scratch rows, the lay-down
     and legal-action buffers, the meld finder's memo and scratch and the hand memo (any look-up
     writes them; nothing reads them as state)."""
-    scratch = {L.G_SCR, L.G_LD, L.G_BUF, L.G_LOG, *range(L.G_MKEYS, L.G_HMEMO + 1)}
+    scratch = {"scr", "ld", "buf", "log", *L.State._fields[L.NGAME:]}
     n = int(g.S[L.S_LOG_N])
-    return (all(np.array_equal(x, y) for i, (x, y) in enumerate(zip(a, g.G)) if i not in scratch)
-            and np.array_equal(a[L.G_LOG][:n], g.G[L.G_LOG][:n]))     # the events logged, no more
+    return (all(np.array_equal(x, getattr(g.G, f)) for f, x in a.items() if f not in scratch)
+            and np.array_equal(a["log"][:n], g.G.log[:n]))     # the events logged, no more
 
 
 def kernel_sums(g: Game, codes, bp, stages, seed=None, search=search_nb):
@@ -69,16 +69,16 @@ def kernel_sums(g: Game, codes, bp, stages, seed=None, search=search_nb):
     sums read back: [(k, RF_SUM row, RF_DSQ row)]."""
     p = g.to_act
     W = g.workspace()
-    cand = W[L.W_RI][L.RI_CAND]
+    cand = W.ri[L.RI_CAND]
     cand[:len(codes)] = codes
-    st = g.G[L.G_RNG][L.RNG_BOT0 + p]
+    st = g.G.rng[L.RNG_BOT0 + p]
     keep = st.copy()
     if seed is not None:
         seed_state_nb(np.uint64(seed), st)
     out, k0 = [], 0
     for k in stages:
         assert search(g.R, g.G, W, np.int64(p), bp, np.int64(len(codes)), np.int64(k0), np.int64(k))
-        RF = W[L.W_RF]
+        RF = W.rf
         out.append((k, RF[L.RF_SUM, :len(codes)].copy(), RF[L.RF_DSQ, :len(codes)].copy()))
         k0 = k
     st[:] = keep

@@ -39,8 +39,8 @@ class _Feed:
 
     def events(self) -> list[dict[str, Any]]:
         G = self.g.G
-        n = int(G[L.G_S][L.S_LOG_N])
-        log = G[L.G_LOG]
+        n = int(G.s[L.S_LOG_N])
+        log = G.log
         i = last = self.start
         while i < n:
             if int(log[i]) == K.EV_HAND:
@@ -237,7 +237,7 @@ class HumanGame(Screen, Moves, Advice):
         return self.game.hand_cards(self.seat)
 
     def _down(self) -> bool:
-        return bool(self.game.G[L.G_PS][self.seat, L.PS_DOWN])
+        return bool(self.game.G.ps[self.seat, L.PS_DOWN])
 
     def _deficiency(self, cards: list[str]) -> int:
         return analyze_hand(cards, self.game.hand, self.rules).deficiency

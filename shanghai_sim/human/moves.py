@@ -68,7 +68,7 @@ class Moves:
         return out
 
     def _points(self, cards: list[str]) -> int:
-        pts = self.game.R[L.R_POINTS]
+        pts = self.game.R.points
         return sum(int(pts[card_id(c)]) for c in cards)
 
     def _left(self, melds) -> list[str]:

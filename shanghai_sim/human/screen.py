@@ -133,7 +133,7 @@ class Screen:
         if g.phase in ("first_refusal", "buy", "draw"):
             up = f"upcard: {card_str(int(g.S[L.S_UP]))}   "
         elif v["pile"] > 0:
-            up = f"pile top: {card_str(int(g.G[L.G_PILE][v['pile'] - 1]))}   "
+            up = f"pile top: {card_str(int(g.G.pile[v['pile'] - 1]))}   "
         lines.append(f"{up}stock {v['stock']}, pile {v['pile']}")
         for q in range(self.players):
             who = "you" if q == self.seat else self.seats[q]

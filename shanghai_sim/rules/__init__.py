@@ -19,11 +19,7 @@ presets, ``OPTION_HELP``), ``parsing`` (rules files, ``--rule`` options, overrid
 ``arrays`` (``RulesArrays``, the kernels' view). Every public name is importable from here.
 """
 
-from ..kernels.base.layout import (MAX_MELD_SIZE, MAX_MELDS, MAX_PLAYERS, MIN_PLAYERS, NPARAMS,  # noqa: F401
-                              P_BLIND_JOKER, P_BLIND_NO_JOKER, P_BUY_PENALTY, P_BUY_PRIORITY,
-                              P_DECKS, P_DOWN_MAY_BUY, P_GO_OUT, P_INITIAL_EXACT, P_JOKER_LIMIT,
-                              P_JOKER_SWAP, P_JOKERS, P_MAX_HAND_TURNS, P_MAX_STOCK_PASSES,
-                              P_NHANDS, P_PLAYERS, P_SAME_SUIT_GAP, P_SET_JOKER_CARD)
+from ..kernels.base.layout import MAX_MELD_SIZE, MAX_MELDS, MAX_PLAYERS, MIN_PLAYERS, NPARAMS, Params  # noqa: F401
 from .arrays import RulesArrays, to_arrays  # noqa: F401
 from .checks import check_players, validate  # noqa: F401
 from .model import OPTION_HELP, PRESETS, Rules, preset  # noqa: F401

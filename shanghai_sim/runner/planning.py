@@ -56,10 +56,10 @@ def play_games_warm(*args) -> None:
     tournament's seatings are many small calls). Answers never depend on the memo."""
     from ..kernels.games.dispatch import needs_workspace, smart_flag
     from ..kernels.games.batch import play_games_on_nb
-    from ..kernels.base.layout import new_state, new_workspace
+    from ..kernels.base.layout import RulesArrays, new_state, new_workspace
     *ra, kind, params, seeds, out = args
-    R = tuple(ra)
-    key = tuple((a.dtype.str, a.shape, a.tobytes()) for a in R)
+    R = RulesArrays(*ra)
+    key = (R.params,) + tuple((a.dtype.str, a.shape, a.tobytes()) for a in R if isinstance(a, np.ndarray))
     states = getattr(_WARM, "d", None)
     if states is None:
         states = _WARM.d = OrderedDict()

@@ -1,16 +1,19 @@
-"""Every array layout the kernels share, named once: the rules tuple ``R``, the state
-tuple ``G``, the meld memo, and the scratch buffers.
+"""Every array layout the kernels share, named once: the rules ``R``, the state ``G``, the
+search workspace ``W``, the meld memo ``M``, and the scratch buffers.
 
-numba freezes module-level integers into the machine code, so ``G[G_TABLE]`` compiles
-exactly like ``G[5]`` and ``params[P_GO_OUT]`` like ``params[8]``. Outside this module
-nothing indexes ``R`` or ``G`` by number (``tests/test_layout.py`` checks the sources).
+The bundles are named tuples read by name: the rules ``R`` (``RulesArrays``, its scalar
+options ``R.params``: ``Params``), the state ``G`` (``State``), the search workspace ``W``
+(``Workspace``) and the meld memo ``M`` (``Memo``). numba resolves a field's name when it
+compiles, so ``G.table`` costs what an index did. The arrays' rows and columns keep integer
+names (``S_*``, ``PS_*``, ``TM_*``...), which numba freezes into the machine code. No source
+reads a bundle by position (``tests/test_layout.py`` checks).
 
 ``rules.py`` builds the rules arrays and imports these names (and the rules enums'
 values) from here, never the other way round: the kernels import nothing from outside
 ``kernels/``, so their cache key (``kernels.compile.cache``) covers every line they compile.
 
-Allocation: ``STATE_SPEC`` and ``CACHE_SPEC`` describe each array once (index, name,
-dtype, shape, fill value). ``new_state``/``new_cache`` build from them; the jitted
+Allocation: ``STATE_SPEC``, ``WORKSPACE_SPEC`` and ``CACHE_SPEC`` describe each array once
+(its field's name, dtype, shape, fill value). ``new_state``/``new_cache`` build from them; the jitted
 ``state.new_state_nb`` and ``melds.deficiency_nb`` cannot loop over a Python spec, so they
 are written out in spec order and ``tests/test_layout.py`` checks them against it.
 """
@@ -36,14 +39,53 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 8
 MAX_MELDS = 8          # melds in one contract (kernel array width)
 MAX_MELD_SIZE = 128    # joker_cap table length: sets may grow past 13 with many packs
 
-# R = (params, points, joker_cap, meld_kind, meld_size, n_melds, deal, buys), rules.RulesArrays
-R_PARAMS, R_POINTS, R_JOKER_CAP, R_MELD_KIND, R_MELD_SIZE, R_N_MELDS, R_DEAL, R_BUYS = range(8)
+class Params(NamedTuple):
+    """The rules' scalar options, ``R.params``, read by name (``R.params.go_out``); the
+    enums' values below. ``rules.to_arrays`` fills it from a ``Rules``."""
+    players: int
+    decks: int
+    jokers: int
+    buy_penalty: int
+    buy_priority: int       # BUY_*
+    joker_limit: int        # JL_*
+    initial_exact: int      # 1: initial_meld = exact
+    same_suit_gap: int      # 1: same_suit_runs = gap
+    go_out: int             # GO_*
+    joker_swap: int         # SWAP_*
+    set_joker_card: int     # 1: set_joker_identity = card
+    blind_joker: int        # blind bonus with a joker played this hand,
+    blind_no_joker: int     #   and without
+    down_may_buy: int
+    max_stock_passes: int
+    nhands: int
+    max_hand_turns: int
 
-# Indices into R[R_PARAMS] (int64). Enum values below.
-P_PLAYERS, P_DECKS, P_JOKERS, P_BUY_PENALTY, P_BUY_PRIORITY, P_JOKER_LIMIT, P_INITIAL_EXACT, \
-    P_SAME_SUIT_GAP, P_GO_OUT, P_JOKER_SWAP, P_SET_JOKER_CARD, P_BLIND_JOKER, P_BLIND_NO_JOKER, \
-    P_DOWN_MAY_BUY, P_MAX_STOCK_PASSES, P_NHANDS, P_MAX_HAND_TURNS = range(17)
-NPARAMS = 17
+
+NPARAMS = len(Params._fields)
+
+
+class RulesArrays(NamedTuple):
+    """The rules as the kernels read them, ``R`` (``rules.to_arrays`` builds it):
+
+    params        Params                    the scalar options, by name
+    points        int64[53]                 penalty value of each card id (count-array layout)
+    joker_cap     int64[MAX_MELD_SIZE]      jokers allowed in a meld of that many cards
+    meld_kind     int64[hands, MAX_MELDS]   MeldKind of each contract meld, -1 = none;
+                                            sets first, then runs, each by size
+    meld_size     int64[hands, MAX_MELDS]   required size of each meld, 0 = none
+    n_melds       int64[hands]
+    deal          int64[hands]              cards dealt to each player
+    buys          int64[hands]              buys allowed per player in that hand
+    """
+    params: Params
+    points: np.ndarray
+    joker_cap: np.ndarray
+    meld_kind: np.ndarray
+    meld_size: np.ndarray
+    n_melds: np.ndarray
+    deal: np.ndarray
+    buys: np.ndarray
+
 
 # Rules enum values (rules.py's IntEnums take their values from here; docs/rules.md §3)
 BUY_DEALER_LEFT, BUY_TURN_ORDER = 0, 1                       # buy_priority
@@ -71,12 +113,7 @@ RNG_DEAL = 0
 RNG_BOT0 = 1                 # seat p's bot stream is row RNG_BOT0 + p
 RNG_SEED = MAXP + 1          # row holding the game seed in column 0
 
-# G: index of each array of the state tuple
-(G_S, G_PS, G_HANDS, G_PRIV, G_STOCK, G_PILE, G_TABLE, G_TCARDS, G_TJOKERS, G_GD, G_GDJ, G_RNG,
- G_LOG, G_REC, G_SCR, G_LD, G_BUF, G_MKEYS, G_MVALS, G_MN, G_MSCR, G_WT, G_HMEMO) = range(23)
-NG = 23
-
-# Scalars: G[G_S], indexed by S_*
+# Scalars: G.s, indexed by S_*
 (S_PHASE, S_HAND, S_DEALER, S_FIRST_DEALER, S_CUR, S_ACTOR, S_NEXT, S_UP, S_UP_ON_PILE,
  S_UP_FROM, S_BO_N, S_CAND, S_STOCK_N, S_PILE_N, S_PASSES, S_NT, S_TURNS, S_DOWN_NOW,
  S_MUST_DOWN, S_JK_PLAYED, S_LOG_ON, S_LOG_N, S_CHECK, S_ERR, S_BOUGHT, S_NACT, S_SHOE,
@@ -89,8 +126,8 @@ S_HALT = 34       # a search's scratch state (kernels.search.rollout): advance_n
 S_BO0 = 40        # buy order, MAXP entries
 NS = 48
 
-# Per seat, public (what every seat sees): G[G_PS][seat, PS_*]. A bot may read any
-# seat's row. What only the seat itself may know is apart: its hand (G[G_HANDS][seat]) and
+# Per seat, public (what every seat sees): G.ps[seat, PS_*]. A bot may read any
+# seat's row. What only the seat itself may know is apart: its hand (G.hands[seat]) and
 # the private row below.
 (PS_N, PS_DOWN, PS_BUYS, PS_BUYCARDS, PS_TURNS, PS_DOWNTURN, PS_WENTOUT, PS_BLIND,
  PS_POINTS, PS_TOTAL, PS_TOOK) = range(11)
@@ -107,21 +144,21 @@ PS_KNOWN0 = PS_TOOK + 1
 PS_DECL0 = PS_KNOWN0 + NCARDS
 NPS = PS_DECL0 + NCARDS
 
-# Per seat, private: G[G_PRIV][seat, PV_*], what is known of the seat's hidden hand: its
+# Per seat, private: G.priv[seat, PV_*], what is known of the seat's hidden hand: its
 # cached deficiency, read and written only through handmemo.hand_def_nb and state's
 # add_card/rem_card/def_saved_nb/def_restore_nb (tests/test_bots.py checks that no other
-# module names G_PRIV). PV_DEFOK, what PV_DEF holds: nothing known; the hand's deficiency;
+# module reads G.priv). PV_DEFOK, what PV_DEF holds: nothing known; the hand's deficiency;
 # the deficiency of the hand less the card just added (state.add_card), so the hand's is
 # PV_DEF - 1 or PV_DEF.
 PV_DEF, PV_DEFOK = range(2)
 NPV = 2
 DEF_UNKNOWN, DEF_KNOWN, DEF_LESS_ONE = range(3)
 
-# Table melds: G[G_TABLE][meld, TM_*]
+# Table melds: G.table[meld, TM_*]
 TM_OWNER, TM_KIND, TM_KEY, TM_LO, TM_HI, TM_N, TM_NJ = range(7)
 NTM = 7
 
-# Rows of the engine's scratch G[G_SCR] (int64[NSCR, SCR_W]); each is free again when its kernel returns
+# Rows of the engine's scratch G.scr (int64[NSCR, SCR_W]); each is free again when its kernel returns
 SCR_PROP_SETS = 0     # check_proposal_nb: proposed set sizes, sorted
 SCR_PROP_RUNS = 1     #   proposed run sizes, sorted
 SCR_WANT_SETS = 2     #   the contract's set sizes, sorted
@@ -135,7 +172,7 @@ NSCR, SCR_W = 9, 64
 
 # ---------------------------------------------------------------- meld memo (melds.new_cache)
 CACHE_BITS = 16
-# The engine's hand memo G[G_HMEMO] (handmemo.def_of_nb): a direct-mapped table of whole hands'
+# The engine's hand memo G.hmemo (handmemo.def_of_nb): a direct-mapped table of whole hands'
 # deficiencies, one row per slot: the hand packed in three words (3 bits per natural, the
 # jokers and the hand index in the third), then 1 + the deficiency (0: empty).
 HM_BITS = 13
@@ -145,10 +182,6 @@ MEMO_T = 4               # memo planes per slot: t = 1..3 runs (plane 0: window 
 WT_SIZES = 10            # window table rows: run sizes 4..13 ...
 WT_W = 16                # ... x 2**14 suit position masks, 16 int32 (one cache line) each
 SCRATCH = 4096           # the finder's scratch buffer (offsets below)
-
-# The memo tuple new_cache() returns: its index C_* is G_MKEYS + C_* in the state tuple
-C_KEYS, C_VALS, C_N, C_SCR, C_WT = range(5)
-NC = 5
 
 # Named offsets into the finder's scratch (int64[SCRATCH]). One deficiency_ws_nb call owns
 # it all; the head [0, MS_HEAD) is each fast path's working area while it runs (its layout
@@ -168,19 +201,25 @@ MS_WR = SCRATCH - 20                # one-run paths: window-table row of each su
 MS_RC = SCRATCH - 16                # sets: count of each rank (13)
 MS_HEAD = MS_SUIT_CNT
 
-_G_NAMES = ("S", "PS", "HANDS", "PRIV", "STOCK", "PILE", "TABLE", "TCARDS", "TJOKERS", "GD", "GDJ",
-            "RNG", "LOG", "REC", "SCR", "LD", "BUF", "MKEYS", "MVALS", "MN", "MSCR", "WT", "HMEMO")
-
 # (name, dtype, shape, fill). Shape entries are ints or the names "slots", "wt_rows"
 # (a memo below MEMO_MIN slots skips the memoised fast paths; deficiency_nb takes none).
 CACHE_SPEC = (
-    ("MKEYS", np.int64, ("slots",), 0),
-    ("MVALS", np.int16, ("slots", MEMO_T, FP, 2), 0),
-    ("MN", np.int8, ("slots", MEMO_T), 0),
-    ("MSCR", np.int64, (SCRATCH,), 0),
-    ("WT", np.int32, ("wt_rows", WT_W), 0),
+    ("mkeys", np.int64, ("slots",), 0),
+    ("mvals", np.int16, ("slots", MEMO_T, FP, 2), 0),
+    ("mn", np.int8, ("slots", MEMO_T), 0),
+    ("mscr", np.int64, (SCRATCH,), 0),
+    ("wt", np.int32, ("wt_rows", WT_W), 0),
 )
-CACHE_KEYS, CACHE_VALS, CACHE_N, CACHE_SCRATCH, CACHE_WT = range(5)   # new_cache()'s tuple M
+
+
+class Memo(NamedTuple):
+    """The meld finder's memo and scratch, ``M`` (``new_cache()``; a state's own: ``G.mkeys`` ...
+    ``G.wt``, which ``handmemo.memo_nb(G)`` bundles). Pure caches: answers never depend on them."""
+    mkeys: np.ndarray        # memo keys, one per slot
+    mvals: np.ndarray        # Pareto points per slot and plane
+    mn: np.ndarray           # points stored per slot and plane
+    mscr: np.ndarray         # the finder's scratch (MS_* offsets)
+    wt: np.ndarray           # the one-run paths' window table
 
 
 class Contract(NamedTuple):
@@ -198,55 +237,107 @@ class Contract(NamedTuple):
 # Shape entries are ints or the names "shoe" (cards in the shoe), "log" (log_size, at
 # least 1), "hands" (hands in the game), "nhf" (kernels.base.records.NHF), or any CACHE_SPEC name.
 STATE_SPEC = (
-    ("S", np.int64, (NS,), 0),                    # scalars (S_*); S_SHOE, S_NP set at allocation
-    ("PS", np.int64, (MAXP, NPS), 0),             # per seat (PS_*)
-    ("HANDS", np.int64, (MAXP, NCARDS), 0),       # hands as count arrays
-    ("PRIV", np.int64, (MAXP, NPV), 0),           # per seat, private (PV_*)
-    ("STOCK", np.int64, ("shoe",), 0),            # stock; the top card is STOCK[S_STOCK_N - 1]
-    ("PILE", np.int64, ("shoe",), 0),             # discard pile; the top is PILE[S_PILE_N - 1]
-    ("TABLE", np.int64, (MAXT, NTM), 0),          # table melds (TM_*)
-    ("TCARDS", np.int64, (MAXT, TW), -1),         # table meld cards: runs by position, sets in order
-    ("TJOKERS", np.int64, (MAXT, TW), -1),        # declared suit of set jokers (set_joker_identity = card)
-    ("GD", np.int64, (MAX_MELDS, PW), 0),         # a going-down proposal (M_* columns)
-    ("GDJ", np.int64, (MAX_MELDS, TW), -1),       # declared suit of each proposed set joker (-1: engine)
-    ("RNG", np.uint64, (NRNG, 4), 0),             # rng streams (RNG_* rows)
-    ("LOG", np.int64, ("log",), 0),               # event log (codes.EVENTS), if S_LOG_ON
-    ("REC", np.int32, ("hands", MAXP, "nhf"), 0),  # per hand x seat records (kernels.base.records)
-    ("SCR", np.int64, (NSCR, SCR_W), 0),          # engine scratch (SCR_* rows)
-    ("LD", np.int64, (MAX_MELDS, LAY_W), 0),      # laydown_nb output (M_* columns)
-    ("BUF", np.int64, (MAXLEGAL,), 0),            # legal action buffer
+    ("s", np.int64, (NS,), 0),                    # scalars (S_*); S_SHOE, S_NP set at allocation
+    ("ps", np.int64, (MAXP, NPS), 0),             # per seat (PS_*)
+    ("hands", np.int64, (MAXP, NCARDS), 0),       # hands as count arrays
+    ("priv", np.int64, (MAXP, NPV), 0),           # per seat, private (PV_*)
+    ("stock", np.int64, ("shoe",), 0),            # stock; the top card is STOCK[S_STOCK_N - 1]
+    ("pile", np.int64, ("shoe",), 0),             # discard pile; the top is PILE[S_PILE_N - 1]
+    ("table", np.int64, (MAXT, NTM), 0),          # table melds (TM_*)
+    ("tcards", np.int64, (MAXT, TW), -1),         # table meld cards: runs by position, sets in order
+    ("tjokers", np.int64, (MAXT, TW), -1),        # declared suit of set jokers (set_joker_identity = card)
+    ("gd", np.int64, (MAX_MELDS, PW), 0),         # a going-down proposal (M_* columns)
+    ("gdj", np.int64, (MAX_MELDS, TW), -1),       # declared suit of each proposed set joker (-1: engine)
+    ("rng", np.uint64, (NRNG, 4), 0),             # rng streams (RNG_* rows)
+    ("log", np.int64, ("log",), 0),               # event log (codes.EVENTS), if S_LOG_ON
+    ("rec", np.int32, ("hands", MAXP, "nhf"), 0),  # per hand x seat records (kernels.base.records)
+    ("scr", np.int64, (NSCR, SCR_W), 0),          # engine scratch (SCR_* rows)
+    ("ld", np.int64, (MAX_MELDS, LAY_W), 0),      # laydown_nb output (M_* columns)
+    ("buf", np.int64, (MAXLEGAL,), 0),            # legal action buffer
 ) + CACHE_SPEC + (                                 # the meld finder's memo, scratch, window table
-    ("HMEMO", np.int64, (1 << HM_BITS, HM_ANSWER + 1), 0),    # the engine's hand memo (HM_BITS)
+    ("hmemo", np.int64, (1 << HM_BITS, HM_ANSWER + 1), 0),    # the engine's hand memo (HM_BITS)
 )
+
+class State(NamedTuple):
+    """The state of a game, ``G``: ``STATE_SPEC``'s arrays, read by name (``G.hands[p]``).
+    ``new_state`` allocates it (``state.new_state_nb`` in numba). The first ``NGAME`` are the
+    game arrays a search copies into its workspace; the last six are pure caches."""
+    s: np.ndarray            # scalars, S_*
+    ps: np.ndarray           # per seat, public: PS_*
+    hands: np.ndarray        # per seat, its hand (count arrays)
+    priv: np.ndarray         # per seat, private: PV_*
+    stock: np.ndarray
+    pile: np.ndarray
+    table: np.ndarray        # table melds: TM_*
+    tcards: np.ndarray
+    tjokers: np.ndarray
+    gd: np.ndarray           # a going-down proposal (M_* columns)
+    gdj: np.ndarray
+    rng: np.ndarray          # RNG_* rows
+    log: np.ndarray
+    rec: np.ndarray          # per hand x seat records (records.HF_*)
+    scr: np.ndarray          # engine scratch, SCR_* rows
+    ld: np.ndarray
+    buf: np.ndarray          # legal actions
+    mkeys: np.ndarray        # the meld finder's memo (Memo's fields) ...
+    mvals: np.ndarray
+    mn: np.ndarray
+    mscr: np.ndarray
+    wt: np.ndarray
+    hmemo: np.ndarray        # ... and the engine's hand memo
+
+
+NGAME = State._fields.index("mkeys")     # the game arrays: s .. buf
+GAME_FIELDS = State._fields[:NGAME]
 
 # ---------------------------------------------------------------- the rollout bot's workspace (W)
-# kernels.search.rollout plays its playouts on a scratch state: W's first G_MKEYS arrays are the
-# game arrays of STATE_SPEC (same names, same indices G_S..G_BUF), and the real state's meld
-# memo and hand memo (G_MKEYS..G_HMEMO, pure caches, one per thread) complete the tuple:
-# never copied.
-# Then the workspace's own rows:
-W_RI = G_MKEYS        # int64[NRI, shoe]
-W_RF = G_MKEYS + 1    # float64[NRF, RF_W]
-NW = G_MKEYS + 2
-RI_POOL = 0           # the cards the searching seat has not seen, shuffled per sample
-RI_CAND = 1           # the candidate actions of the decision searched
+# kernels.search.rollout plays its playouts on a scratch state (playout.scratch_state_nb): W's
+# game arrays (STATE_SPEC's first NGAME, the same names), and the real state's meld memo and
+# hand memo (pure caches, one per thread), never copied. Then the workspace's own rows:
+RI_POOL = 0           # W.ri: the cards the searching seat has not seen, shuffled per sample
+RI_CAND = 1           #   the candidate actions of the decision searched
 NRI = 2
-RF_SELF = 0           # the searching seat's parameter vector in a playout
-RF_OTHER = 1          # the other seats' (the same, experiment knobs cleared)
-RF_SUM = 2            # per candidate: the sum of its outcomes over the samples, then the mean
-RF_DSQ = 3            # per candidate: the sum of squares of its outcome less the first's
-RF_N = 4              # per candidate: the samples it was played on
+RF_SELF = 0           # W.rf: the searching seat's parameter vector in a playout
+RF_OTHER = 1          #   the other seats' (the same, experiment knobs cleared)
+RF_SUM = 2            #   per candidate: the sum of its outcomes over the samples, then the mean
+RF_DSQ = 3            #   per candidate: the sum of squares of its outcome less the first's
+RF_N = 4              #   per candidate: the samples it was played on
 NRF, RF_W = 5, 192    # RF_SELF/RF_OTHER hold a whole bot vector: RF_W >= botparams.NBP (botparams asserts it)
 
-assert tuple(s[0] for s in STATE_SPEC) == _G_NAMES
-assert all(globals()["G_" + n] == i for i, n in enumerate(_G_NAMES))
-
-# The workspace W (kernels.search.rollout.new_workspace_nb in numba): STATE_SPEC's game arrays, then its own.
-WORKSPACE_SPEC = STATE_SPEC[:G_MKEYS] + (
-    ("RI", np.int64, (NRI, "shoe"), 0),             # RI_* rows
-    ("RF", np.float64, (NRF, RF_W), 0.0),           # RF_* rows
+# The workspace W (playout.new_workspace_nb in numba): STATE_SPEC's game arrays, then its own.
+WORKSPACE_SPEC = STATE_SPEC[:NGAME] + (
+    ("ri", np.int64, (NRI, "shoe"), 0),             # RI_* rows
+    ("rf", np.float64, (NRF, RF_W), 0.0),           # RF_* rows
 )
-assert len(WORKSPACE_SPEC) == NW
+
+
+class Workspace(NamedTuple):
+    """The rollout bot's workspace, ``W``: the game arrays of a scratch state (``State``'s
+    first ``NGAME`` fields, the same names), then its own rows."""
+    s: np.ndarray
+    ps: np.ndarray
+    hands: np.ndarray
+    priv: np.ndarray
+    stock: np.ndarray
+    pile: np.ndarray
+    table: np.ndarray
+    tcards: np.ndarray
+    tjokers: np.ndarray
+    gd: np.ndarray
+    gdj: np.ndarray
+    rng: np.ndarray
+    log: np.ndarray
+    rec: np.ndarray
+    scr: np.ndarray
+    ld: np.ndarray
+    buf: np.ndarray
+    ri: np.ndarray           # RI_* rows
+    rf: np.ndarray           # RF_* rows
+
+
+assert State._fields == tuple(s[0] for s in STATE_SPEC)
+assert Workspace._fields == tuple(s[0] for s in WORKSPACE_SPEC)
+assert Memo._fields == tuple(s[0] for s in CACHE_SPEC) == State._fields[NGAME:NGAME + len(CACHE_SPEC)]
 
 
 def spec_shape(shape, **dims):
@@ -274,28 +365,28 @@ def new_cache():
     The fifth array is the window table of the one-run paths (``melds._wt_row``):
     10 MB of address space, of which only the rows of suits met are touched.
     """
-    return allocate(CACHE_SPEC, **cache_dims())
+    return Memo(*allocate(CACHE_SPEC, **cache_dims()))
 
 
 def state_dims(params, log_size=0):
-    return {"shoe": NATURALS * int(params[P_DECKS]) + int(params[P_JOKERS]),
-            "log": max(int(log_size), 1), "hands": int(params[P_NHANDS]), "nhf": NHF,
+    return {"shoe": NATURALS * int(params.decks) + int(params.jokers),
+            "log": max(int(log_size), 1), "hands": int(params.nhands), "nhf": NHF,
             **cache_dims()}
 
 
 def new_state(R, log_size=0):
-    """Allocate a state tuple for these rules (Python side; ``state.new_state_nb`` in numba)."""
-    params = R[R_PARAMS]
-    G = allocate(STATE_SPEC, **state_dims(params, log_size))
-    G[G_S][S_SHOE] = NATURALS * int(params[P_DECKS]) + int(params[P_JOKERS])
-    G[G_S][S_NP] = params[P_PLAYERS]
+    """Allocate a state for these rules (Python side; ``state.new_state_nb`` in numba)."""
+    params = R.params
+    G = State(*allocate(STATE_SPEC, **state_dims(params, log_size)))
+    G.s[S_SHOE] = NATURALS * int(params.decks) + int(params.jokers)
+    G.s[S_NP] = params.players
     return G
 
 
 def new_workspace(R):
     """Allocate the rollout bot's workspace for these rules (``kernels.search.rollout``)."""
-    params = R[R_PARAMS]
-    W = allocate(WORKSPACE_SPEC, **state_dims(params, 0))
-    W[G_S][S_SHOE] = NATURALS * int(params[P_DECKS]) + int(params[P_JOKERS])
-    W[G_S][S_NP] = params[P_PLAYERS]
+    params = R.params
+    W = Workspace(*allocate(WORKSPACE_SPEC, **state_dims(params, 0)))
+    W.s[S_SHOE] = NATURALS * int(params.decks) + int(params.jokers)
+    W.s[S_NP] = params.players
     return W

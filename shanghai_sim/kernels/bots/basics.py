@@ -5,10 +5,8 @@ seat that is down (docs/bots.md)."""
 import numba as nb
 import numpy as np
 
-from ..base.layout import (NPOS, G_BUF, G_GD, G_HANDS, G_PS, G_RNG, G_S, G_SCR, G_TABLE, JOKER,
-                           M_CARDS, M_N, NCARDS, NRANKS, PS_DOWN, PS_N, PS_TOOK, P_GO_OUT,
-                           P_INITIAL_EXACT, P_SET_JOKER_CARD, RNG_BOT0, R_JOKER_CAP, R_N_MELDS,
-                           R_PARAMS, R_POINTS, SCR_CAND, SCR_TMP, S_HAND, S_NT, S_PHASE)
+from ..base.layout import (NPOS, JOKER, M_CARDS, M_N, NCARDS, NRANKS, PS_DOWN, PS_N, PS_TOOK, RNG_BOT0,
+    SCR_CAND, SCR_TMP, S_HAND, S_NT, S_PHASE)
 from ..base.codes import A_DISCARD, A_GO_DOWN, PH_PLAY, action_nb
 from ..engine.godown import finishable_nb, go_down_available_nb, place_proposal_nb, unplace_nb
 from ..engine.handmemo import def_in_nb, hand_def_nb
@@ -29,11 +27,11 @@ def random_action_nb(R, G, p):
     it draws again among the n. Each legal action still has the same chance:
     1/(n+1) when going down is legal, else 1/(n+1) + 1/(n+1) * 1/n = 1/n.
     """
-    BUF = G[G_BUF]
-    S = G[G_S]
-    rng = G[G_RNG][RNG_BOT0 + p]
+    BUF = G.buf
+    S = G.s
+    rng = G.rng[RNG_BOT0 + p]
     n = legal_list_nb(R, G, BUF, False)
-    if S[S_PHASE] != PH_PLAY or G[G_PS][p, PS_DOWN] != 0:
+    if S[S_PHASE] != PH_PLAY or G.ps[p, PS_DOWN] != 0:
         return BUF[randint_nb(rng, n)]
     k = randint_nb(rng, n + 1)
     if k < n:
@@ -47,7 +45,7 @@ def random_action_nb(R, G, p):
 def _def_plus(R, G, p, c, d0):
     """The deficiency of seat p's hand with card c more, the hand's own being d0: d0 - 1 or
     d0 (a card more lowers it by at most one), which the meld finder searches less for."""
-    H = G[G_HANDS]
+    H = G.hands
     H[p, c] += 1
     d = def_in_nb(R, G, H[p], d0 - 1 if d0 > 0 else d0, d0)
     H[p, c] -= 1
@@ -78,23 +76,23 @@ NEAR = _near_masks()
 @nb.njit(cache=True, _nrt=False)
 def _blind_possible(R, G, p):
     """After the finder's lay-down (in GD), could seat p go out this same turn?"""
-    S = G[G_S]
-    params = R[R_PARAMS]
-    GD = G[G_GD]
-    SCR = G[G_SCR]
+    S = G.s
+    params = R.params
+    GD = G.gd
+    SCR = G.scr
     h = S[S_HAND]
-    nm = R[R_N_MELDS][h]
+    nm = R.n_melds[h]
     tmp = SCR[SCR_TMP]
     for c in range(NCARDS):
-        tmp[c] = G[G_HANDS][p, c]
-    r = G[G_PS][p, PS_N]
+        tmp[c] = G.hands[p, c]
+    r = G.ps[p, PS_N]
     for i in range(nm):
         for k in range(GD[i, M_N]):
             tmp[GD[i, M_CARDS + k]] -= 1
             r -= 1
-    go = params[P_GO_OUT]
+    go = params.go_out
     left = r
-    if params[P_INITIAL_EXACT] == 0 and r > 0:
+    if params.initial_exact == 0 and r > 0:
         base = place_proposal_nb(R, G, p, nm)
         for c in range(NCARDS):
             if tmp[c] > 0 and card_layable_nb(R, G, c):
@@ -116,8 +114,8 @@ def _pick_ranked(R, G, p, n):
     and adding the card back as a natural undoes it), so this usually takes a few
     deficiency evaluations instead of one per distinct card.
     """
-    cand = G[G_SCR][SCR_CAND]
-    Hp = G[G_HANDS][p]
+    cand = G.scr[SCR_CAND]
+    Hp = G.hands[p]
     d_full = hand_def_nb(R, G, p)
     for k in range(n):
         if (cand[k] >> 56) == 0:
@@ -143,7 +141,7 @@ def _insert_key(cand, n, key):
 @nb.njit(cache=True, _nrt=False, inline="always")
 def _took(G, p):
     """The card seat p took from the pile this turn, or -1."""
-    return G[G_PS][p, PS_TOOK] - 1
+    return G.ps[p, PS_TOOK] - 1
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -152,12 +150,12 @@ def _down_discard(R, G, p, feed_mask, feed_w, buy_mask, buy_w):
     that do for a later turn), less feed_w for a card in feed_mask (the next player's) and
     buy_w for one in buy_mask only (a player who may buy it); a joker only when no
     natural is left (it would help the next player)."""
-    H = G[G_HANDS]
-    pts = R[R_POINTS]
-    TM = G[G_TABLE]
-    nt = G[G_S][S_NT]
-    cap = R[R_JOKER_CAP]
-    sjc = R[R_PARAMS][P_SET_JOKER_CARD]
+    H = G.hands
+    pts = R.points
+    TM = G.table
+    nt = G.s[S_NT]
+    cap = R.joker_cap
+    sjc = R.params.set_joker_card
     best = -1
     bv = -1e18
     fm = fit_mask_nb(TM, nt)

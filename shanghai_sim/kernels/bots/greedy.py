@@ -5,9 +5,8 @@ turn is ``players._turn_nb`` with none of smart's hooks."""
 import numba as nb
 import numpy as np
 
-from ..base.layout import (G_BUF, G_HANDS, G_PS, G_S, G_SCR, G_TABLE, G_TCARDS, JOKER, NCARDS,
-                           NRANKS, PS_DOWN, PS_N, P_GO_OUT, RUN, R_PARAMS, R_POINTS, SCR_CAND,
-                           SCR_TMP, S_NT, S_UP, TM_KEY, TM_KIND, TM_NJ)
+from ..base.layout import (JOKER, NCARDS, NRANKS, PS_DOWN, PS_N, RUN, SCR_CAND, SCR_TMP, S_NT, S_UP, TM_KEY,
+    TM_KIND, TM_NJ)
 from ..melds.finder import popcount
 from ..base.codes import A_DISCARD, A_SWAP, action_nb
 from ..engine.godown import must_lay_off_last_nb
@@ -24,19 +23,19 @@ from .basics import NEAR, _def_plus, _down_discard, _insert_key, _pick_ranked, _
 def _greedy_discard(R, G, p):
     if not discard_now_nb(R, G, p):
         return action_nb(A_DISCARD, -1, 0, 0)
-    if G[G_PS][p, PS_DOWN] != 0:
+    if G.ps[p, PS_DOWN] != 0:
         return _down_discard(R, G, p, np.int64(0), np.float64(0.0), np.int64(0), np.float64(0.0))
     # Not down: keep the deficiency lowest; ties: more useful outs, then the higher points
     # go, then the lower card id; a joker or the card just taken only as a last resort.
-    pts = R[R_POINTS]
-    Hp = G[G_HANDS][p]
-    cand = G[G_SCR][SCR_CAND]
+    pts = R.points
+    Hp = G.hands[p]
+    cand = G.scr[SCR_CAND]
     took = _took(G, p)
     # Useful outs of the hand less card c: the distinct natural cards that share a rank
     # with a card left or stand within two run positions of one in its suit (the union
     # of NEAR over the cards left). Only a single copy of a natural changes the union:
     # it is then the union over the cards before c and after c (suffix unions in suf).
-    suf = G[G_SCR][SCR_TMP]
+    suf = G.scr[SCR_TMP]
     acc = np.int64(0)
     for c in range(51, -1, -1):
         suf[c] = acc
@@ -63,7 +62,7 @@ def _greedy_discard(R, G, p):
 def _take_pays(R, G, p, up):
     """Taking card up and then discarding another natural lowers seat p's deficiency
     (so the same evaluation would not throw it back, nor a joker instead)."""
-    Hp = G[G_HANDS][p]
+    Hp = G.hands[p]
     d0 = hand_def_nb(R, G, p)
     if d0 == 0:
         return False
@@ -87,7 +86,7 @@ def _take_pays(R, G, p, up):
 @nb.njit(cache=True, _nrt=False, inline="always")
 def _greedy_layoff(R, G, p):
     """The first legal lay-off (cards, then melds, then ends), or -1."""
-    BUF = G[G_BUF]
+    BUF = G.buf
     if layoff_list_nb(R, G, p, BUF, np.int64(0), np.int64(1)) > 0:
         return BUF[0]
     return -1
@@ -97,15 +96,15 @@ def _greedy_layoff(R, G, p):
 def _greedy_swap(R, G, p, down):
     """A joker swap that helps: when down, one whose joker can be laid off afterwards;
     when not down (joker_swap = anyone), one after which the bot can go down."""
-    H = G[G_HANDS]
-    TM = G[G_TABLE]
-    S = G[G_S]
+    H = G.hands
+    TM = G.table
+    S = G.s
     for m in range(S[S_NT]):
         if TM[m, TM_NJ] == 0:
             continue
         lo, hi = meld_slots_nb(TM, m)
         for k in range(lo, hi + 1):
-            if G[G_TCARDS][m, k] != JOKER:
+            if G.tcards[m, k] != JOKER:
                 continue
             for s in range(4):
                 if TM[m, TM_KIND] == RUN:
@@ -131,10 +130,10 @@ def _greedy_swap(R, G, p, down):
 @nb.njit(cache=True, _nrt=False, inline="always")
 def _lone_card_ok(R, G, p):
     """Seat p (down) holds cards that do not block a lay-off of one more card."""
-    if not must_lay_off_last_nb(G[G_PS][p, PS_N], R[R_PARAMS][P_GO_OUT]):
+    if not must_lay_off_last_nb(G.ps[p, PS_N], R.params.go_out):
         return True
     for c in range(NCARDS):
-        if G[G_HANDS][p, c] > 0:
+        if G.hands[p, c] > 0:
             return card_layable_nb(R, G, c)
     return True
 
@@ -146,5 +145,5 @@ def _useful_buy(R, G, p):
     d0 = hand_def_nb(R, G, p)
     if d0 == 0:
         return cards_short_nb(R, G, p) > 0
-    return _def_plus(R, G, p, G[G_S][S_UP], d0) < d0
+    return _def_plus(R, G, p, G.s[S_UP], d0) < d0
 

@@ -21,12 +21,9 @@ from .params import (BP_BUY, BP_HAND0, BP_HORIZON, BP_MAXBUYS, BP_MAXBUYS0, BP_O
                         MAX_HAND_PARAMS)
 from ..engine.handmemo import def_in_nb
 from ..engine.table import meld_slots_nb
-from ..base.layout import (G_HANDS, G_PILE, G_PS, G_S, G_SCR, G_TABLE, G_TCARDS, GO_DISCARD_REQUIRED,
-                     GO_NO_DISCARD, JOKER,
-                     NCARDS, NRANKS, PS_BUYS, PS_DOWN, PS_KNOWN0, PS_N, PS_TURNS, P_BUY_PENALTY,
-                     P_DECKS, P_GO_OUT, P_JOKERS, P_MAX_STOCK_PASSES, R_BUYS, R_MELD_KIND,
-                     R_MELD_SIZE, R_N_MELDS, R_PARAMS, RUN, SCR_UNSEEN, S_ACTOR, S_HAND, S_NP,
-                     S_NT, S_PASSES, S_PHASE, S_PILE_N, S_STOCK_N)
+from ..base.layout import (GO_DISCARD_REQUIRED, GO_NO_DISCARD, JOKER, NCARDS, NRANKS, PS_BUYS, PS_DOWN,
+    PS_KNOWN0, PS_N, PS_TURNS, RUN, SCR_UNSEEN, S_ACTOR, S_HAND, S_NP, S_NT, S_PASSES, S_PHASE, S_PILE_N,
+    S_STOCK_N)
 from ..base.codes import BUY_NEVER, PH_PLAY
 
 
@@ -56,11 +53,11 @@ RANKMATES, SUITMATES = _kind_masks()
 @nb.njit(cache=True, _nrt=False, inline="always")
 def contract_kinds_nb(R, G):
     """(the hand's contract has a set, it has a run)."""
-    h = G[G_S][S_HAND]
+    h = G.s[S_HAND]
     has_set = np.bool_(False)      # not literals: a Literal[bool] reaching a callee compiles it twice
     has_run = np.bool_(False)
-    for i in range(R[R_N_MELDS][h]):
-        if R[R_MELD_KIND][h, i] == RUN:
+    for i in range(R.n_melds[h]):
+        if R.meld_kind[h, i] == RUN:
             has_run = True
         else:
             has_set = True
@@ -85,20 +82,20 @@ def unseen_counts_nb(R, G, p):
     (PS_KNOWN0). Reads nothing another seat hides. The smart bot's live outs and the
     rollout bot's samples (kernels.search.rollout.unseen_pool_nb) both start here. (It returns
     nothing: a kernel compiled without reference counts may not return an array.)"""
-    U = G[G_SCR][SCR_UNSEEN]
-    params = R[R_PARAMS]
-    S = G[G_S]
-    PS = G[G_PS]
-    Hp = G[G_HANDS][p]
-    dk = params[P_DECKS]
+    U = G.scr[SCR_UNSEEN]
+    params = R.params
+    S = G.s
+    PS = G.ps
+    Hp = G.hands[p]
+    dk = params.decks
     for c in range(JOKER):
         U[c] = dk - Hp[c]
-    U[JOKER] = params[P_JOKERS] - Hp[JOKER]
-    PILE = G[G_PILE]
+    U[JOKER] = params.jokers - Hp[JOKER]
+    PILE = G.pile
     for i in range(S[S_PILE_N]):
         U[PILE[i]] -= 1
-    TM = G[G_TABLE]
-    TC = G[G_TCARDS]
+    TM = G.table
+    TC = G.tcards
     for m in range(S[S_NT]):
         lo, hi = meld_slots_nb(TM, m)
         for k in range(lo, hi + 1):
@@ -138,10 +135,10 @@ def buys_used_up_nb(bp, h, used):
 @nb.njit(cache=True, _nrt=False, inline="always")
 def contract_cards_nb(R, G):
     """The cards the hand's contract needs (docs/rules.md §3, "cards needed")."""
-    h = G[G_S][S_HAND]
+    h = G.s[S_HAND]
     need = 0
-    for i in range(R[R_N_MELDS][h]):
-        need += R[R_MELD_SIZE][h, i]
+    for i in range(R.n_melds[h]):
+        need += R.meld_size[h, i]
     return need
 
 
@@ -150,8 +147,8 @@ def cards_short_nb(R, G, p):
     """How many cards seat p lacks to go down and still end the turn (docs/rules.md §3):
     the contract's cards plus, under no_discard, one to keep; after the turn's draw."""
     need = contract_cards_nb(R, G)
-    want = need + 1 if R[R_PARAMS][P_GO_OUT] == GO_NO_DISCARD else need
-    return want - G[G_PS][p, PS_N]
+    want = need + 1 if R.params.go_out == GO_NO_DISCARD else need
+    return want - G.ps[p, PS_N]
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -159,12 +156,12 @@ def buys_left_nb(R, G, p, bp):
     """The buys seat p may still make this hand, by the rules and by its own knobs (buyN
     never, maxbuys, maxbuysN): none once it is down (unless the rules let a down player
     buy), none at a table of two (the next player takes every discard first)."""
-    S = G[G_S]
+    S = G.s
     h = S[S_HAND]
     if buy_policy_nb(bp, h) == BUY_NEVER or S[S_NP] <= 2:
         return 0
-    used = G[G_PS][p, PS_BUYS]
-    lim = R[R_BUYS][h]
+    used = G.ps[p, PS_BUYS]
+    lim = R.buys[h]
     own = own_buy_limit_nb(bp, h)
     if own >= 0 and own < lim:
         lim = int(own)
@@ -179,13 +176,13 @@ def can_hold_contract_nb(R, G, p, bp):
     drawn, and every buy it has left with its penalty cards. False means it cannot go down
     this hand, whatever comes. (Without BP_OWED, smart version 2, the discard is left out,
     so under discard_required it chases one card count it can never reach.)"""
-    S = G[G_S]
-    n = G[G_PS][p, PS_N]
+    S = G.s
+    n = G.ps[p, PS_N]
     if not (S[S_PHASE] == PH_PLAY and S[S_ACTOR] == p):
         n += 1
-    n += buys_left_nb(R, G, p, bp) * (1 + R[R_PARAMS][P_BUY_PENALTY])
+    n += buys_left_nb(R, G, p, bp) * (1 + R.params.buy_penalty)
     need = contract_cards_nb(R, G)
-    if bp[BP_OWED] != 0 and R[R_PARAMS][P_GO_OUT] == GO_DISCARD_REQUIRED:
+    if bp[BP_OWED] != 0 and R.params.go_out == GO_DISCARD_REQUIRED:
         need += 1
     return n >= need
 
@@ -200,13 +197,13 @@ def may_come_nb(R, G, p, has_set, has_run):
     hand, the table, a dead pile, known in another hand) cannot. Leaves the counts of
     what may come in SCR_UNSEEN."""
     unseen_counts_nb(R, G, p)
-    U = G[G_SCR][SCR_UNSEEN]
-    S = G[G_S]
-    if S[S_PASSES] < R[R_PARAMS][P_MAX_STOCK_PASSES]:
-        PILE = G[G_PILE]
+    U = G.scr[SCR_UNSEEN]
+    S = G.s
+    if S[S_PASSES] < R.params.max_stock_passes:
+        PILE = G.pile
         for i in range(S[S_PILE_N]):
             U[PILE[i]] += 1
-    Hp = G[G_HANDS][p]
+    Hp = G.hands[p]
     cand = np.int64(0)
     for c in range(JOKER):
         if Hp[c] > 0:
@@ -229,8 +226,8 @@ def live_outs_nb(R, G, p, d, cand, copies, need):
     card's rank is then all that counts). It stops as soon as the count is known to reach
     ``need`` or known to stay below it (need < 0: the exact count); the count it returns
     is then only on the right side of ``need``."""
-    U = G[G_SCR][SCR_UNSEEN]
-    Hp = G[G_HANDS][p]
+    U = G.scr[SCR_UNSEEN]
+    Hp = G.hands[p]
     has_set, has_run = contract_kinds_nb(R, G)
     live = 0
     rest = copies          # copies not asked about yet
@@ -290,8 +287,8 @@ def turns_left_nb(R, G, p, bp):
     k cards goes out in about BP_PACE * k turns; while nobody is down, the hand lasts
     about BP_HORIZON turns a seat; a stock with no pass left lasts its cards over the
     seats."""
-    S = G[G_S]
-    PS = G[G_PS]
+    S = G.s
+    PS = G.ps
     np_ = S[S_NP]
     kmin = 999
     for q in range(np_):
@@ -301,7 +298,7 @@ def turns_left_nb(R, G, p, bp):
         t = bp[BP_PACE] * max(kmin, 1)
     else:
         t = max(bp[BP_HORIZON] - PS[p, PS_TURNS], 1.0)
-    if S[S_PASSES] >= R[R_PARAMS][P_MAX_STOCK_PASSES]:
+    if S[S_PASSES] >= R.params.max_stock_passes:
         t = min(t, (S[S_STOCK_N] + 0.0) / np_)
     return max(t, 0.25)
 
@@ -330,6 +327,6 @@ def down_chance_nb(R, G, p, bp, d, live, n_unseen, extra_draws, buys, turns):
     if live <= 0 or n_unseen <= 0:
         return 0.0
     q = min(1.0, live / n_unseen)
-    np_ = G[G_S][S_NP]
+    np_ = G.s[S_NP]
     lam = q * (2.0 * turns + extra_draws) + min(buys + 0.0, q * turns * max(np_ - 2, 0))
     return poisson_tail_nb(lam, d)

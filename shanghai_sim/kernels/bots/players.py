@@ -14,13 +14,12 @@ The bots' kernels and their parameter vector ``bp`` float64[NBP]
   BP_HAND0 + h  buy policy for hand h (0-based), -1 = BP_BUY; hands beyond MAX_HAND_PARAMS
                 use BP_BUY
 
-Randomness comes only from the seat's own stream G[G_RNG][RNG_BOT0 + seat].
+Randomness comes only from the seat's own stream G.rng[RNG_BOT0 + seat].
 """
 
 import numba as nb
 
-from ..base.layout import (G_PS, G_S, JOKER, PS_BUYS, PS_DOWN, P_JOKER_SWAP, R_PARAMS, R_POINTS,
-                           SWAP_ANYONE, S_HAND, S_MUST_DOWN, S_NT, S_PHASE, S_UP)
+from ..base.layout import (JOKER, PS_BUYS, PS_DOWN, SWAP_ANYONE, S_HAND, S_MUST_DOWN, S_NT, S_PHASE, S_UP)
 from ..base.codes import (A_BUY, A_DRAW, A_GO_DOWN, A_PASS, A_TAKE, BUY_ALWAYS, BUY_NEVER, BUY_USEFUL,
                           PH_BUY, PH_DRAW, PH_FIRST, PH_PLAY, action_nb)
 from ..engine.godown import go_down_available_nb
@@ -49,8 +48,8 @@ def _turn_nb(R, G, p, bp, SMART):
     the two differ (its buy, ``_smart_buy``, and its discard, ``_smart_discard``). SMART is
     None for greedy and True for smart: numba prunes the other branch before typing it (a
     test on an argument of type None), so each bot compiles only its own hooks."""
-    S = G[G_S]
-    PS = G[G_PS]
+    S = G.s
+    PS = G.ps
     ph = S[S_PHASE]
     down = PS[p, PS_DOWN] != 0
     if ph == PH_FIRST:
@@ -62,7 +61,7 @@ def _turn_nb(R, G, p, bp, SMART):
             # (only when the cards alone say so: the full outlook at every upcard costs
             # too much for what it gains)
             up = S[S_UP]
-            if (bp[BP_CUT] > 0 and up < JOKER and R[R_POINTS][up] < _mean_points(R)
+            if (bp[BP_CUT] > 0 and up < JOKER and R.points[up] < _mean_points(R)
                     and not can_hold_contract_nb(R, G, p, bp)):
                 return action_nb(A_TAKE, 0, 0, 0)
         return action_nb(A_PASS, 0, 0, 0)
@@ -98,7 +97,7 @@ def _turn_nb(R, G, p, bp, SMART):
         if go_down_available_nb(R, G, p):
             if bp[BP_WAIT_BLIND] == 0 or _blind_possible(R, G, p):
                 return action_nb(A_GO_DOWN, 0, 0, 0)
-        elif R[R_PARAMS][P_JOKER_SWAP] == SWAP_ANYONE and S[S_NT] > 0 and bp[BP_WAIT_BLIND] == 0:
+        elif R.params.joker_swap == SWAP_ANYONE and S[S_NT] > 0 and bp[BP_WAIT_BLIND] == 0:
             swap = True
     elif layoff_allowed_now_nb(R, G, p):
         a = _greedy_layoff(R, G, p)

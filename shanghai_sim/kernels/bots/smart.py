@@ -6,11 +6,8 @@ estimate) and when it goes fishing."""
 import numba as nb
 import numpy as np
 
-from ..base.layout import (G_HANDS, G_PS, G_S, G_SCR, G_TABLE, JOKER, NCARDS, NRANKS, PS_BUYS,
-                           PS_DOWN, PS_KNOWN0, PS_N, P_MAX_STOCK_PASSES, P_BUY_PENALTY, P_DECKS,
-                           P_DOWN_MAY_BUY, P_JOKERS, P_SET_JOKER_CARD, R_JOKER_CAP, R_BUYS, R_DEAL,
-                           R_PARAMS, R_POINTS, SCR_CAND, SCR_TMP, SCR_UNSEEN, S_HAND, S_NP, S_NT,
-                           S_PASSES, S_STOCK_N, S_UP)
+from ..base.layout import (JOKER, NCARDS, NRANKS, PS_BUYS, PS_DOWN, PS_KNOWN0, PS_N, SCR_CAND, SCR_TMP,
+    SCR_UNSEEN, S_HAND, S_NP, S_NT, S_PASSES, S_STOCK_N, S_UP)
 from ..melds.finder import popcount
 from ..base.codes import A_DISCARD, action_nb
 from ..engine.handmemo import hand_def_nb
@@ -39,7 +36,7 @@ def _unseen_masks(R, G, p):
     """What seat p has not seen (unseen_counts_nb), as live[k] = the natural cards with
     more than k copies unseen (k < 4)."""
     unseen_counts_nb(R, G, p)
-    U = G[G_SCR][SCR_UNSEEN]
+    U = G.scr[SCR_UNSEEN]
     l0 = np.int64(0)
     l1 = np.int64(0)
     l2 = np.int64(0)
@@ -67,8 +64,8 @@ def _live(m, l0, l1, l2, l3):
 @nb.njit(cache=True, _nrt=False)
 def _feed_mask(G, p, has_set, has_run):
     """The naturals the next player collects: mates of the cards it is known to hold."""
-    q = (p + 1) % G[G_S][S_NP]
-    PS = G[G_PS]
+    q = (p + 1) % G.s[S_NP]
+    PS = G.ps
     m = np.int64(0)
     for c in range(JOKER):
         if PS[q, PS_KNOWN0 + c] > 0:
@@ -82,12 +79,12 @@ def _buyer_mask(R, G, p, has_set, has_run):
     player, who takes before any buy: _feed_mask): mates of the cards each such player is
     known to hold (taken, bought). A player may buy while it has buys left and is not
     down (unless the rules let it: docs/rules.md §3 down_may_buy)."""
-    S = G[G_S]
-    PS = G[G_PS]
+    S = G.s
+    PS = G.ps
     np_ = S[S_NP]
     nxt = (p + 1) % np_
-    lim = R[R_BUYS][S[S_HAND]]
-    may_down = R[R_PARAMS][P_DOWN_MAY_BUY] != 0
+    lim = R.buys[S[S_HAND]]
+    may_down = R.params.down_may_buy != 0
     m = np.int64(0)
     for q in range(np_):
         if q == p or q == nxt or PS[q, PS_BUYS] >= lim or (PS[q, PS_DOWN] != 0 and not may_down):
@@ -112,8 +109,8 @@ def smart_chance_nb(R, G, p, bp, sure):
     exact only in which side of ``sure`` it lies on."""
     if not can_hold_contract_nb(R, G, p, bp):
         return 0.0
-    S = G[G_S]
-    if _near_out(G, p) == 99 and S[S_PASSES] < R[R_PARAMS][P_MAX_STOCK_PASSES]:
+    S = G.s
+    if _near_out(G, p) == 99 and S[S_PASSES] < R.params.max_stock_passes:
         return 1.0
     d = hand_def_nb(R, G, p)
     if d == 0:
@@ -139,33 +136,33 @@ def _hopeless(R, G, p, bp):
 @nb.njit(cache=True, _nrt=False)
 def _mean_points(R):
     """The mean penalty points of a card of the shoe (what a stock card costs on average)."""
-    pts = R[R_POINTS]
-    params = R[R_PARAMS]
+    pts = R.points
+    params = R.params
     tot = 0.0
     for c in range(JOKER):
-        tot += pts[c] * params[P_DECKS]
-    tot += pts[JOKER] * params[P_JOKERS]
-    return tot / (JOKER * params[P_DECKS] + params[P_JOKERS])
+        tot += pts[c] * params.decks
+    tot += pts[JOKER] * params.jokers
+    return tot / (JOKER * params.decks + params.jokers)
 
 
 @nb.njit(cache=True, _nrt=False)
 def _near_out(G, p):
     """Fewest cards held by an opponent who is down (99: none is down)."""
-    S = G[G_S]
+    S = G.s
     k = 99
     for q in range(S[S_NP]):
-        if q != p and G[G_PS][q, PS_DOWN] != 0 and G[G_PS][q, PS_N] < k:
-            k = G[G_PS][q, PS_N]
+        if q != p and G.ps[q, PS_DOWN] != 0 and G.ps[q, PS_N] < k:
+            k = G.ps[q, PS_N]
     return k
 
 
 @nb.njit(cache=True, _nrt=False)
 def _late(G, p, bp):
     """Weight of penalty points: 1, plus BP_LATE per opponent already down."""
-    S = G[G_S]
+    S = G.s
     k = 0
     for q in range(S[S_NP]):
-        if q != p and G[G_PS][q, PS_DOWN] != 0:
+        if q != p and G.ps[q, PS_DOWN] != 0:
             k += 1
     return 1.0 + bp[BP_LATE] * k
 
@@ -179,19 +176,19 @@ def _smart_discard(R, G, p, bp):
     buyers = np.int64(0)
     if bp[BP_FEED_BUY] != 0:
         buyers = _buyer_mask(R, G, p, has_set, has_run) & ~feed
-    if G[G_PS][p, PS_DOWN] != 0:
+    if G.ps[p, PS_DOWN] != 0:
         return _down_discard(R, G, p, feed, bp[BP_FEED], buyers, bp[BP_FEED_BUY])
     # A next player who is down takes a discard it can lay off (docs/rules.md §5.4)
-    nxt = (p + 1) % G[G_S][S_NP]
+    nxt = (p + 1) % G.s[S_NP]
     feed_down = np.int64(0)
-    if G[G_PS][nxt, PS_DOWN] != 0:
-        TM = G[G_TABLE]
-        nt = G[G_S][S_NT]
-        cap = R[R_JOKER_CAP]
-        sjc = R[R_PARAMS][P_SET_JOKER_CARD]
+    if G.ps[nxt, PS_DOWN] != 0:
+        TM = G.table
+        nt = G.s[S_NT]
+        cap = R.joker_cap
+        sjc = R.params.set_joker_card
         fm = fit_mask_nb(TM, nt)
         for c in range(JOKER):
-            if G[G_HANDS][p, c] > 0 and ((fm >> c) & 1) != 0 and layable_nb(TM, nt, cap, sjc, c):
+            if G.hands[p, c] > 0 and ((fm >> c) & 1) != 0 and layable_nb(TM, nt, cap, sjc, c):
                 feed_down |= np.int64(1) << c
     # Far from going down while a down opponent is about to go out: shed points first.
     dump = bp[BP_DUMP] > 0 and _near_out(G, p) <= 2 and hand_def_nb(R, G, p) >= bp[BP_DUMP]
@@ -202,12 +199,12 @@ def _smart_discard(R, G, p, bp):
     # best score: its points (weighed more as opponents go down), less the live outs the
     # hand gives up without it, less its partners in hand, less feeding the next player.
     l0, l1, l2, l3 = _unseen_masks(R, G, p)
-    pts = R[R_POINTS]
-    Hp = G[G_HANDS][p]
-    cand = G[G_SCR][SCR_CAND]
+    pts = R.points
+    Hp = G.hands[p]
+    cand = G.scr[SCR_CAND]
     took = _took(G, p)
     late = _late(G, p, bp)
-    suf = G[G_SCR][SCR_TMP]
+    suf = G.scr[SCR_TMP]
     acc = np.int64(0)
     hm = np.int64(0)
     for c in range(51, -1, -1):
@@ -267,14 +264,14 @@ def _smart_buy(R, G, p, bp):
         return short > 0
     dmax = bp[BP_BUY_DMAX]
     dshort = bp[BP_BUY_SHORT]
-    if G[G_S][S_STOCK_N] < bp[BP_BUY_STOCK]:
+    if G.s[S_STOCK_N] < bp[BP_BUY_STOCK]:
         # A short stock: every buy drains it (docs/rules.md §5.5 stops the hand when it
         # has run out too often), so buy only when near the contract.
         dmax = min(dmax, 2.0)
         dshort = min(dshort, 2.0)
         if d0 > 2:
             return False
-    up = G[G_S][S_UP]
+    up = G.s[S_UP]
     d1 = _def_plus(R, G, p, up, d0)
     ok = False
     if d1 < d0:
@@ -283,7 +280,7 @@ def _smart_buy(R, G, p, bp):
         ok = True
     elif short > 0 and d0 <= dshort and up < JOKER:
         has_set, has_run = _contract_kinds(R, G)
-        Hp = G[G_HANDS][p]
+        Hp = G.hands[p]
         m = _mates(up, has_set, has_run)
         for c in range(JOKER):
             if Hp[c] > 0 and (m >> c) & 1:
@@ -301,8 +298,8 @@ def _chart_word(R, G, p, bp, h):
     if h >= MAX_HAND_PARAMS or bp[BP_CHART0 + h] <= 0:
         return 0
     d0 = hand_def_nb(R, G, p)
-    d1 = _def_plus(R, G, p, G[G_S][S_UP], d0)
-    return np.int64(chart_verdict_nb(np.int64(bp[BP_CHART0 + h]), d0, d1, G[G_PS][p, PS_BUYS]))
+    d1 = _def_plus(R, G, p, G.s[S_UP], d0)
+    return np.int64(chart_verdict_nb(np.int64(bp[BP_CHART0 + h]), d0, d1, G.ps[p, PS_BUYS]))
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -312,8 +309,8 @@ def _fishing(R, G, p, bp):
     the one card it takes (a penalty of two or more), in a hand whose contract needs more
     cards than the deal and a draw (a buy is forced there anyway), and never with the last
     buy the seat has (docs/bots.md, "Fishing")."""
-    return (R[R_PARAMS][P_BUY_PENALTY] >= 2
-            and contract_cards_nb(R, G) > R[R_DEAL][G[G_S][S_HAND]] + 1
+    return (R.params.buy_penalty >= 2
+            and contract_cards_nb(R, G) > R.deal[G.s[S_HAND]] + 1
             and buys_left_nb(R, G, p, bp) >= 2)
 
 
@@ -327,15 +324,15 @@ def _buy_pays(R, G, p, bp, d0, d1):
     if not can_hold_contract_nb(R, G, p, bp):
         return False
     ev = bp[BP_BUY_EV] != 0
-    S = G[G_S]
-    if not ev and _near_out(G, p) == 99 and S[S_PASSES] < R[R_PARAMS][P_MAX_STOCK_PASSES]:
+    S = G.s
+    if not ev and _near_out(G, p) == 99 and S[S_PASSES] < R.params.max_stock_passes:
         return True            # as smart_chance_nb: nobody down and a pass left, time enough
     has_set, has_run = _contract_kinds(R, G)
     cand, copies, n = may_come_nb(R, G, p, has_set, has_run)
     bl = buys_left_nb(R, G, p, bp)
     t = turns_left_nb(R, G, p, bp)
-    pen = R[R_PARAMS][P_BUY_PENALTY]
-    up = G[G_S][S_UP]
+    pen = R.params.buy_penalty
+    up = G.s[S_UP]
     if not ev:
         # only whether the chance with the buy reaches BP_CUT: count outs until that is known
         need = outs_needed_nb(R, G, p, bp, d1, copies, n - 1, pen + 0.0, max(bl - 1, 0), t, bp[BP_CUT])
@@ -346,8 +343,8 @@ def _buy_pays(R, G, p, bp, d0, d1):
     live1 = live - 1 if d1 < d0 else live
     p1 = down_chance_nb(R, G, p, bp, d1, live1, n - 1, pen + 0.0, max(bl - 1, 0), t)
     p0 = down_chance_nb(R, G, p, bp, d0, live, n, 0.0, bl, t)
-    pts = R[R_POINTS]
-    Hp = G[G_HANDS][p]
+    pts = R.points
+    Hp = G.hands[p]
     held = 0.0
     for c in range(NCARDS):
         held += Hp[c] * pts[c]

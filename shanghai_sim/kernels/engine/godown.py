@@ -6,14 +6,10 @@ import numpy as np
 
 from ..compile.linking import separate
 
-from ..base.layout import (NRANKS, GO_DISCARD_REQUIRED, GO_NO_DISCARD, G_GD, G_GDJ, G_HANDS, G_LD, G_PS, G_S,
-                     G_SCR, G_TABLE, G_TCARDS, G_TJOKERS, JOKER, M_CARDS, M_KEY, M_KIND, M_LO, M_N,
-                     NCARDS, NTM, PS_DOWN, PS_N, P_GO_OUT, P_INITIAL_EXACT, P_SAME_SUIT_GAP,
-                     P_SET_JOKER_CARD, RUN, R_JOKER_CAP, R_MELD_KIND, R_MELD_SIZE, R_N_MELDS,
-                     R_PARAMS, R_POINTS, SCR_PROP_HAND, SCR_PROP_RUNS, SCR_PROP_SETS,
-                     SCR_WANT_RUNS, SCR_WANT_SETS, SET, S_CGD, S_CGD_AT, S_CUR, S_GD_AT, S_HAND,
-                     S_NACT, S_NT, S_PHASE, TM_HI, TM_KEY, TM_KIND, TM_LO, TM_N, TM_NJ, TM_OWNER,
-                     TW)
+from ..base.layout import (NRANKS, GO_DISCARD_REQUIRED, GO_NO_DISCARD, JOKER, M_CARDS, M_KEY, M_KIND, M_LO,
+    M_N, NCARDS, NTM, PS_DOWN, PS_N, RUN, SCR_PROP_HAND, SCR_PROP_RUNS, SCR_PROP_SETS, SCR_WANT_RUNS,
+    SCR_WANT_SETS, SET, S_CGD, S_CGD_AT, S_CUR, S_GD_AT, S_HAND, S_NACT, S_NT, S_PHASE, TM_HI, TM_KEY,
+    TM_KIND, TM_LO, TM_N, TM_NJ, TM_OWNER, TW)
 from ..melds.finder import laydown_sat_nb, max_laid_nb, runs_touch
 from ..base.codes import (E_GD_CARDS, E_GD_COUNT, E_GD_DOWN, E_GD_FINISH, E_GD_GAP, E_GD_MELD, E_GD_SIZE,
                     E_OK, E_PHASE, PH_PLAY)
@@ -60,13 +56,13 @@ def _sort_small(a, n):
 @nb.njit(cache=True, _nrt=False)
 def place_proposal_nb(R, G, p, nm):
     """Append the proposal's melds to the table (hand untouched); returns the first index."""
-    S = G[G_S]
-    TM = G[G_TABLE]
-    TC = G[G_TCARDS]
-    TJ = G[G_TJOKERS]
-    GD = G[G_GD]
-    GDJ = G[G_GDJ]
-    card_id = R[R_PARAMS][P_SET_JOKER_CARD] != 0
+    S = G.s
+    TM = G.table
+    TC = G.tcards
+    TJ = G.tjokers
+    GD = G.gd
+    GDJ = G.gdj
+    card_id = R.params.set_joker_card != 0
     base = S[S_NT]
     for i in range(nm):
         m = base + i
@@ -121,13 +117,13 @@ def place_proposal_nb(R, G, p, nm):
 
 @nb.njit(cache=True, _nrt=False)
 def unplace_nb(G, base):
-    S = G[G_S]
+    S = G.s
     for m in range(base, S[S_NT]):
         for k in range(TW):
-            G[G_TCARDS][m, k] = -1
-            G[G_TJOKERS][m, k] = -1
+            G.tcards[m, k] = -1
+            G.tjokers[m, k] = -1
         for f in range(NTM):
-            G[G_TABLE][m, f] = 0
+            G.table[m, f] = 0
     S[S_NT] = base
 
 
@@ -135,20 +131,20 @@ def unplace_nb(G, base):
 @nb.njit(cache=True, _nrt=False)
 def check_proposal_nb(R, G, p):
     """Is the proposal in GD a legal going down for seat p now? Returns E_OK or an E_GD_* code."""
-    S = G[G_S]
-    PS = G[G_PS]
-    GD = G[G_GD]
-    SCR = G[G_SCR]
-    params = R[R_PARAMS]
+    S = G.s
+    PS = G.ps
+    GD = G.gd
+    SCR = G.scr
+    params = R.params
     if S[S_PHASE] != PH_PLAY or S[S_CUR] != p:
         return E_PHASE
     if PS[p, PS_DOWN] != 0:
         return E_GD_DOWN
     h = S[S_HAND]
-    nm = R[R_N_MELDS][h]
-    kinds = R[R_MELD_KIND][h]
-    sizes = R[R_MELD_SIZE][h]
-    exact = params[P_INITIAL_EXACT] != 0
+    nm = R.n_melds[h]
+    kinds = R.meld_kind[h]
+    sizes = R.meld_size[h]
+    exact = params.initial_exact != 0
     # docs/rules.md §4: exactly the contract's melds, each at least (or exactly) its size.
     ns = np.int64(0)
     nr = np.int64(0)
@@ -183,13 +179,13 @@ def check_proposal_nb(R, G, p):
         if SCR[SCR_PROP_RUNS, i] < SCR[SCR_WANT_RUNS, i] or (exact and SCR[SCR_PROP_RUNS, i] != SCR[SCR_WANT_RUNS, i]):
             return E_GD_SIZE
     for i in range(nm):
-        if meld_jokers_nb(R[R_JOKER_CAP], GD[i, M_KIND], GD[i, M_KEY], GD[i, M_LO], GD[i, M_N],
+        if meld_jokers_nb(R.joker_cap, GD[i, M_KIND], GD[i, M_KEY], GD[i, M_LO], GD[i, M_N],
                           GD[i], np.int64(M_CARDS), np.bool_(False)) < 0:
             return E_GD_MELD
     # Distinct physical cards from the hand.
     tmp = SCR[SCR_PROP_HAND]
     for c in range(NCARDS):
-        tmp[c] = G[G_HANDS][p, c]
+        tmp[c] = G.hands[p, c]
     used = 0
     for i in range(nm):
         for k in range(GD[i, M_N]):
@@ -199,7 +195,7 @@ def check_proposal_nb(R, G, p):
             if tmp[c] < 0:
                 return E_GD_CARDS
     # docs/rules.md §3 same_suit_runs = gap: two runs of one suit must not touch.
-    if params[P_SAME_SUIT_GAP] != 0:
+    if params.same_suit_gap != 0:
         for i in range(nm):
             if GD[i, M_KIND] != RUN:
                 continue
@@ -210,7 +206,7 @@ def check_proposal_nb(R, G, p):
                     return E_GD_GAP
     # The turn must remain finishable (docs/rules.md §3 go_out).
     r = PS[p, PS_N] - used
-    go = params[P_GO_OUT]
+    go = params.go_out
     if not must_lay_off_last_nb(r, go):
         if not finishable_nb(r, go):
             return E_GD_FINISH
@@ -232,7 +228,7 @@ def check_proposal_nb(R, G, p):
 @nb.njit(cache=True, _nrt=False)
 def _try_shrink(R, G, p, nm):
     """The finder's lay-down leaves the turn unfinishable: drop one card from a longer meld."""
-    GD = G[G_GD]
+    GD = G.gd
     for i in range(nm):
         n = GD[i, M_N]
         if GD[i, M_KIND] == RUN:
@@ -277,8 +273,8 @@ def _try_shrink(R, G, p, nm):
 @nb.njit(cache=True, _nrt=False, inline="always")
 def _may_go_down(R, G, p):
     """Seat p is in turn, not down, and its hand meets the contract (deficiency 0)."""
-    S = G[G_S]
-    if G[G_PS][p, PS_DOWN] != 0 or S[S_PHASE] != PH_PLAY or S[S_CUR] != p:
+    S = G.s
+    if G.ps[p, PS_DOWN] != 0 or S[S_PHASE] != PH_PLAY or S[S_CUR] != p:
         return False
     return hand_def_nb(R, G, p) == 0
 
@@ -287,16 +283,16 @@ def _may_go_down(R, G, p):
 @nb.njit(cache=True, _nrt=False)
 def can_go_down_nb(R, G, p):
     """Write the meld finder's least-deadwood lay-down into GD; True if it is legal now."""
-    S = G[G_S]
+    S = G.s
     S[S_GD_AT] = 0
     if not _may_go_down(R, G, p):
         return False
-    params = R[R_PARAMS]
+    params = R.params
     h = S[S_HAND]
-    nm = R[R_N_MELDS][h]
-    LD = G[G_LD]
-    GD = G[G_GD]
-    rc = laydown_sat_nb(G[G_HANDS][p], contract_nb(R, h), R[R_POINTS], LD)
+    nm = R.n_melds[h]
+    LD = G.ld
+    GD = G.gd
+    rc = laydown_sat_nb(G.hands[p], contract_nb(R, h), R.points, LD)
     if rc < 0:
         return False
     for i in range(nm):
@@ -304,7 +300,7 @@ def can_go_down_nb(R, G, p):
         for k in range(4 + n):
             GD[i, k] = LD[i, k]
         for k in range(TW):
-            G[G_GDJ][i, k] = -1
+            G.gdj[i, k] = -1
     code = check_proposal_nb(R, G, p)
     ok = code == E_OK or (code == E_GD_FINISH and _try_shrink(R, G, p, nm))
     if ok:
@@ -324,23 +320,23 @@ def go_down_possible_nb(R, G, p):
     the hand less max_laid_nb and the hand less the contract's cards, and when every
     r in that range ends the turn whatever the cards, the search is not needed.
     """
-    S = G[G_S]
+    S = G.s
     if not _may_go_down(R, G, p):
         return False
-    params = R[R_PARAMS]
+    params = R.params
     h = S[S_HAND]
-    nm = R[R_N_MELDS][h]
-    kinds = R[R_MELD_KIND][h]
-    sizes = R[R_MELD_SIZE][h]
-    go = params[P_GO_OUT]
-    exact = params[P_INITIAL_EXACT] != 0
-    n = G[G_PS][p, PS_N]
+    nm = R.n_melds[h]
+    kinds = R.meld_kind[h]
+    sizes = R.meld_size[h]
+    go = params.go_out
+    exact = params.initial_exact != 0
+    n = G.ps[p, PS_N]
     need = 0
     for i in range(nm):
         need += sizes[i]
     if exact:
         return finishable_nb(n - need, go)
-    r_lo = n - max_laid_nb(G[G_HANDS][p], kinds, nm)
+    r_lo = n - max_laid_nb(G.hands[p], kinds, nm)
     if r_lo < 0:
         r_lo = 0
     ok = True
@@ -359,7 +355,7 @@ def go_down_available_nb(R, G, p):
     """can_go_down_nb, cached per action (the state does not change between actions).
     Inlined: most calls are answered by the cache or by the deficiency (hand memo), and
     only a hand that meets the contract calls out to the lay-down search."""
-    S = G[G_S]
+    S = G.s
     if S[S_CGD_AT] == S[S_NACT] + 1:
         return S[S_CGD] != 0
     if _may_go_down(R, G, p):

@@ -1,17 +1,15 @@
 """The deficiency of a hand for this hand's contract, through the hand memo.
 
 ``hand_def_nb`` answers for a seat's hand (cached in the seat's private row, ``PV_DEF``/``PV_DEFOK``);
-``def_of_nb``/``def_in_nb`` for any hand of counts, through the memo ``G[G_HMEMO]``
+``def_of_nb``/``def_in_nb`` for any hand of counts, through the memo ``G.hmemo``
 (its columns ``HM_K0..HM_K2``, the key, and ``HM_ANSWER``, the deficiency + 1).
 """
 
 import numba as nb
 import numpy as np
 
-from ..base.layout import (Contract, DEF_KNOWN, DEF_LESS_ONE, G_HANDS, G_HMEMO, G_MKEYS, G_MN, G_MSCR, G_MVALS,
-                     G_PRIV, G_S, G_WT, HM_ANSWER, HM_BITS, HM_K0, HM_K1, HM_K2, JOKER, NCARDS,
-                     PV_DEF, PV_DEFOK, P_INITIAL_EXACT, P_SAME_SUIT_GAP, R_JOKER_CAP, R_MELD_KIND,
-                     R_MELD_SIZE, R_N_MELDS, R_PARAMS, S_HAND)
+from ..base.layout import (Contract, Memo, DEF_KNOWN, DEF_LESS_ONE, HM_ANSWER, HM_BITS, HM_K0, HM_K1, HM_K2, JOKER,
+    NCARDS, PV_DEF, PV_DEFOK, S_HAND)
 from ..melds.finder import INF, deficiency_in_nb
 
 # hand_def_nb and def_of_nb are inlined where they are called: a call passes the R and G
@@ -20,15 +18,15 @@ from ..melds.finder import INF, deficiency_in_nb
 @nb.njit(cache=True, _nrt=False, inline="always")
 def contract_nb(R, h):
     """Hand h's contract as the meld finder takes it (layout.Contract), from the rules arrays."""
-    params = R[R_PARAMS]
-    return Contract(R[R_MELD_KIND][h], R[R_MELD_SIZE][h], R[R_N_MELDS][h], R[R_JOKER_CAP],
-                    params[P_INITIAL_EXACT], params[P_SAME_SUIT_GAP])
+    params = R.params
+    return Contract(R.meld_kind[h], R.meld_size[h], R.n_melds[h], R.joker_cap,
+                    params.initial_exact, params.same_suit_gap)
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
 def finder_cache_nb(G):
     """The state's meld finder memo and scratch, as layout.new_cache() gives them."""
-    return (G[G_MKEYS], G[G_MVALS], G[G_MN], G[G_MSCR], G[G_WT])
+    return Memo(G.mkeys, G.mvals, G.mn, G.mscr, G.wt)
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -38,7 +36,7 @@ def hand_def_nb(R, G, p):
     PV_DEFOK (layout.DEF_*, in the seat's private row) DEF_KNOWN: PV_DEF is it; DEF_LESS_ONE:
     PV_DEF is the deficiency of the hand less the card just added (add_card), so the hand's
     is PV_DEF - 1 or PV_DEF (def_in_nb); DEF_UNKNOWN: nothing known."""
-    PV = G[G_PRIV]
+    PV = G.priv
     k = PV[p, PV_DEFOK]
     if k == DEF_KNOWN:
         return PV[p, PV_DEF]
@@ -47,7 +45,7 @@ def hand_def_nb(R, G, p):
     if k == DEF_LESS_ONE:
         hi = PV[p, PV_DEF]
         lo = hi - 1 if hi > 0 else hi
-    d = def_in_nb(R, G, G[G_HANDS][p], lo, hi)
+    d = def_in_nb(R, G, G.hands[p], lo, hi)
     PV[p, PV_DEF] = d
     PV[p, PV_DEFOK] = DEF_KNOWN
     return d
@@ -84,14 +82,14 @@ def def_in_nb(R, G, counts, lo, hi):
     less (the meld finder then searches less: meld_deficiency.deficiency_in_nb). Exact only
     if the bounds hold.
 
-    Through the hand memo G[G_HMEMO] (layout.HM_BITS): the bots ask about the same hands
+    Through the hand memo G.hmemo (layout.HM_BITS): the bots ask about the same hands
     again and again (a hand less the card just thrown is the hand the next question is
     about; the candidates of a search replay each other's first turns), a third of their
     questions in playouts. The key is the whole hand (3 bits a natural, the jokers) and the
     hand index, so an answer is exact; a count outside 0..7 (or jokers outside 0..63) skips
     the memo. The memo belongs to one rules object, like the meld finder's."""
-    params = R[R_PARAMS]
-    h = G[G_S][S_HAND]
+    params = R.params
+    h = G.s[S_HAND]
     k0 = np.int64(0)
     k1 = np.int64(0)
     k2 = np.int64(0)
@@ -103,7 +101,7 @@ def def_in_nb(R, G, counts, lo, hi):
         k2 += v * _HM_W[2, c]
         big |= v
     J = counts[JOKER]
-    HM = G[G_HMEMO]
+    HM = G.hmemo
     slot = np.int64(-1)
     if (big >> 3) == 0 and 0 <= J < 64:
         k2 += (J << 30) | (h << 36)
@@ -111,7 +109,7 @@ def def_in_nb(R, G, counts, lo, hi):
         slot = (x >> (64 - HM_BITS)) & ((1 << HM_BITS) - 1)
         if HM[slot, HM_ANSWER] != 0 and HM[slot, HM_K0] == k0 and HM[slot, HM_K1] == k1 and HM[slot, HM_K2] == k2:
             return HM[slot, HM_ANSWER] - 1
-    d = deficiency_in_nb(counts, contract_nb(R, h), finder_cache_nb(G), G[G_MSCR], lo, hi)
+    d = deficiency_in_nb(counts, contract_nb(R, h), finder_cache_nb(G), G.mscr, lo, hi)
     if slot >= 0:
         HM[slot, HM_K0] = k0
         HM[slot, HM_K1] = k1

@@ -21,7 +21,7 @@ Conventions
 -----------
 Rules come in as the tuple ``R`` of ``RulesArrays`` and the state as the tuple
 ``G`` of ``layout.new_state``; both are indexed only by the names of
-``kernels.base.layout`` (``R[R_PARAMS][P_GO_OUT]``, ``G[G_TABLE][m, TM_KIND]``), where
+``kernels.base.layout`` (``R.params.go_out``, ``G.table[m, TM_KIND]``), where
 every array, its shape and its meaning are listed once (``layout.STATE_SPEC``).
 
 Run positions follow ``kernels.melds.finder``: position p is rank p % 13, 0 = ace
@@ -52,15 +52,11 @@ import numpy as np
 
 from ..compile.linking import separate
 
-from ..base.layout import (NRANKS, G_GD, G_HANDS, G_LOG, G_PILE, G_PS, G_S, G_SCR, G_STOCK, G_TABLE, G_TCARDS,
-                     G_TJOKERS, JOKER, M_CARDS, M_N, NCARDS, PS_BLIND, PS_BUYCARDS, PS_BUYS,
-                     PS_DECL0, PS_DOWN, PS_DOWNTURN, PS_KNOWN0, PS_N, PS_TURNS, PS_WENTOUT,
-                     P_BUY_PENALTY, P_DECKS, P_GO_OUT, P_JOKERS, P_SET_JOKER_CARD, RUN,
-                     R_JOKER_CAP, R_N_MELDS, R_PARAMS, SCR_COUNTS, SET, S_ACTOR, S_BO0, S_BOUGHT,
-                     S_BO_N, S_CAND, S_CHECK, S_DOWN_NOW, S_END_REASON, S_ERR, S_GD_AT, S_HAND,
-                     S_JK_PLAYED, S_LOG_ON, S_MUST_DOWN, S_NACT, S_NEXT, S_NP, S_NT, S_PHASE,
-                     S_PILE_N, S_STOCK_N, S_UP, S_UP_FROM, S_UP_ON_PILE, S_WINNER, TM_HI, TM_KEY,
-                     TM_KIND, TM_LO, TM_N, TM_NJ, TW)
+from ..base.layout import (NRANKS, JOKER, M_CARDS, M_N, NCARDS, PS_BLIND, PS_BUYCARDS, PS_BUYS, PS_DECL0,
+    PS_DOWN, PS_DOWNTURN, PS_KNOWN0, PS_N, PS_TURNS, PS_WENTOUT, RUN, SCR_COUNTS, SET, S_ACTOR, S_BO0,
+    S_BOUGHT, S_BO_N, S_CAND, S_CHECK, S_DOWN_NOW, S_END_REASON, S_ERR, S_GD_AT, S_HAND, S_JK_PLAYED,
+    S_LOG_ON, S_MUST_DOWN, S_NACT, S_NEXT, S_NP, S_NT, S_PHASE, S_PILE_N, S_STOCK_N, S_UP, S_UP_FROM,
+    S_UP_ON_PILE, S_WINNER, TM_HI, TM_KEY, TM_KIND, TM_LO, TM_N, TM_NJ, TW)
 from ..base.codes import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_LAYOFF, A_PASS, A_SWAP, A_TAKE,
                     BUY_CARD, BUY_DUE, BUY_SEAT, BUY_SIZE, DISCARD_CARD, DISCARD_SEAT,
                     DISCARD_SIZE, EV_BUY, EV_DISCARD, EV_GO_DOWN, EV_LAYOFF, EV_OUT, EV_PASS,
@@ -84,16 +80,16 @@ from .flow import (_begin_turn, _log_draw, _open_buy, _stock_draw_turn, _stop_ha
 
 @nb.njit(cache=True, _nrt=False)
 def _go_out(R, G, p, how):
-    S = G[G_S]
-    G[G_PS][p, PS_WENTOUT] = 1
+    S = G.s
+    G.ps[p, PS_WENTOUT] = 1
     blind = 1 if S[S_DOWN_NOW] != 0 else 0
-    G[G_PS][p, PS_BLIND] = blind
+    G.ps[p, PS_BLIND] = blind
     b = ev_nb(G, EV_OUT, OUT_SIZE)
     if b >= 0:
-        G[G_LOG][b + OUT_SEAT] = p
-        G[G_LOG][b + OUT_HOW] = how
-        G[G_LOG][b + OUT_BLIND] = blind
-        G[G_LOG][b + OUT_JOKERS] = S[S_JK_PLAYED]
+        G.log[b + OUT_SEAT] = p
+        G.log[b + OUT_HOW] = how
+        G.log[b + OUT_BLIND] = blind
+        G.log[b + OUT_JOKERS] = S[S_JK_PLAYED]
     S[S_WINNER] = p
     S[S_END_REASON] = END_OUT
     S[S_PHASE] = PH_ENDHAND
@@ -102,7 +98,7 @@ def _go_out(R, G, p, how):
 @separate
 @nb.njit(cache=True, _nrt=False)
 def _apply_go_down(R, G, p, custom):
-    S = G[G_S]
+    S = G.s
     if custom == OPT_FINDER:
         # the lay-down search is the dear part: reuse the one made for this action
         if S[S_GD_AT] != S[S_NACT] + 1 and not can_go_down_nb(R, G, p):
@@ -112,8 +108,8 @@ def _apply_go_down(R, G, p, custom):
         if code != E_OK:
             return code
     h = S[S_HAND]
-    nm = R[R_N_MELDS][h]
-    GD = G[G_GD]
+    nm = R.n_melds[h]
+    GD = G.gd
     base = place_proposal_nb(R, G, p, nm)
     for i in range(nm):
         for k in range(GD[i, M_N]):
@@ -122,7 +118,7 @@ def _apply_go_down(R, G, p, custom):
             _played_public(G, p, c)
             if c == JOKER:
                 S[S_JK_PLAYED] += 1
-    PS = G[G_PS]
+    PS = G.ps
     PS[p, PS_DOWN] = 1
     PS[p, PS_DOWNTURN] = PS[p, PS_TURNS]
     S[S_DOWN_NOW] = 1
@@ -132,7 +128,7 @@ def _apply_go_down(R, G, p, custom):
         for i in range(nm):
             n += MR_SIZE + 2 * GD[i, M_N]
         b = ev_nb(G, EV_GO_DOWN, n)
-        LOG = G[G_LOG]
+        LOG = G.log
         LOG[b + GO_DOWN_SEAT] = p
         LOG[b + GO_DOWN_MELDS] = nm
         t = b + GO_DOWN_MELD
@@ -140,18 +136,18 @@ def _apply_go_down(R, G, p, custom):
             m = base + i
             nn = GD[i, M_N]
             LOG[t + MR_MELD] = m
-            LOG[t + MR_KIND] = G[G_TABLE][m, TM_KIND]
-            LOG[t + MR_KEY] = G[G_TABLE][m, TM_KEY]
-            LOG[t + MR_LO] = G[G_TABLE][m, TM_LO]
+            LOG[t + MR_KIND] = G.table[m, TM_KIND]
+            LOG[t + MR_KEY] = G.table[m, TM_KEY]
+            LOG[t + MR_LO] = G.table[m, TM_LO]
             LOG[t + MR_N] = nn
             t += MR_SIZE
             for k in range(nn):
-                if G[G_TABLE][m, TM_KIND] == RUN:
-                    LOG[t + k] = G[G_TCARDS][m, G[G_TABLE][m, TM_LO] + k]
-                    LOG[t + nn + k] = G[G_TABLE][m, TM_LO] + k
+                if G.table[m, TM_KIND] == RUN:
+                    LOG[t + k] = G.tcards[m, G.table[m, TM_LO] + k]
+                    LOG[t + nn + k] = G.table[m, TM_LO] + k
                 else:
-                    LOG[t + k] = G[G_TCARDS][m, k]
-                    LOG[t + nn + k] = G[G_TJOKERS][m, k]
+                    LOG[t + k] = G.tcards[m, k]
+                    LOG[t + nn + k] = G.tjokers[m, k]
             t += 2 * nn
     if PS[p, PS_N] == 0:
         _go_out(R, G, p, np.int64(HOW_MELDS))
@@ -167,19 +163,19 @@ def _apply_go_down(R, G, p, custom):
 def _apply_first(R, G, p, t):
     """PH_FIRST (docs/rules.md §5.2): the first player takes the upcard or passes it to the
     buy window."""
-    S = G[G_S]
+    S = G.s
     if t == A_TAKE:
         if _begin_turn(R, G, p):
             c = _take_upcard(G, p)
             _log_draw(G, p, SOURCE_UPCARD, c)
             S[S_PHASE] = PH_PLAY
     elif t == A_PASS:
-        G[G_PS][p, PS_DECL0 + S[S_UP]] = G[G_PS][p, PS_TURNS] + 1
+        G.ps[p, PS_DECL0 + S[S_UP]] = G.ps[p, PS_TURNS] + 1
         b = ev_nb(G, EV_PASS, PASS_SIZE)
         if b >= 0:
-            G[G_LOG][b + PASS_SEAT] = p
-            G[G_LOG][b + PASS_CARD] = S[S_UP]
-            G[G_LOG][b + PASS_WHAT] = WHAT_FIRST_REFUSAL
+            G.log[b + PASS_SEAT] = p
+            G.log[b + PASS_CARD] = S[S_UP]
+            G.log[b + PASS_WHAT] = WHAT_FIRST_REFUSAL
         _open_buy(R, G)
     else:
         return E_PHASE
@@ -190,18 +186,18 @@ def _apply_first(R, G, p, t):
 def _apply_buy_card(R, G, p):
     """A_BUY (docs/rules.md §5.9): the upcard and buy_penalty cards from the stock; a stock
     that runs dry stops the hand."""
-    S = G[G_S]
-    PS = G[G_PS]
+    S = G.s
+    PS = G.ps
     c = _take_upcard(G, p)
     PS[p, PS_BUYS] += 1
     PS[p, PS_BUYCARDS] += 1
     S[S_BOUGHT] = 1
-    pen = R[R_PARAMS][P_BUY_PENALTY]
+    pen = R.params.buy_penalty
     b = ev_nb(G, EV_BUY, BUY_SIZE)
     if b >= 0:
-        G[G_LOG][b + BUY_SEAT] = p
-        G[G_LOG][b + BUY_CARD] = c
-        G[G_LOG][b + BUY_DUE] = pen
+        G.log[b + BUY_SEAT] = p
+        G.log[b + BUY_CARD] = c
+        G.log[b + BUY_DUE] = pen
     stopped = False
     for i in range(pen):
         d = draw_stock_nb(R, G)
@@ -212,8 +208,8 @@ def _apply_buy_card(R, G, p):
         PS[p, PS_BUYCARDS] += 1
         b = ev_nb(G, EV_PENALTY, PENALTY_SIZE)
         if b >= 0:
-            G[G_LOG][b + PENALTY_SEAT] = p
-            G[G_LOG][b + PENALTY_CARD] = d
+            G.log[b + PENALTY_SEAT] = p
+            G.log[b + PENALTY_CARD] = d
     if stopped:
         _stop_hand(G)
     else:
@@ -223,16 +219,16 @@ def _apply_buy_card(R, G, p):
 @nb.njit(cache=True, _nrt=False, inline="always")
 def _apply_buy(R, G, p, t):
     """PH_BUY: the candidate seat buys the upcard or passes to the next candidate."""
-    S = G[G_S]
+    S = G.s
     if t == A_BUY:
         _apply_buy_card(R, G, p)
     elif t == A_PASS:
-        G[G_PS][p, PS_DECL0 + S[S_UP]] = G[G_PS][p, PS_TURNS] + 1
+        G.ps[p, PS_DECL0 + S[S_UP]] = G.ps[p, PS_TURNS] + 1
         b = ev_nb(G, EV_PASS, PASS_SIZE)
         if b >= 0:
-            G[G_LOG][b + PASS_SEAT] = p
-            G[G_LOG][b + PASS_CARD] = S[S_UP]
-            G[G_LOG][b + PASS_WHAT] = WHAT_BUY
+            G.log[b + PASS_SEAT] = p
+            G.log[b + PASS_CARD] = S[S_UP]
+            G.log[b + PASS_WHAT] = WHAT_BUY
         S[S_CAND] += 1
         if S[S_CAND] >= S[S_BO_N]:
             S[S_PHASE] = PH_AFTERWIN
@@ -246,7 +242,7 @@ def _apply_buy(R, G, p, t):
 @nb.njit(cache=True, _nrt=False, inline="always")
 def _apply_draw(R, G, p, t):
     """PH_DRAW: a down player takes the unbought upcard or draws from the stock."""
-    S = G[G_S]
+    S = G.s
     if t == A_TAKE:
         c = _take_upcard(G, p)
         _log_draw(G, p, SOURCE_UPCARD, c)
@@ -264,21 +260,21 @@ def _apply_layoff(R, G, p, c, m, opt):
     code = layoff_check_nb(R, G, p, c, m, opt)
     if code != E_OK:
         return code
-    S = G[G_S]
+    S = G.s
     do_layoff_nb(R, G, p, c, m, opt)
     _played_public(G, p, c)
     if c == JOKER:
         S[S_JK_PLAYED] += 1
     b = ev_nb(G, EV_LAYOFF, LAYOFF_SIZE)
     if b >= 0:
-        G[G_LOG][b + LAYOFF_SEAT] = p
-        G[G_LOG][b + LAYOFF_CARD] = c
-        G[G_LOG][b + LAYOFF_MELD] = m
-        if G[G_TABLE][m, TM_KIND] == RUN:
-            G[G_LOG][b + LAYOFF_IDENT] = G[G_TABLE][m, TM_LO] if opt == OPT_LOW else G[G_TABLE][m, TM_HI]
+        G.log[b + LAYOFF_SEAT] = p
+        G.log[b + LAYOFF_CARD] = c
+        G.log[b + LAYOFF_MELD] = m
+        if G.table[m, TM_KIND] == RUN:
+            G.log[b + LAYOFF_IDENT] = G.table[m, TM_LO] if opt == OPT_LOW else G.table[m, TM_HI]
         else:
-            G[G_LOG][b + LAYOFF_IDENT] = G[G_TJOKERS][m, G[G_TABLE][m, TM_N] - 1]
-    if G[G_PS][p, PS_N] == 0:
+            G.log[b + LAYOFF_IDENT] = G.tjokers[m, G.table[m, TM_N] - 1]
+    if G.ps[p, PS_N] == 0:
         _go_out(R, G, p, np.int64(HOW_MELDS))
     return E_OK
 
@@ -291,16 +287,16 @@ def _apply_swap(R, G, p, c, m, slot):
         return code
     ident = do_swap_nb(G, p, c, m, slot)
     _played_public(G, p, c)
-    G[G_PS][p, PS_KNOWN0 + JOKER] += 1         # every seat saw it take the joker
-    if G[G_PS][p, PS_DOWN] == 0:
-        G[G_S][S_MUST_DOWN] = 1
+    G.ps[p, PS_KNOWN0 + JOKER] += 1         # every seat saw it take the joker
+    if G.ps[p, PS_DOWN] == 0:
+        G.s[S_MUST_DOWN] = 1
     b = ev_nb(G, EV_SWAP, SWAP_SIZE)
     if b >= 0:
-        G[G_LOG][b + SWAP_SEAT] = p
-        G[G_LOG][b + SWAP_CARD] = c
-        G[G_LOG][b + SWAP_MELD] = m
-        G[G_LOG][b + SWAP_SLOT] = slot
-        G[G_LOG][b + SWAP_IDENT] = ident
+        G.log[b + SWAP_SEAT] = p
+        G.log[b + SWAP_CARD] = c
+        G.log[b + SWAP_MELD] = m
+        G.log[b + SWAP_SLOT] = slot
+        G.log[b + SWAP_IDENT] = ident
     return E_OK
 
 
@@ -310,19 +306,19 @@ def _apply_discard(R, G, p, c):
     code = discard_check_nb(R, G, p, c)
     if code != E_OK:
         return code
-    S = G[G_S]
+    S = G.s
     rem_card(G, p, c)
     _played_public(G, p, c)
-    G[G_PS][p, PS_DECL0 + c] = G[G_PS][p, PS_TURNS] + 1
+    G.ps[p, PS_DECL0 + c] = G.ps[p, PS_TURNS] + 1
     if c == JOKER:
         S[S_JK_PLAYED] += 1
-    G[G_PILE][S[S_PILE_N]] = c
+    G.pile[S[S_PILE_N]] = c
     S[S_PILE_N] += 1
     b = ev_nb(G, EV_DISCARD, DISCARD_SIZE)
     if b >= 0:
-        G[G_LOG][b + DISCARD_SEAT] = p
-        G[G_LOG][b + DISCARD_CARD] = c
-    if G[G_PS][p, PS_N] == 0:
+        G.log[b + DISCARD_SEAT] = p
+        G.log[b + DISCARD_CARD] = c
+    if G.ps[p, PS_N] == 0:
         _go_out(R, G, p, np.int64(HOW_DISCARD))
     else:
         S[S_UP] = c
@@ -351,7 +347,7 @@ def _apply_play(R, G, p, a):
 @nb.njit(cache=True, _nrt=False, inline="always")
 def apply_action_nb(R, G, a):
     """Apply action code a for the seat S_ACTOR; returns E_OK or an error code (state unchanged)."""
-    S = G[G_S]
+    S = G.s
     ph = S[S_PHASE]
     p = S[S_ACTOR]
     if ph == PH_FIRST:
@@ -393,7 +389,7 @@ def legal_actions_nb(R, G, out):
 def legal_list_nb(R, G, out, with_go_down):
     """legal_actions_nb; with_go_down=False leaves going down out (it alone may need
     the lay-down search), for callers that decide it only when they need it."""
-    S = G[G_S]
+    S = G.s
     ph = S[S_PHASE]
     p = S[S_ACTOR]
     n = 0
@@ -411,9 +407,9 @@ def legal_list_nb(R, G, out, with_go_down):
         return 2
     if ph != PH_PLAY:
         return 0
-    H = G[G_HANDS]
-    TM = G[G_TABLE]
-    down = G[G_PS][p, PS_DOWN] != 0
+    H = G.hands
+    TM = G.table
+    down = G.ps[p, PS_DOWN] != 0
     if with_go_down and not down and go_down_available_nb(R, G, p):
         out[n] = action_nb(A_GO_DOWN, 0, 0, 0)
         n += 1
@@ -422,13 +418,13 @@ def legal_list_nb(R, G, out, with_go_down):
     elif down and layoff_allowed_now_nb(R, G, p):
         n = layoff_list_nb(R, G, p, out, n, np.int64(0))
     if swap_allowed_now_nb(R, G, p) and H[p, :JOKER].sum() > 0:
-        card_id = R[R_PARAMS][P_SET_JOKER_CARD] != 0
+        card_id = R.params.set_joker_card != 0
         for m in range(S[S_NT]):
             if TM[m, TM_NJ] == 0:
                 continue
             if TM[m, TM_KIND] == RUN:
                 for pos in range(TM[m, TM_LO], TM[m, TM_HI] + 1):
-                    if G[G_TCARDS][m, pos] == JOKER:
+                    if G.tcards[m, pos] == JOKER:
                         c = TM[m, TM_KEY] * NRANKS + pos % NRANKS
                         if H[p, c] > 0 and swap_legal_nb(R, G, p, c, m, pos) and n < out.shape[0]:
                             out[n] = action_nb(A_SWAP, c, m, pos)
@@ -436,10 +432,10 @@ def legal_list_nb(R, G, out, with_go_down):
             else:
                 seen = 0     # jokers standing for the same card are one choice
                 for k in range(TM[m, TM_N]):
-                    if G[G_TCARDS][m, k] != JOKER:
+                    if G.tcards[m, k] != JOKER:
                         continue
                     for s in range(4):
-                        if card_id and G[G_TJOKERS][m, k] != s:
+                        if card_id and G.tjokers[m, k] != s:
                             continue
                         if (seen >> s) & 1:
                             continue
@@ -461,13 +457,13 @@ def legal_list_nb(R, G, out, with_go_down):
 def layoff_list_nb(R, G, p, out, n, first):
     """Append seat p's legal lay-offs (layoff_legal_nb) to out from n; returns the new n.
     The caller has checked layoff_allowed_now_nb. first: stop after one."""
-    H = G[G_HANDS]
-    TM = G[G_TABLE]
-    cap = R[R_JOKER_CAP]
-    sjc = R[R_PARAMS][P_SET_JOKER_CARD]
-    nt = G[G_S][S_NT]
-    r = G[G_PS][p, PS_N] - 1
-    go = R[R_PARAMS][P_GO_OUT]
+    H = G.hands
+    TM = G.table
+    cap = R.joker_cap
+    sjc = R.params.set_joker_card
+    nt = G.s[S_NT]
+    r = G.ps[p, PS_N] - 1
+    go = R.params.go_out
     # the hand left after the lay-off can finish the turn without looking further
     plain = r >= 1 and not must_lay_off_last_nb(r, go)
     fm = fit_mask_nb(TM, nt)
@@ -497,37 +493,37 @@ def layoff_list_nb(R, G, p, out, n, first):
 @nb.njit(cache=True, _nrt=False)
 def check_state_nb(R, G):
     """Card conservation, hand sizes and the validity of every table meld."""
-    S = G[G_S]
+    S = G.s
     if S[S_PHASE] == PH_OVER:
         return E_OK
-    params = R[R_PARAMS]
-    cnt = G[G_SCR][SCR_COUNTS]
+    params = R.params
+    cnt = G.scr[SCR_COUNTS]
     for c in range(NCARDS):
         cnt[c] = 0
     P = S[S_NP]
     for q in range(P):
         n = 0
         for c in range(NCARDS):
-            cnt[c] += G[G_HANDS][q, c]
-            n += G[G_HANDS][q, c]
-            if G[G_HANDS][q, c] < 0:
+            cnt[c] += G.hands[q, c]
+            n += G.hands[q, c]
+            if G.hands[q, c] < 0:
                 return E_CHECK_COUNT
-        if n != G[G_PS][q, PS_N]:
+        if n != G.ps[q, PS_N]:
             return E_CHECK_COUNT
     for i in range(S[S_STOCK_N]):
-        cnt[G[G_STOCK][i]] += 1
+        cnt[G.stock[i]] += 1
     for i in range(S[S_PILE_N]):
-        cnt[G[G_PILE][i]] += 1
+        cnt[G.pile[i]] += 1
     for m in range(S[S_NT]):
         if not meld_valid_nb(R, G, m):
             return E_CHECK_MELD
         for k in range(TW):
-            c = G[G_TCARDS][m, k]
+            c = G.tcards[m, k]
             if c >= 0:
                 cnt[c] += 1
     for c in range(JOKER):
-        if cnt[c] != params[P_DECKS]:
+        if cnt[c] != params.decks:
             return E_CHECK_CONS
-    if cnt[JOKER] != params[P_JOKERS]:
+    if cnt[JOKER] != params.jokers:
         return E_CHECK_CONS
     return E_OK

@@ -1,6 +1,6 @@
 """The game state's arrays, the event log and the cards in a seat's hand.
 
-``new_state_nb`` makes the tuple ``G`` (``layout.STATE_SPEC`` lists every array);
+``new_state_nb`` makes the state ``G`` (``layout.State``; ``layout.STATE_SPEC`` lists every array);
 ``ev_nb`` opens a log event (its payload offsets are ``codes``' ``<EVENT>_<FIELD>``);
 ``add_card``/``rem_card`` move a card in or out of a hand and keep the seat's cached
 deficiency state (``PV_DEFOK``: ``DEF_UNKNOWN``, ``DEF_KNOWN``, ``DEF_LESS_ONE``) right.
@@ -9,25 +9,23 @@ deficiency state (``PV_DEFOK``: ``DEF_UNKNOWN``, ``DEF_KNOWN``, ``DEF_LESS_ONE``
 import numba as nb
 import numpy as np
 
-from ..base.layout import (NATURALS, G_PRIV, CACHE_BITS, DEF_KNOWN, DEF_LESS_ONE, DEF_UNKNOWN, FP, G_HANDS, G_LOG, G_PS,
-                     G_S, HM_BITS, LAY_W, MAXLEGAL, MAXP, MAXT, MAX_MELDS, MEMO_T, NCARDS, NPOS,
-                     NPS, NPV, NRNG, NS, NSCR, NTM, PS_KNOWN0, PS_N, PV_DEF, PV_DEFOK, PW, P_DECKS,
-                     P_JOKERS, P_NHANDS, P_PLAYERS, SCRATCH, SCR_W, S_LOG_N, S_LOG_ON, S_NP,
-                     S_SHOE, TW, WT_SIZES, WT_W)
+from ..base.layout import (NATURALS, CACHE_BITS, DEF_KNOWN, DEF_LESS_ONE, DEF_UNKNOWN, FP, HM_BITS,
+    LAY_W, MAXLEGAL, MAXP, MAXT, MAX_MELDS, MEMO_T, NCARDS, NPOS, NPS, NPV, NRNG, NS, NSCR, NTM, PS_KNOWN0,
+    PS_N, PV_DEF, PV_DEFOK, PW, SCRATCH, SCR_W, S_LOG_N, S_LOG_ON, S_NP, S_SHOE, State, TW, WT_SIZES, WT_W)
 from ..base.records import NHF
 
 # ---------------------------------------------------------------- state
 
 @nb.njit(cache=True, _nrt=True)
 def game_arrays_nb(params, log_size):
-    """The game arrays of layout.STATE_SPEC (G_S..G_BUF) written out in its order: the
+    """The game arrays of layout.STATE_SPEC (s .. buf) written out in its order: the
     start of a state (new_state_nb) and of the rollout bot's workspace
     (rollout.new_workspace_nb); tests/test_layout.py checks both against their specs."""
-    shoe = NATURALS * params[P_DECKS] + params[P_JOKERS]
-    hands = params[P_NHANDS]
+    shoe = NATURALS * params.decks + params.jokers
+    hands = params.nhands
     S = np.zeros(NS, np.int64)
     S[S_SHOE] = shoe
-    S[S_NP] = params[P_PLAYERS]
+    S[S_NP] = params.players
     TC = np.full((MAXT, TW), -1, np.int64)
     TJ = np.full((MAXT, TW), -1, np.int64)
     GDJ = np.full((MAX_MELDS, TW), -1, np.int64)
@@ -44,18 +42,20 @@ def game_arrays_nb(params, log_size):
 def new_state_nb(params, log_size):
     """``layout.new_state`` inside numba (for the batch kernel): the game arrays, then the
     meld finder's memo (layout.CACHE_SPEC), then the hand memo (def_of_nb)."""
-    return game_arrays_nb(params, log_size) + (
-        np.zeros(1 << CACHE_BITS, np.int64),
-        np.zeros((1 << CACHE_BITS, MEMO_T, FP, 2), np.int16),
-        np.zeros((1 << CACHE_BITS, MEMO_T), np.int8), np.zeros(SCRATCH, np.int64),
-        np.zeros((WT_SIZES << NPOS, WT_W), np.int32), np.zeros((1 << HM_BITS, 4), np.int64))
+    s, ps, hands, priv, stock, pile, table, tcards, tjokers, gd, gdj, rng, log, rec, scr, ld, buf = \
+        game_arrays_nb(params, log_size)
+    return State(s, ps, hands, priv, stock, pile, table, tcards, tjokers, gd, gdj, rng, log, rec, scr, ld, buf,
+                 np.zeros(1 << CACHE_BITS, np.int64),
+                 np.zeros((1 << CACHE_BITS, MEMO_T, FP, 2), np.int16),
+                 np.zeros((1 << CACHE_BITS, MEMO_T), np.int8), np.zeros(SCRATCH, np.int64),
+                 np.zeros((WT_SIZES << NPOS, WT_W), np.int32), np.zeros((1 << HM_BITS, 4), np.int64))
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
 def ev_nb(G, t, n):
     """Open an event of type t with n payload ints; returns where to write, or -1 if not logging."""
-    S = G[G_S]
-    LOG = G[G_LOG]
+    S = G.s
+    LOG = G.log
     if S[S_LOG_ON] == 0:
         return -1
     k = S[S_LOG_N]
@@ -69,24 +69,24 @@ def ev_nb(G, t, n):
 
 @nb.njit(cache=True, inline="always")
 def add_card(G, p, c):
-    G[G_HANDS][p, c] += 1
-    G[G_PS][p, PS_N] += 1
+    G.hands[p, c] += 1
+    G.ps[p, PS_N] += 1
     # PV_DEF known (1): it is now the deficiency of the hand less one card (2), which
     # bounds the hand's (hand_def_nb); anything else: unknown (0)
-    G[G_PRIV][p, PV_DEFOK] = DEF_LESS_ONE if G[G_PRIV][p, PV_DEFOK] == DEF_KNOWN else DEF_UNKNOWN
+    G.priv[p, PV_DEFOK] = DEF_LESS_ONE if G.priv[p, PV_DEFOK] == DEF_KNOWN else DEF_UNKNOWN
 
 
 @nb.njit(cache=True, inline="always")
 def rem_card(G, p, c):
-    G[G_HANDS][p, c] -= 1
-    G[G_PS][p, PS_N] -= 1
-    G[G_PRIV][p, PV_DEFOK] = DEF_UNKNOWN
+    G.hands[p, c] -= 1
+    G.ps[p, PS_N] -= 1
+    G.priv[p, PV_DEFOK] = DEF_UNKNOWN
 
 
 @nb.njit(cache=True, inline="always")
 def def_forget_nb(G, p):
     """Seat p's cached deficiency is no longer known (a new hand, or a hand re-dealt)."""
-    G[G_PRIV][p, PV_DEFOK] = DEF_UNKNOWN
+    G.priv[p, PV_DEFOK] = DEF_UNKNOWN
 
 
 @nb.njit(cache=True, inline="always")
@@ -95,19 +95,19 @@ def def_saved_nb(G, p):
     real hand and taken back (table.do_swap_nb/undo_swap_nb, do_layoff_nb/undo_layoff_nb)
     moves cards through add_card/rem_card, which clear the cache; def_restore_nb puts it
     back once the hand is as it was."""
-    return G[G_PRIV][p, PV_DEF], G[G_PRIV][p, PV_DEFOK]
+    return G.priv[p, PV_DEF], G.priv[p, PV_DEFOK]
 
 
 @nb.njit(cache=True, inline="always")
 def def_restore_nb(G, p, saved):
     """The end of a probe: the hand is back as it was at def_saved_nb, and so is its cache."""
-    G[G_PRIV][p, PV_DEF] = saved[0]
-    G[G_PRIV][p, PV_DEFOK] = saved[1]
+    G.priv[p, PV_DEF] = saved[0]
+    G.priv[p, PV_DEFOK] = saved[1]
 
 
 @nb.njit(cache=True, inline="always")
 def _played_public(G, p, c):
     """Seat p played card c for real (discard, meld, lay-off, swap): a copy it was known
     to hold (PS_KNOWN0) is now accounted for."""
-    if G[G_PS][p, PS_KNOWN0 + c] > 0:
-        G[G_PS][p, PS_KNOWN0 + c] -= 1
+    if G.ps[p, PS_KNOWN0 + c] > 0:
+        G.ps[p, PS_KNOWN0 + c] -= 1

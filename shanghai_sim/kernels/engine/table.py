@@ -4,10 +4,8 @@ and lay-offs and joker swaps done and undone (docs/rules.md §4)."""
 import numba as nb
 import numpy as np
 
-from ..base.layout import (NRANKS, G_LOG, G_PILE, G_RNG, G_S, G_STOCK, G_TABLE, G_TCARDS, G_TJOKERS, JOKER,
-                     P_MAX_STOCK_PASSES, P_SET_JOKER_CARD, RNG_DEAL, RUN, R_JOKER_CAP, R_PARAMS,
-                     SET, S_NT, S_PASSES, S_PILE_N, S_STOCK_N, S_UP_ON_PILE, TM_HI, TM_KEY,
-                     TM_KIND, TM_LO, TM_N, TM_NJ, TW)
+from ..base.layout import (NRANKS, JOKER, RNG_DEAL, RUN, SET, S_NT, S_PASSES, S_PILE_N, S_STOCK_N,
+    S_UP_ON_PILE, TM_HI, TM_KEY, TM_KIND, TM_LO, TM_N, TM_NJ, TW)
 from ..base.rng import shuffle_nb
 from ..base.codes import (EV_RESHUFFLE, OPT_HIGH, OPT_LOW, RESHUFFLE_CARDS, RESHUFFLE_KEPT, RESHUFFLE_PASS,
                           RESHUFFLE_SIZE)
@@ -18,10 +16,10 @@ from .state import add_card, ev_nb, rem_card
 @nb.njit(cache=True, _nrt=False)
 def reshuffle_nb(R, G):
     """docs/rules.md §5.5: the pile less the upcard lying on it becomes the new stock."""
-    S = G[G_S]
-    STK = G[G_STOCK]
-    PILE = G[G_PILE]
-    if S[S_PASSES] >= R[R_PARAMS][P_MAX_STOCK_PASSES]:
+    S = G.s
+    STK = G.stock
+    PILE = G.pile
+    if S[S_PASSES] >= R.params.max_stock_passes:
         return False
     keep = 1 if S[S_UP_ON_PILE] != 0 else 0
     m = S[S_PILE_N] - keep
@@ -35,33 +33,33 @@ def reshuffle_nb(R, G):
         PILE[0] = kept
     S[S_PILE_N] = keep
     S[S_STOCK_N] = m
-    shuffle_nb(G[G_RNG][RNG_DEAL], STK, m)
+    shuffle_nb(G.rng[RNG_DEAL], STK, m)
     S[S_PASSES] += 1
     b = ev_nb(G, EV_RESHUFFLE, RESHUFFLE_SIZE)
     if b >= 0:
-        G[G_LOG][b + RESHUFFLE_PASS] = S[S_PASSES]
-        G[G_LOG][b + RESHUFFLE_CARDS] = m
-        G[G_LOG][b + RESHUFFLE_KEPT] = kept
+        G.log[b + RESHUFFLE_PASS] = S[S_PASSES]
+        G.log[b + RESHUFFLE_CARDS] = m
+        G.log[b + RESHUFFLE_KEPT] = kept
     return True
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
 def draw_stock_nb(R, G):
     """The top card of the stock, reshuffling if needed; -1 if the hand must stop."""
-    S = G[G_S]
+    S = G.s
     if S[S_STOCK_N] == 0:
         if not reshuffle_nb(R, G):
             return -1
     n = S[S_STOCK_N] - 1
     S[S_STOCK_N] = n
-    return G[G_STOCK][n]
+    return G.stock[n]
 
 
 # ---------------------------------------------------------------- table melds
 
 @nb.njit(cache=True, _nrt=False, inline="always")
 def meld_slots_nb(TM, m):
-    """The first and last slot of table meld m in its row of G_TCARDS: a run's positions
+    """The first and last slot of table meld m in its row of G.tcards: a run's positions
     lo..hi, a set's cards 0..n-1."""
     if TM[m, TM_KIND] == RUN:
         return TM[m, TM_LO], TM[m, TM_HI]
@@ -108,13 +106,13 @@ def meld_valid_nb(R, G, m):
     """Is table meld m valid (meld_jokers_nb), with its bookkeeping consistent: the joker
     count TM_NJ, a run's TM_HI, empty cells outside the meld, and under set_joker_identity
     = card a declared suit for each joker of a set?"""
-    TM = G[G_TABLE]
-    TC = G[G_TCARDS]
-    TJ = G[G_TJOKERS]
+    TM = G.table
+    TC = G.tcards
+    TJ = G.tjokers
     kind = TM[m, TM_KIND]
     n = TM[m, TM_N]
     lo = TM[m, TM_LO] if kind == RUN else 0
-    nj = meld_jokers_nb(R[R_JOKER_CAP], kind, TM[m, TM_KEY], lo, n, TC[m], np.int64(0), np.bool_(True))
+    nj = meld_jokers_nb(R.joker_cap, kind, TM[m, TM_KEY], lo, n, TC[m], np.int64(0), np.bool_(True))
     if nj < 0 or nj != TM[m, TM_NJ]:
         return False
     if kind == RUN:
@@ -127,7 +125,7 @@ def meld_valid_nb(R, G, m):
         for k in range(n, TW):
             if TC[m, k] != -1:
                 return False
-        if R[R_PARAMS][P_SET_JOKER_CARD] != 0:
+        if R.params.set_joker_card != 0:
             for k in range(n):
                 if TC[m, k] == JOKER and (TJ[m, k] < 0 or TJ[m, k] > 3):
                     return False
@@ -208,24 +206,24 @@ def layable_nb(TM, nt, cap, set_joker_card, c):
 @nb.njit(cache=True, _nrt=False)
 def layoff_struct_nb(R, G, c, m, opt):
     """fits_nb from the state tuples."""
-    return fits_nb(G[G_TABLE], R[R_JOKER_CAP], R[R_PARAMS][P_SET_JOKER_CARD], c, m, opt)
+    return fits_nb(G.table, R.joker_cap, R.params.set_joker_card, c, m, opt)
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
 def card_layable_nb(R, G, c):
-    return layable_nb(G[G_TABLE], G[G_S][S_NT], R[R_JOKER_CAP], R[R_PARAMS][P_SET_JOKER_CARD], c)
+    return layable_nb(G.table, G.s[S_NT], R.joker_cap, R.params.set_joker_card, c)
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
 def do_layoff_nb(R, G, p, c, m, opt):
-    TM = G[G_TABLE]
-    TC = G[G_TCARDS]
-    TJ = G[G_TJOKERS]
+    TM = G.table
+    TC = G.tcards
+    TJ = G.tjokers
     rem_card(G, p, c)
     if TM[m, TM_KIND] == SET:
         k = TM[m, TM_N]
         TC[m, k] = c
-        TJ[m, k] = opt if (c == JOKER and R[R_PARAMS][P_SET_JOKER_CARD] != 0) else -1
+        TJ[m, k] = opt if (c == JOKER and R.params.set_joker_card != 0) else -1
     else:
         if opt == OPT_LOW:
             TM[m, TM_LO] -= 1
@@ -240,9 +238,9 @@ def do_layoff_nb(R, G, p, c, m, opt):
 
 @nb.njit(cache=True, _nrt=False)
 def undo_layoff_nb(R, G, p, c, m, opt):
-    TM = G[G_TABLE]
-    TC = G[G_TCARDS]
-    TJ = G[G_TJOKERS]
+    TM = G.table
+    TC = G.tcards
+    TJ = G.tjokers
     TM[m, TM_N] -= 1
     if c == JOKER:
         TM[m, TM_NJ] -= 1
@@ -263,29 +261,29 @@ def undo_layoff_nb(R, G, p, c, m, opt):
 @nb.njit(cache=True, _nrt=False)
 def swap_struct_nb(R, G, c, m, slot):
     """May natural card c replace the joker at slot of meld m (docs/rules.md §3 joker_swap, set_joker_identity)?"""
-    TM = G[G_TABLE]
-    if c < 0 or c >= JOKER or m < 0 or m >= G[G_S][S_NT] or slot < 0 or slot >= TW:
+    TM = G.table
+    if c < 0 or c >= JOKER or m < 0 or m >= G.s[S_NT] or slot < 0 or slot >= TW:
         return False
-    if G[G_TCARDS][m, slot] != JOKER:
+    if G.tcards[m, slot] != JOKER:
         return False
     key = TM[m, TM_KEY]
     if TM[m, TM_KIND] == RUN:
         return c == key * NRANKS + slot % NRANKS
     if c % NRANKS != key:
         return False
-    if R[R_PARAMS][P_SET_JOKER_CARD] != 0:
-        return G[G_TJOKERS][m, slot] == c // NRANKS
+    if R.params.set_joker_card != 0:
+        return G.tjokers[m, slot] == c // NRANKS
     return True
 
 
 @nb.njit(cache=True, _nrt=False)
 def do_swap_nb(G, p, c, m, slot):
     """Returns what the joker stood for (run: position; set: declared suit or -1)."""
-    TM = G[G_TABLE]
-    ident = slot if TM[m, TM_KIND] == RUN else G[G_TJOKERS][m, slot]
+    TM = G.table
+    ident = slot if TM[m, TM_KIND] == RUN else G.tjokers[m, slot]
     rem_card(G, p, c)
-    G[G_TCARDS][m, slot] = c
-    G[G_TJOKERS][m, slot] = -1
+    G.tcards[m, slot] = c
+    G.tjokers[m, slot] = -1
     TM[m, TM_NJ] -= 1
     add_card(G, p, JOKER)
     return ident
@@ -293,10 +291,10 @@ def do_swap_nb(G, p, c, m, slot):
 
 @nb.njit(cache=True, _nrt=False)
 def undo_swap_nb(G, p, c, m, slot, ident):
-    TM = G[G_TABLE]
+    TM = G.table
     rem_card(G, p, JOKER)
-    G[G_TCARDS][m, slot] = JOKER
+    G.tcards[m, slot] = JOKER
     if TM[m, TM_KIND] == SET:
-        G[G_TJOKERS][m, slot] = ident
+        G.tjokers[m, slot] = ident
     TM[m, TM_NJ] += 1
     add_card(G, p, c)

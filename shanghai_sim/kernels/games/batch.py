@@ -13,11 +13,11 @@ import numba as nb
 import numpy as np
 
 from ..compile.linking import separate
-from ..base.layout import G_REC, G_S, P_PLAYERS, R_PARAMS
+
 from .dispatch import bot_action_nb, new_workspace_nb, seat_action_nb
 from ..base.codes import E_OK, PH_OVER
 from ..engine.flow import init_game_nb
-from ..base.layout import S_ACTOR, S_ERR, S_PHASE
+from ..base.layout import S_ACTOR, S_ERR, S_PHASE, RulesArrays
 from ..engine.play import apply_action_nb
 from ..engine.state import new_state_nb
 
@@ -31,7 +31,7 @@ def play_game_nb(R, G, W, SM, bot_kind, bot_params, seed, log_on, check):
     not compiled in. SM: True, or None for a line-up without a smart seat
     (``dispatch.smart_flag``): then the smart bot is not compiled in."""
     init_game_nb(R, G, seed, log_on, check)
-    S = G[G_S]
+    S = G.s
     while S[S_PHASE] != PH_OVER:
         p = S[S_ACTOR]
         a = seat_action_nb(R, G, W, SM, bot_kind[p], bot_params[p])
@@ -49,8 +49,8 @@ def play_games_on_nb(R, G, W, SM, bot_kind, bot_params, seeds, hand_out):
     play_game_nb): the meld memo stays warm from one call
     to the next (answers never depend on it). Returns -1, or the index of the game in which
     a bot chose an illegal action."""
-    P = R[R_PARAMS][P_PLAYERS]
-    REC = G[G_REC]
+    P = R.params.players
+    REC = G.rec
     for i in range(seeds.shape[0]):
         err = play_game_nb(R, G, W, SM, bot_kind, bot_params, seeds[i], np.int64(0), np.int64(0))
         if err != E_OK:
@@ -72,7 +72,7 @@ _SMART_ON = np.bool_(True)
 def play_games_nb(params, points, joker_cap, meld_kind, meld_size, n_melds, deal, buys,
                   bot_kind, bot_params, seeds, hand_out):
     """Play one game per seed (uint64[n]) and fill hand_out int32[n, hands, players, NHF]."""
-    R = (params, points, joker_cap, meld_kind, meld_size, n_melds, deal, buys)
+    R = RulesArrays(params, points, joker_cap, meld_kind, meld_size, n_melds, deal, buys)
     G = new_state_nb(params, 0)
     W = new_workspace_nb(params)
     if play_games_on_nb(R, G, W, _SMART_ON, bot_kind, bot_params, seeds, hand_out) >= 0:
@@ -85,7 +85,7 @@ def count_actions_nb(R, G, bot_kind, bot_params, seeds):
     loop of ``play_game_nb`` without its records, for benchmarks/bench_engine.py's actions per
     second (here, so that the package's cache holds it)."""
     n = 0
-    S = G[G_S]
+    S = G.s
     for i in range(seeds.shape[0]):
         init_game_nb(R, G, seeds[i], 0, 0)
         while S[S_PHASE] != PH_OVER:

@@ -26,7 +26,7 @@ import numba as nb
 import numpy as np
 
 from ..base.codes import NO_ACTION
-from ..base.layout import G_S, S_ACTOR
+from ..base.layout import S_ACTOR
 from ..bots.basics import random_action_nb
 from ..bots.players import greedy_action_nb, smart_action_nb
 from ..search.oracle import oracle_action_nb
@@ -64,7 +64,7 @@ def smart_flag(kinds):
 def seat_action_nb(R, G, W, SM, kind, bp):
     """The action of the bot of this kind for the seat to act (W: the thread's workspace,
     or None when no seat plays a search bot; SM: True, or None when no seat plays smart)."""
-    p = G[G_S][S_ACTOR]
+    p = G.s[S_ACTOR]
     if W is not None:
         if kind == BOT_ROLLOUT:
             return rollout_action_nb(R, G, W, p, bp)
@@ -89,7 +89,7 @@ def seat_action_nb(R, G, W, SM, kind, bp):
 def bot_action_nb(R, G, kind, bp):
     """The action of a bot that decides from the state alone (no search workspace) for
     the seat to act (a search kind plays as kind 0)."""
-    p = G[G_S][S_ACTOR]
+    p = G.s[S_ACTOR]
     if kind == BOT_SMART:
         return smart_action_nb(R, G, p, bp)
     if kind == BOT_GREEDY:

@@ -6,7 +6,7 @@ that fits the contract, or the general search; ``deficiency_nb`` and
 import numba as nb
 import numpy as np
 
-from ..base.layout import CACHE_KEYS, CACHE_N, CACHE_SCRATCH, CACHE_VALS, CACHE_WT, NRANKS, FP, JOKER, MEMO_T, MS_PMASK, MS_RC, MS_RUN_CNT, MS_WR, NPOS, SCRATCH, SET, WT_W, new_cache  # noqa: F401
+from ..base.layout import NRANKS, FP, JOKER, MEMO_T, MS_PMASK, MS_RC, MS_RUN_CNT, MS_WR, NPOS, SCRATCH, SET, WT_W, new_cache  # noqa: F401
 from ..base.layout import MAX_MELDS as MAXM  # melds per contract
 from .search import INF, _search, _suit_counts
 from .bits import MAXR, MEMO_MIN, _prefetch, rank_count_nb
@@ -22,7 +22,7 @@ from .bundles import Finder
 def deficiency_ws_nb(counts, C, M):
     """Deficiency of ``counts`` for the contract C (``layout.Contract``) with the memo and
     scratch M of ``layout.new_cache()``; exact for every contract."""
-    return deficiency_in_nb(counts, C, M, M[CACHE_SCRATCH], np.int64(0), np.int64(INF))
+    return deficiency_in_nb(counts, C, M, M.mscr, np.int64(0), np.int64(INF))
 
 
 # Not linking.separate, unlike the fast paths it calls: its own code is small, and a call by
@@ -39,7 +39,7 @@ def deficiency_in_nb(counts, C, M, scratch, lo, hi):
     as soon as they reach lo. Exact only if the bounds hold (a bound that is wrong gives a
     wrong answer). (0, INF) is deficiency_ws_nb. M: ``layout.new_cache()``'s memo, or None
     (deficiency_nb: then only the sets path and the general search are compiled in);
-    scratch: its scratch array (M[CACHE_SCRATCH]), or one of SCRATCH words.
+    scratch: its scratch array (M.mscr), or one of SCRATCH words.
     """
     kinds, sizes, nm, joker_cap, exact, gap = C.kinds, C.sizes, C.nm, C.joker_cap, C.exact, C.gap
     # np.int64(0), not 0: a literal start value makes numba compile every callee once more
@@ -75,7 +75,7 @@ def deficiency_in_nb(counts, C, M, scratch, lo, hi):
         # The fast paths need the memo. Without one (M None: deficiency_nb, one hand at
         # a time) numba prunes them unseen and only the general search is compiled in.
         if M is not None:
-            ckeys, cvals, cn, wt = M[CACHE_KEYS], M[CACHE_VALS], M[CACHE_N], M[CACHE_WT]
+            ckeys, cvals, cn, wt = M.mkeys, M.mvals, M.mn, M.wt
             # the fast paths' per-call context, built once here and passed down (bundles.Finder)
             F = Finder(J, joker_cap, exact, gap, ckeys, cvals, cn, wt, scratch)
             if nr == 1:
@@ -155,7 +155,7 @@ def deficiency_batch_nb(counts2d, C, out, M, packs, jokers):
     where it stops. Each row is checked as it is read, so checking costs no pass of its own."""
     for i in range(counts2d.shape[0]):
         if i & 0xFFFF == 0:
-            memo_trim_nb(M[CACHE_KEYS])
+            memo_trim_nb(M.mkeys)
         row = counts2d[i]
         top = np.int64(0)            # branch-free over the naturals (vectorised): about 6 ns a hand
         low = np.int64(0)

@@ -20,7 +20,7 @@ import numba as nb
 from ..compile.linking import separate
 
 from ..bots.params import BP_ORACLE
-from ..base.layout import G_HANDS, G_PS, G_RNG, G_S, G_STOCK, NCARDS, PS_KNOWN0, RI_POOL, RNG_BOT0, S_NP, S_STOCK_N, W_RI
+from ..base.layout import NCARDS, PS_KNOWN0, RI_POOL, RNG_BOT0, S_NP, S_STOCK_N
 from ..base.rng import next_u64_nb, randint_nb
 from .playout import play_sample_nb, search_start_nb
 from .rollout import race_end_nb, race_next_nb, race_start_nb
@@ -32,9 +32,9 @@ def oracle_pool_nb(G, p, pool, npool, mode, rng):
     read from the true state: each other seat's hidden cards (its hand less its known
     cards), then the stock in its true order (mode 2) or shuffled (mode 1). False if they
     do not add up to npool (the view and the state disagree: never expected)."""
-    S = G[G_S]
-    H = G[G_HANDS]
-    PS = G[G_PS]
+    S = G.s
+    H = G.hands
+    PS = G.ps
     k = 0
     for q in range(S[S_NP]):
         if q == p:
@@ -46,7 +46,7 @@ def oracle_pool_nb(G, p, pool, npool, mode, rng):
                 pool[k] = c
                 k += 1
     k0 = k
-    STK = G[G_STOCK]
+    STK = G.stock
     for i in range(S[S_STOCK_N]):
         if k >= npool:
             return False
@@ -68,13 +68,13 @@ def oracle_pool_nb(G, p, pool, npool, mode, rng):
 def oracle_search_nb(R, G, W, p, bp, n, k0, k1):
     """``rollout.search_nb`` with the oracle's worlds (``oracle_pool_nb``, mode BP_ORACLE:
     1 the true hands, 2 the true hands and stock order): samples k0..k1-1, each candidate in
-    W[W_RI][RI_CAND][:n] played out on each; False if the seat's view and the state do not
+    W.ri[RI_CAND][:n] played out on each; False if the seat's view and the state do not
     add up (then nothing was searched)."""
-    pool = W[W_RI][RI_POOL]
+    pool = W.ri[RI_POOL]
     npool = search_start_nb(R, G, W, p, bp, n, k0)
     if npool < 0:
         return False
-    rng = G[G_RNG][RNG_BOT0 + p]
+    rng = G.rng[RNG_BOT0 + p]
     mode = int(bp[BP_ORACLE])
     for _ in range(k0, k1):
         seed = next_u64_nb(rng)

@@ -25,12 +25,9 @@ from ..compile.linking import separate
 from ..bots.players import BUY_AUTO, greedy_action_nb, smart_action_nb
 from ..bots.params import (BP_BUY, BP_HAND0, BP_MAXBUYS, BP_POLICY, BP_UTILITY, BP_WAIT_BLIND,
                            MAX_HAND_PARAMS, NBP)
-from ..base.layout import (NATURALS, G_PRIV, G_BUF, G_GD, G_GDJ, G_HANDS, G_HMEMO, G_LD, G_LOG, G_MKEYS,
-                           G_MN, G_MSCR, G_MVALS, G_PILE, G_PS, G_REC, G_RNG, G_S, G_SCR, G_STOCK, G_TABLE,
-                           G_TCARDS, G_TJOKERS, G_WT, NCARDS, NPS, NRF, NRI, NS, NTM, PS_KNOWN0, PS_N,
-                           PS_TOTAL, P_DECKS, P_JOKERS, RF_DSQ, RF_OTHER, RF_SELF, RF_SUM, RF_W, RI_CAND,
-                           RI_POOL, RNG_DEAL, RNG_SEED, S_ACTOR, S_CGD_AT, S_CHECK, S_GD_AT, S_HALT, S_HAND,
-                           S_HANDS_DONE, S_LOG_ON, S_NP, S_NT, S_PHASE, S_PILE_N, S_STOCK_N, TW, W_RF, W_RI)
+from ..base.layout import (NATURALS, NCARDS, NPS, NRF, NRI, NS, NTM, State, Workspace, PS_KNOWN0, PS_N, PS_TOTAL, RF_DSQ,
+    RF_OTHER, RF_SELF, RF_SUM, RF_W, RI_CAND, RI_POOL, RNG_DEAL, RNG_SEED, S_ACTOR, S_CGD_AT, S_CHECK,
+    S_GD_AT, S_HALT, S_HAND, S_HANDS_DONE, S_LOG_ON, S_NP, S_NT, S_PHASE, S_PILE_N, S_STOCK_N, TW)
 from ..base.codes import E_OK, PH_OVER
 from ..engine.godown import unplace_nb
 from ..engine.play import apply_action_nb
@@ -39,7 +36,7 @@ from ..base.records import HF_POINTS
 from ..base.rng import seed_state_nb
 from .sample import unseen_pool_nb
 
-# A playout's parameter rows (W[W_RF][RF_SELF], [RF_OTHER]) hold a whole bot vector. numba does
+# A playout's parameter rows (W.rf[RF_SELF], [RF_OTHER]) hold a whole bot vector. numba does
 # not check bounds: with RF_W = 64 < NBP = 83 they overlapped the next rows, so the playouts
 # ran on wrong weights (version 1 of the bot); kernels.bots.params now checks NBP <= RF_W.
 
@@ -50,24 +47,26 @@ ILLEGAL = 1.0e6       # outcome of a candidate the scratch state refused (never 
 def new_workspace_nb(params):
     """``layout.new_workspace`` inside numba: the game arrays of a state (play.game_arrays_nb),
     then the workspace's own (layout.WORKSPACE_SPEC; tests/test_layout.py checks it)."""
-    shoe = NATURALS * params[P_DECKS] + params[P_JOKERS]
-    return game_arrays_nb(params, 0) + (np.zeros((NRI, shoe), np.int64),
-                                        np.zeros((NRF, RF_W), np.float64))
+    shoe = NATURALS * params.decks + params.jokers
+    s, ps, hands, priv, stock, pile, table, tcards, tjokers, gd, gdj, rng, log, rec, scr, ld, buf = \
+        game_arrays_nb(params, 0)
+    return Workspace(s, ps, hands, priv, stock, pile, table, tcards, tjokers, gd, gdj, rng, log, rec, scr, ld,
+                     buf, np.zeros((NRI, shoe), np.int64), np.zeros((NRF, RF_W), np.float64))
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
 def scratch_state_nb(G, W):
     """The scratch state the playouts run on: W's game arrays, G's meld and hand memos."""
-    return (W[G_S], W[G_PS], W[G_HANDS], W[G_PRIV], W[G_STOCK], W[G_PILE], W[G_TABLE], W[G_TCARDS],
-            W[G_TJOKERS], W[G_GD], W[G_GDJ], W[G_RNG], W[G_LOG], W[G_REC], W[G_SCR], W[G_LD],
-            W[G_BUF], G[G_MKEYS], G[G_MVALS], G[G_MN], G[G_MSCR], G[G_WT], G[G_HMEMO])
+    return State(W.s, W.ps, W.hands, W.priv, W.stock, W.pile, W.table, W.tcards,
+                 W.tjokers, W.gd, W.gdj, W.rng, W.log, W.rec, W.scr, W.ld,
+                 W.buf, G.mkeys, G.mvals, G.mn, G.mscr, G.wt, G.hmemo)
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
 def playout_rows_nb(W, bp, n, k0):
     """The playouts' parameter rows: the searching seat plays bp, the others bp without the
     experiment knobs; the n candidates' sums zeroed when the search starts (k0 0)."""
-    RF = W[W_RF]
+    RF = W.rf
     for i in range(NBP):
         RF[RF_SELF, i] = bp[i]
         RF[RF_OTHER, i] = bp[i]
@@ -85,9 +84,9 @@ def playout_rows_nb(W, bp, n, k0):
 @nb.njit(cache=True, _nrt=False, inline="always")
 def search_start_nb(R, G, W, p, bp, n, k0):
     """A search's start, honest or the oracle's: the size of seat p's unseen pool, drawn from
-    its view into W[W_RI][RI_POOL] (-1 if the view does not add up: nothing else is done),
+    its view into W.ri[RI_POOL] (-1 if the view does not add up: nothing else is done),
     and the playouts' rows (:func:`playout_rows_nb`)."""
-    npool = unseen_pool_nb(R, G, p, W[W_RI][RI_POOL])
+    npool = unseen_pool_nb(R, G, p, W.ri[RI_POOL])
     if npool >= 0:
         playout_rows_nb(W, bp, n, k0)
     return npool
@@ -99,12 +98,12 @@ def load_sample_nb(R, G, G2, p, pool, seed):
     dealt from pool in order (unseen_pool_nb, shuffled); G2's deal stream seeded ``seed``,
     logging, checks and the go-down caches off, and halting at the end of the hand
     (S_HALT). Reads G's other hands only for their sizes."""
-    S = G[G_S]
-    S2 = G2[G_S]
-    PS = G[G_PS]
-    PS2 = G2[G_PS]
-    H = G[G_HANDS]
-    H2 = G2[G_HANDS]
+    S = G.s
+    S2 = G2.s
+    PS = G.ps
+    PS2 = G2.ps
+    H = G.hands
+    H2 = G2.hands
     nt = S[S_NT]
     unplace_nb(G2, nt)           # table rows a previous playout added beyond the real table
     for i in range(NS):
@@ -127,29 +126,29 @@ def load_sample_nb(R, G, G2, p, pool, seed):
             H2[q, pool[k]] += 1
             k += 1
         def_forget_nb(G2, q)
-    STK2 = G2[G_STOCK]
+    STK2 = G2.stock
     for i in range(S[S_STOCK_N]):
         STK2[i] = pool[k]
         k += 1
-    PILE = G[G_PILE]
-    PILE2 = G2[G_PILE]
+    PILE = G.pile
+    PILE2 = G2.pile
     for i in range(S[S_PILE_N]):
         PILE2[i] = PILE[i]
-    TM = G[G_TABLE]
-    TM2 = G2[G_TABLE]
-    TC = G[G_TCARDS]
-    TC2 = G2[G_TCARDS]
-    TJ = G[G_TJOKERS]
-    TJ2 = G2[G_TJOKERS]
+    TM = G.table
+    TM2 = G2.table
+    TC = G.tcards
+    TC2 = G2.tcards
+    TJ = G.tjokers
+    TJ2 = G2.tjokers
     for m in range(nt):
         for f in range(NTM):
             TM2[m, f] = TM[m, f]
         for j in range(TW):
             TC2[m, j] = TC[m, j]
             TJ2[m, j] = TJ[m, j]
-    RNG2 = G2[G_RNG]
+    RNG2 = G2.rng
     seed_state_nb(seed, RNG2[RNG_DEAL])
-    RNG2[RNG_SEED, 0] = G[G_RNG][RNG_SEED, 0]
+    RNG2[RNG_SEED, 0] = G.rng[RNG_SEED, 0]
     S2[S_LOG_ON] = 0
     S2[S_HALT] = 1
     S2[S_CHECK] = 0
@@ -162,7 +161,7 @@ def load_sample_nb(R, G, G2, p, pool, seed):
 def playout_nb(R, G2, p, RF, policy, h):
     """Play hand h of G2 to its end: seat p with RF[RF_SELF], the others with
     RF[RF_OTHER], all by smart (policy 0) or greedy (1). False if an action was refused."""
-    S2 = G2[G_S]
+    S2 = G2.s
     while S2[S_PHASE] != PH_OVER and S2[S_HANDS_DONE] <= h:
         q = S2[S_ACTOR]
         qbp = RF[RF_SELF if q == p else RF_OTHER]
@@ -179,10 +178,10 @@ def playout_nb(R, G2, p, RF, policy, h):
 def outcome_nb(G2, p, h, util):
     """Seat p's outcome of the hand h just played in G2 (lower is better)."""
     if util == 0:
-        return float(G2[G_REC][h, p, HF_POINTS])
-    PS2 = G2[G_PS]
+        return float(G2.rec[h, p, HF_POINTS])
+    PS2 = G2.ps
     best = np.int64(1) << 62
-    for q in range(G2[G_S][S_NP]):
+    for q in range(G2.s[S_NP]):
         if q != p and PS2[q, PS_TOTAL] < best:
             best = PS2[q, PS_TOTAL]
     return float(PS2[p, PS_TOTAL] - best)
@@ -192,16 +191,16 @@ def outcome_nb(G2, p, h, util):
 @nb.njit(cache=True, _nrt=False)
 def play_sample_nb(R, G, W, p, bp, n, seed):
     """One sample of a search: the world dealt from W's pool (``load_sample_nb``, its deal
-    stream seeded ``seed``) played out once per candidate (W[W_RI][RI_CAND][:n]), each from
-    the same world; the outcomes added to W[W_RF][RF_SUM] and the squares of their paired
+    stream seeded ``seed``) played out once per candidate (W.ri[RI_CAND][:n]), each from
+    the same world; the outcomes added to W.rf[RF_SUM] and the squares of their paired
     differences with the first candidate's to RF_DSQ."""
     G2 = scratch_state_nb(G, W)
-    RF = W[W_RF]
-    pool = W[W_RI][RI_POOL]
-    cand = W[W_RI][RI_CAND]
+    RF = W.rf
+    pool = W.ri[RI_POOL]
+    cand = W.ri[RI_CAND]
     policy = int(bp[BP_POLICY])
     util = int(bp[BP_UTILITY])
-    h = G[G_S][S_HAND]
+    h = G.s[S_HAND]
     v0 = 0.0
     for i in range(n):
         load_sample_nb(R, G, G2, p, pool, seed)

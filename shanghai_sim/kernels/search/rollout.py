@@ -15,7 +15,7 @@ candidates, ``search_nb`` over K samples, the race that decides and the log). Th
 kernel over the same candidates and race (``race_start_nb``, ``race_next_nb``,
 ``race_end_nb``), which this module does not import.
 
-All randomness of the search comes from the seat's bot stream G[G_RNG][RNG_BOT0 + p] (every
+All randomness of the search comes from the seat's bot stream G.rng[RNG_BOT0 + p] (every
 draw of the search comes from it, so a game replays identically on any thread); the real
 state is not written otherwise (``playout``).
 
@@ -42,9 +42,8 @@ from ..bots.players import BUY_AUTO, _buy_policy, _contract_kinds, _def_plus, _m
 from ..bots.params import (BP_CANDS, BP_KMAX, BP_MARGIN, BP_MAXBUYS, BP_NOLAY, BP_PRUNE, BP_RACE,
                            BP_RACE_PLAY, BP_RACE_TAKE, BP_ROLLOUTS, BP_S_BUY, BP_S_DISCARD, BP_S_DOWN,
                            BP_S_TAKE, BP_TIE, BP_WAIT_BLIND, BP_Z)
-from ..base.layout import (G_HANDS, G_LOG, G_PS, G_RNG, G_S, G_SCR, JOKER, NCARDS, PS_BUYS, PS_DOWN,
-                           RF_DSQ, RF_N, RF_SUM, RI_CAND, RI_POOL, RNG_BOT0, SCR_CAND, S_HAND, S_LOG_ON,
-                           S_MUST_DOWN, S_PHASE, S_UP, W_RF, W_RI)
+from ..base.layout import (JOKER, NCARDS, PS_BUYS, PS_DOWN, RF_DSQ, RF_N, RF_SUM, RI_CAND, RI_POOL, RNG_BOT0,
+    SCR_CAND, S_HAND, S_LOG_ON, S_MUST_DOWN, S_PHASE, S_UP)
 from ..base.codes import (A_BUY, A_DISCARD, A_GO_DOWN, A_PASS, A_TAKE, EV_SEARCH, PH_BUY, PH_FIRST,
                     PH_PLAY, SEARCH_CANDIDATES, SEARCH_CHOSEN, SEARCH_DECISION, SEARCH_MARGIN,
                     SEARCH_N, SEARCH_RACE, SEARCH_ROLLOUTS, SEARCH_SEAT, SEARCH_TIE, SEARCH_Z, SR_DIFF,
@@ -74,15 +73,15 @@ Race = namedtuple("Race", ("n", "dec", "race", "cap", "na", "k", "K", "best", "s
 @nb.njit(cache=True, _nrt=False)
 def search_nb(R, G, W, p, bp, n, k0, k1):
     """Samples k0..k1-1 of a search (common to all candidates): each of the n candidate
-    actions in W[W_RI][RI_CAND] played out on each, its outcomes summed into W[W_RF][RF_SUM]
+    actions in W.ri[RI_CAND] played out on each, its outcomes summed into W.rf[RF_SUM]
     and the squares of its paired differences with the first into RF_DSQ (both zeroed when
     k0 is 0); False if the seat's view did not add up (then nothing was searched). Each sample
     is drawn from the seat's view (``sample.sample_pool_nb``)."""
-    pool = W[W_RI][RI_POOL]
+    pool = W.ri[RI_POOL]
     npool = search_start_nb(R, G, W, p, bp, n, k0)
     if npool < 0:
         return False
-    rng = G[G_RNG][RNG_BOT0 + p]
+    rng = G.rng[RNG_BOT0 + p]
     lm = layable_mask_nb(R, G) if bp[BP_NOLAY] != 0 else np.int64(0)
     for _ in range(k0, k1):
         seed = next_u64_nb(rng)
@@ -109,7 +108,7 @@ def card_matters_nb(R, G, p, c, prune):
         return False
     has_set, has_run = _contract_kinds(R, G)
     m = _mates(c, has_set, has_run)
-    Hp = G[G_HANDS][p]
+    Hp = G.hands[p]
     for d in range(JOKER):
         if Hp[d] > 0 and (m >> d) & 1:
             return True
@@ -121,8 +120,8 @@ def discard_cands_nb(R, G, p, a0, out, cmax):
     """smart's discard a0, then up to cmax - 1 more in smart's ranking (SCR_CAND, left
     there by the call that chose a0) that keep the deficiency a0 leaves; never a joker or
     the card just taken (smart's last resorts). Returns how many."""
-    Hp = G[G_HANDS][p]
-    keys = G[G_SCR][SCR_CAND]
+    Hp = G.hands[p]
+    keys = G.scr[SCR_CAND]
     nd = 0
     for c in range(NCARDS):
         if Hp[c] > 0:
@@ -153,13 +152,13 @@ def discard_cands_nb(R, G, p, a0, out, cmax):
 @separate
 @nb.njit(cache=True, _nrt=False)
 def plan_nb(R, G, W, p, bp):
-    """smart's action for seat p in W[W_RI][RI_CAND][0], and after it the other candidates of
+    """smart's action for seat p in W.ri[RI_CAND][0], and after it the other candidates of
     the decision if it is one the bot searches; returns how many (1: no search)."""
     a0 = smart_action_nb(R, G, p, bp)
-    S = G[G_S]
-    PS = G[G_PS]
+    S = G.s
+    PS = G.ps
     ph = S[S_PHASE]
-    cand = W[W_RI][RI_CAND]
+    cand = W.ri[RI_CAND]
     cand[0] = a0
     prune = int(bp[BP_PRUNE])
     n = 1
@@ -191,7 +190,7 @@ def plan_nb(R, G, W, p, bp):
 @nb.njit(cache=True, _nrt=False, inline="always")
 def decision_nb(G, a0):
     """The decision (DEC_*) searched at this state, smart's choice being a0."""
-    ph = G[G_S][S_PHASE]
+    ph = G.s[S_PHASE]
     if ph == PH_FIRST:
         return DEC_TAKE
     if ph == PH_BUY:
@@ -216,8 +215,8 @@ def paired_nb(RF, i, K):
 
 @nb.njit(cache=True, _nrt=False)
 def _swap_cand(W, i, j):
-    cand = W[W_RI][RI_CAND]
-    RF = W[W_RF]
+    cand = W.ri[RI_CAND]
+    RF = W.rf
     x = cand[i]
     cand[i] = cand[j]
     cand[j] = x
@@ -236,7 +235,7 @@ def race_start_nb(R, G, W, p, bp):
     if n < 2:
         return Race(n, np.int64(-1), np.int64(0), np.int64(0), n, np.int64(0), np.int64(0), np.int64(0),
                     np.int64(0))
-    dec = np.int64(decision_nb(G, W[W_RI][RI_CAND][0]))
+    dec = np.int64(decision_nb(G, W.ri[RI_CAND][0]))
     K = np.int64(max(int(bp[BP_ROLLOUTS]), 1))
     race = bp[BP_RACE]           # the race's cap, lowered per decision kind (race_take, race_play)
     if dec == DEC_TAKE and 0 <= bp[BP_RACE_TAKE] < race:
@@ -271,7 +270,7 @@ def race_next_nb(W, bp, r, ok):
     RF_N holds each candidate's samples."""
     if not ok:
         return Race(r.n, r.dec, r.race, r.cap, r.na, r.k, r.K, np.int64(0), np.int64(-1))
-    RF = W[W_RF]
+    RF = W.rf
     K = r.K
     na = r.na
     best = np.int64(0)
@@ -327,15 +326,15 @@ def race_end_nb(G, W, p, bp, r):
     """The action the search decided (smart's if there was none, or the seat's view did not
     add up); with logging on, the search's EV_SEARCH event; each candidate's RF_SUM becomes
     its mean."""
-    cand = W[W_RI][RI_CAND]
+    cand = W.ri[RI_CAND]
     if r.n < 2 or r.state < 0:
         return cand[0]
-    RF = W[W_RF]
+    RF = W.rf
     n = r.n
     K = r.K
-    if G[G_S][S_LOG_ON] != 0:
+    if G.s[S_LOG_ON] != 0:
         b = ev_nb(G, EV_SEARCH, SEARCH_CANDIDATES + SR_SIZE * n)
-        LOG = G[G_LOG]
+        LOG = G.log
         LOG[b + SEARCH_SEAT] = p
         LOG[b + SEARCH_DECISION] = r.dec
         LOG[b + SEARCH_ROLLOUTS] = K

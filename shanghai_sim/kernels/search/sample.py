@@ -18,9 +18,8 @@ import numpy as np
 
 from ..bots.players import _contract_kinds, _mates, unseen_counts_nb
 from ..bots.params import BP_DECL, BP_FIT, BP_UNREADY
-from ..base.layout import (G_PS, G_S, G_SCR, G_TABLE, JOKER, NCARDS, PS_DECL0, PS_DOWN, PS_KNOWN0, PS_N,
-                           PS_TURNS, P_SET_JOKER_CARD, R_JOKER_CAP, R_PARAMS, SCR_CAND, SCR_TMP, SCR_UNSEEN,
-                           S_NP, S_NT, S_STOCK_N)
+from ..base.layout import (JOKER, NCARDS, PS_DECL0, PS_DOWN, PS_KNOWN0, PS_N, PS_TURNS, SCR_CAND, SCR_TMP,
+    SCR_UNSEEN, S_NP, S_NT, S_STOCK_N)
 from ..engine.table import fit_mask_nb, layable_nb
 from ..engine.handmemo import def_of_nb
 from ..base.rng import randint_nb, shuffle_nb
@@ -42,10 +41,10 @@ def unseen_pool_nb(R, G, p, pool):
     the table and the cards other seats are known to hold), in card order; returns how
     many, or -1 if they do not add up to the other seats' hidden cards plus the stock.
     Reads nothing another seat hides."""
-    S = G[G_S]
-    PS = G[G_PS]
+    S = G.s
+    PS = G.ps
     unseen_counts_nb(R, G, p)
-    U = G[G_SCR][SCR_UNSEEN]
+    U = G.scr[SCR_UNSEEN]
     need = S[S_STOCK_N]
     for q in range(S[S_NP]):
         if q == p:
@@ -76,7 +75,7 @@ def decline_fit_nb(R, G, q, pool, k, end, lo, npool, decl, rng, tmp):
     suit within two, as the contract's kinds go) swaps places with a card of pool[lo:npool]
     (the stock's part) that does not, at random, up to three times; then the next
     declined card."""
-    PS = G[G_PS]
+    PS = G.ps
     if lo >= npool:
         return
     has_set, has_run = _contract_kinds(R, G)
@@ -161,10 +160,10 @@ def unready_nb(R, G, q, pool, k, end, npool, rng, tmp):
 @nb.njit(cache=True, _nrt=False)
 def layable_mask_nb(R, G):
     """The natural cards that fit some meld on the table, as a mask of bits 0..51."""
-    TM = G[G_TABLE]
-    nt = G[G_S][S_NT]
-    cap = R[R_JOKER_CAP]
-    sjc = R[R_PARAMS][P_SET_JOKER_CARD]
+    TM = G.table
+    nt = G.s[S_NT]
+    cap = R.joker_cap
+    sjc = R.params.set_joker_card
     fm = fit_mask_nb(TM, nt)
     lm = np.int64(0)
     for c in range(JOKER):
@@ -182,8 +181,8 @@ def nolay_nb(G, p, pool, npool, rng, lm):
     the playouts' down players went out too fast). Each such card swaps places with a
     stock card (pool[nhid:npool]) that fits no meld, at random, up to eight tries. lm: the
     table's layable_mask_nb, the same for every sample of a search."""
-    S = G[G_S]
-    PS = G[G_PS]
+    S = G.s
+    PS = G.ps
     if lm == 0:
         return
     nhid = np.int64(0)
@@ -226,8 +225,8 @@ def fit_hands_nb(R, G, p, pool, npool, fit, decl, rng, tmp, spare, unready):
     hand it keeps is one that had no use for them. With unready a hand the fit leaves at
     deficiency 0 is repaired (unready_nb): a player who is not down could not go down at
     its last turn, or it would have. tmp: scratch counts (NCARDS); spare: unused."""
-    S = G[G_S]
-    PS = G[G_PS]
+    S = G.s
+    PS = G.ps
     nhid = np.int64(0)
     for q in range(S[S_NP]):
         if q != p:
@@ -295,7 +294,7 @@ def sample_pool_nb(R, G, W, p, bp, pool, npool, rng, lm):
     fit = int(bp[BP_FIT])
     decl = int(bp[BP_DECL])
     if fit > 0 or decl > 0:
-        fit_hands_nb(R, G, p, pool, npool, fit, decl, rng, W[G_SCR][SCR_TMP], W[G_SCR][SCR_CAND],
+        fit_hands_nb(R, G, p, pool, npool, fit, decl, rng, W.scr[SCR_TMP], W.scr[SCR_CAND],
                      int(bp[BP_UNREADY]))
     if lm != 0:
         nolay_nb(G, p, pool, npool, rng, lm)
