@@ -341,10 +341,15 @@ def _measuring_code(path: str, data: bytes) -> bytes:
     if not (path.startswith("benchmarks/bench_") and path.endswith(".py")):
         return data
     import ast
-    try:
-        tree = ast.parse(data)
-    except SyntaxError:
-        return data
+    for attempt in range(3):
+        try:
+            tree = ast.parse(data)
+            break
+        except SyntaxError:
+            return data
+        except SystemError:     # CPython 3.11: a thread parsing at the same moment (python/cpython#106905)
+            if attempt == 2:
+                raise
     lines = data.splitlines(keepends=True)
     for node in tree.body:
         if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["BENCHMARK"]:

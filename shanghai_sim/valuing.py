@@ -47,6 +47,7 @@ from .kernels.base import layout as L
 from .kernels.bots.buycharts import CHART_DEF_CAP, CHART_SOURCES
 from .kernels.games.dispatch import needs_workspace, seat_action_nb, smart_flag
 from .kernels.base.rng import seed_state_nb
+from .kernels.engine.state import seat_view_done_nb, seat_view_nb
 from .kernels.search.oracle import oracle_search_nb
 from .kernels.search.rollout import search_nb
 from .limits import MAX_GAME_SEED, LimitError, check_count
@@ -184,18 +185,22 @@ def value_actions_staged(game: Game, actions: "Sequence[Action | int]", stages: 
     stream = game.G.rng[L.RNG_BOT0 + seat]
     keep = stream.copy()
     bp = ev.array()
-    search = oracle_search_nb if ev.diagnostic else search_nb      # the oracle's worlds: its own kernel
     out: list[Valuation] = []
+    G = game.G
+    if seed is not None:
+        seed_state_nb(np.uint64(seed), stream)
+    V = seat_view_nb(G, np.int64(seat))        # the search reads the seat's view, as its bot does
     try:
-        if seed is not None:
-            seed_state_nb(np.uint64(seed), stream)
         k0 = 0
         for k in ks:
-            if not search(game.R, game.G, W, np.int64(seat), bp, np.int64(n), np.int64(k0), np.int64(k)):
+            args = (game.R, V, W, np.int64(seat), bp, np.int64(n), np.int64(k0), np.int64(k))
+            # the oracle's worlds: its own kernel, given the true cards beside the view
+            if not (oracle_search_nb(*args, G.hands, G.stock) if ev.diagnostic else search_nb(*args)):
                 return None
             out.append(_valuation(W.rf, seat, cands, k))
             k0 = k
     finally:
+        seat_view_done_nb(G, np.int64(seat))
         stream[:] = keep
     return out
 

@@ -43,6 +43,67 @@ def offer(contract, hands, upcard, **options):
     return g, seats
 
 
+def test_a_seat_view_holds_the_seats_own_cards_and_stream_alone():
+    """The seat view by construction (issue 56): what a bot receives holds its seat's hand,
+    private row and random stream, zeros in every other seat's rows and in the deal stream's,
+    and neither the stock nor the records; a card it tries on the view's hand leaves the real
+    hand as it was, and the view's end keeps the stream it moved on and clears its rows."""
+    from shanghai_sim.kernels.engine.state import seat_view_done_nb, seat_view_nb
+    g = Game(rules="shanghai", players=4, seed=3, bots="smart")
+    for _ in range(25):
+        g.step()
+    G, p = g.G, g.to_act
+    assert not {"stock", "rec", "vhands", "vpriv", "vrng"} & set(L.SeatView._fields)
+    hands, rng = G.hands.copy(), G.rng.copy()
+    V = seat_view_nb(G, np.int64(p))
+    assert isinstance(V, L.SeatView)
+    assert (V.hands[p] == hands[p]).all() and V.hands.sum() == hands[p].sum()
+    assert (V.rng[L.RNG_BOT0 + p] == rng[L.RNG_BOT0 + p]).all()
+    assert V.rng.sum() == rng[L.RNG_BOT0 + p].sum()
+    assert (hands[[q for q in range(4) if q != p]].sum() > 0)       # the others' cards exist...
+    V.hands[p, 0] += 5                                                  # ... a trial move
+    assert (G.hands == hands).all()                                     # never touches the state
+    V.hands[p, 0] -= 5
+    V.rng[L.RNG_BOT0 + p, 0] ^= np.uint64(1)                            # the seat's stream moves on
+    seat_view_done_nb(G, np.int64(p))
+    assert G.rng[L.RNG_BOT0 + p, 0] == rng[L.RNG_BOT0 + p, 0] ^ np.uint64(1)
+    assert not G.vhands.any() and not G.vrng.any() and not G.vpriv.any()
+
+
+def test_a_kernel_that_reads_the_stock_does_not_compile_for_a_view():
+    """A bot kernel that named the stock (or another state-only array) would fail to compile
+    where the dispatch calls it: the view's type has no such field."""
+    import numba
+    from shanghai_sim.kernels.engine.state import seat_view_nb
+
+    @numba.njit
+    def peek(V):
+        return V.stock[0]
+
+    g = Game(rules="shanghai", players=4, seed=1, bots="greedy")
+    V = seat_view_nb(g.G, np.int64(g.to_act))
+    assert peek.py_func(g.G) >= 0                      # a state has a stock ...
+    with pytest.raises(numba.core.errors.TypingError, match="stock"):
+        peek(V)                                        # ... a view has none
+
+
+def test_the_dispatch_calls_every_bot_with_a_seat_view():
+    """The generated dispatch makes the seat's view and hands it to every bot kernel; only
+    the diagnostic (which cheats on purpose) is given the true cards, beside the view."""
+    import re
+    from pathlib import Path
+    from shanghai_sim.kernels.games import dispatch
+    src = Path(dispatch.__file__).read_text()
+    calls = re.findall(r"return (\w+_action_nb)\((.*?)\)\n", src)
+    assert {f for f, _ in calls} >= {"random_action_nb", "greedy_action_nb", "smart_action_nb",
+                                     "rollout_action_nb", "oracle_action_nb"}
+    for f, args in calls:
+        names = [a.strip() for a in args.split(",")]
+        assert names[:2] == ["R", "V"] and "G" not in names, (f, names)
+        assert (f == "oracle_action_nb") == any(a.startswith("G.") for a in names), (f, names)
+    assert src.count("V = seat_view_nb(G, p)") == src.count("seat_view_done_nb(G, p)") == 2
+
+
 @pytest.mark.parametrize("bot", THINKING)
 def test_keeps_a_joker_when_every_discard_costs(bot):
     """Every discard raises the deficiency (it is 2 with 5C 5D JK 8C for set3 set3): the

@@ -242,7 +242,7 @@ def test_the_dispatches_are_generated_from_the_registry_and_cover_it():
     from shanghai_sim.bots import BOTS
     from shanghai_sim.kernels.games import dispatch
     assert botgen.stale() == []
-    for fn, search in ((dispatch.seat_action_nb, True), (dispatch.bot_action_nb, False)):
+    for fn, search in ((dispatch._seat_choice, True), (dispatch._plain_choice, False)):
         pairs = _dispatch_pairs(fn)
         for info in BOTS.values():
             kernel = info.kernel.rsplit(".", 1)[1]

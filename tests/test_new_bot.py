@@ -34,9 +34,9 @@ from ..base.layout import S_HAND
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def cautious_action_nb(R, G, p, bp):
-    a = greedy_action_nb(R, G, p, bp)
-    if a_type(a) == A_BUY and G.s[S_HAND] + 1 > bp[BP_STOP]:
+def cautious_action_nb(R, V, p, bp):
+    a = greedy_action_nb(R, V, p, bp)
+    if a_type(a) == A_BUY and V.s[S_HAND] + 1 > bp[BP_STOP]:
         return action_nb(A_PASS, 0, 0, 0)
     return a
 '''

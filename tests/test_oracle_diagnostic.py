@@ -68,7 +68,7 @@ def _imports(path: Path) -> set[str]:
 def test_no_honest_search_module_imports_the_oracle_or_reads_hidden_cards():
     """The oracle's world-building is in kernels/search/oracle.py alone: the sampler, the
     playouts and the search import nothing of it; the sampler names neither the hands nor the
-    stock, and only the oracle reads the real state's stock (``G.stock``)."""
+    stock, and only the oracle is given the true hands and stock, as arguments of its own."""
     honest = [p for p in SEARCH.glob("*.py") if p.name not in ("oracle.py", "__init__.py")]
     assert {p.name for p in honest} == {"sample.py", "playout.py", "rollout.py"}
     for p in honest:
@@ -76,7 +76,7 @@ def test_no_honest_search_module_imports_the_oracle_or_reads_hidden_cards():
         assert "G.stock" not in p.read_text(), p.name
     sample = (SEARCH / "sample.py").read_text()
     assert ".hands" not in sample and ".stock" not in sample
-    assert "G.stock" in (SEARCH / "oracle.py").read_text()
+    assert "def oracle_action_nb(R, V, W, p, bp, hands, stock):" in (SEARCH / "oracle.py").read_text()
     for p in SEARCH.glob("*.py"):
         assert len(p.read_text().splitlines()) <= 450, p.name
 
@@ -91,7 +91,7 @@ def test_the_oracle_is_a_kind_of_its_own_in_the_dispatch():
     for honest in ("rollout", "rollout:oracle=off", "smart", "greedy"):
         assert parse_bot(honest).kind < len(BOTS) and parse_bot(honest).diagnostic == ""
     assert dispatch.BOT_ROLLOUT_ORACLE in dispatch.WORKSPACE_KINDS
-    assert "oracle_action_nb(R, G, W, p, bp)" in Path(dispatch.__file__).read_text()
+    assert "oracle_action_nb(R, V, W, p, bp, G.hands, G.stock)" in Path(dispatch.__file__).read_text()
 
 
 def _stock_shuffled(g, rng):

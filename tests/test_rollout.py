@@ -247,7 +247,7 @@ def test_the_oracle_deals_its_samples_from_the_true_cards(mode):
             pool = g.workspace().ri[L.RI_POOL]
             n = unseen_pool_nb(g.R, g.G, seat, pool)
             rng = g.G.rng[L.RNG_BOT0 + seat].copy()
-            assert n >= 0 and oracle_pool_nb(g.G, seat, pool, n, mode, rng)
+            assert n >= 0 and oracle_pool_nb(g.G, seat, pool, n, mode, rng, g.G.hands, g.G.stock)
             G2 = _scratch(g)
             load_sample_nb(g.R, g.G, G2, seat, pool, np.uint64(k))
             assert (G2.hands[:4] == g.G.hands[:4]).all()

@@ -77,7 +77,8 @@ def kernel_sums(g: Game, codes, bp, stages, seed=None, search=search_nb):
         seed_state_nb(np.uint64(seed), st)
     out, k0 = [], 0
     for k in stages:
-        assert search(g.R, g.G, W, np.int64(p), bp, np.int64(len(codes)), np.int64(k0), np.int64(k))
+        truth = (g.G.hands, g.G.stock) if search is oracle_search_nb else ()     # the oracle's own arguments
+        assert search(g.R, g.G, W, np.int64(p), bp, np.int64(len(codes)), np.int64(k0), np.int64(k), *truth)
         RF = W.rf
         out.append((k, RF[L.RF_SUM, :len(codes)].copy(), RF[L.RF_DSQ, :len(codes)].copy()))
         k0 = k

@@ -256,6 +256,10 @@ STATE_SPEC = (
     ("buf", np.int64, (MAXLEGAL,), 0),            # legal action buffer
 ) + CACHE_SPEC + (                                 # the meld finder's memo, scratch, window table
     ("hmemo", np.int64, (1 << HM_BITS, HM_ANSWER + 1), 0),    # the engine's hand memo (HM_BITS)
+) + (                                              # the seat view's own rows (SeatView), one seat at a time
+    ("vhands", np.int64, (MAXP, NCARDS), 0),
+    ("vpriv", np.int64, (MAXP, NPV), 0),
+    ("vrng", np.uint64, (NRNG, 4), 0),
 )
 
 class State(NamedTuple):
@@ -285,6 +289,9 @@ class State(NamedTuple):
     mscr: np.ndarray
     wt: np.ndarray
     hmemo: np.ndarray        # ... and the engine's hand memo
+    vhands: np.ndarray       # the seat view's own copies (state.seat_view_nb): the seat's hand,
+    vpriv: np.ndarray        #   its private row
+    vrng: np.ndarray         #   and its random stream, in its own row; every other row zero
 
 
 NGAME = State._fields.index("mkeys")     # the game arrays: s .. buf
@@ -308,7 +315,7 @@ NRF, RF_W = 5, 192    # RF_SELF/RF_OTHER hold a whole bot vector: RF_W >= botpar
 WORKSPACE_SPEC = STATE_SPEC[:NGAME] + (
     ("ri", np.int64, (NRI, "shoe"), 0),             # RI_* rows
     ("rf", np.float64, (NRF, RF_W), 0.0),           # RF_* rows
-)
+) + STATE_SPEC[-3:]                                 # the playouts' seat views (vhands, vpriv, vrng)
 
 
 class Workspace(NamedTuple):
@@ -333,8 +340,45 @@ class Workspace(NamedTuple):
     buf: np.ndarray
     ri: np.ndarray           # RI_* rows
     rf: np.ndarray           # RF_* rows
+    vhands: np.ndarray       # the seat views of the playouts' scratch state (State's, the same names)
+    vpriv: np.ndarray
+    vrng: np.ndarray
 
 
+class SeatView(NamedTuple):
+    """What one seat may see, ``V``: what a bot kernel receives (``state.seat_view_nb`` makes it
+    for the seat to act; the engine's dispatch, ``kernels.games.dispatch``, and the playouts
+    call every bot through one). The state's arrays a seat sees (the scalars, every seat's
+    public row, the pile, the table), the engine's scratch, buffers, log and memos (a bot tries
+    its moves with the engine's own helpers, which take a view as they take a state), and three
+    arrays of its own: ``hands`` and ``priv`` hold this seat's hand and private row and zeros
+    for every other seat, ``rng`` this seat's random stream and zeros for the deal stream, the
+    game seed and every other seat's. The stock and the records are not in it: a kernel that
+    names them does not compile for a view."""
+    s: np.ndarray
+    ps: np.ndarray
+    hands: np.ndarray        # State.vhands: the seat's own row only
+    priv: np.ndarray         # State.vpriv: the seat's own row only
+    pile: np.ndarray
+    table: np.ndarray
+    tcards: np.ndarray
+    tjokers: np.ndarray
+    gd: np.ndarray
+    gdj: np.ndarray
+    rng: np.ndarray          # State.vrng: the seat's own stream only
+    log: np.ndarray
+    scr: np.ndarray
+    ld: np.ndarray
+    buf: np.ndarray
+    mkeys: np.ndarray
+    mvals: np.ndarray
+    mn: np.ndarray
+    mscr: np.ndarray
+    wt: np.ndarray
+    hmemo: np.ndarray
+
+
+assert set(SeatView._fields) < set(State._fields) and not {"stock", "rec"} & set(SeatView._fields)
 assert State._fields == tuple(s[0] for s in STATE_SPEC)
 assert Workspace._fields == tuple(s[0] for s in WORKSPACE_SPEC)
 assert Memo._fields == tuple(s[0] for s in CACHE_SPEC) == State._fields[NGAME:NGAME + len(CACHE_SPEC)]

@@ -18,7 +18,7 @@ from ..base.rng import randint_nb
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def random_action_nb(R, G, p):
+def random_action_nb(R, V, p):
     """Uniformly random among the legal actions.
 
     Whether going down is legal takes the hand analysis (and may take the lay-down
@@ -27,27 +27,27 @@ def random_action_nb(R, G, p):
     it draws again among the n. Each legal action still has the same chance:
     1/(n+1) when going down is legal, else 1/(n+1) + 1/(n+1) * 1/n = 1/n.
     """
-    BUF = G.buf
-    S = G.s
-    rng = G.rng[RNG_BOT0 + p]
-    n = legal_list_nb(R, G, BUF, False)
-    if S[S_PHASE] != PH_PLAY or G.ps[p, PS_DOWN] != 0:
+    BUF = V.buf
+    S = V.s
+    rng = V.rng[RNG_BOT0 + p]
+    n = legal_list_nb(R, V, BUF, False)
+    if S[S_PHASE] != PH_PLAY or V.ps[p, PS_DOWN] != 0:
         return BUF[randint_nb(rng, n)]
     k = randint_nb(rng, n + 1)
     if k < n:
         return BUF[k]
-    if go_down_available_nb(R, G, p) or n == 0:
+    if go_down_available_nb(R, V, p) or n == 0:
         return action_nb(A_GO_DOWN, 0, 0, 0)
     return BUF[randint_nb(rng, n)]
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _def_plus(R, G, p, c, d0):
+def _def_plus(R, V, p, c, d0):
     """The deficiency of seat p's hand with card c more, the hand's own being d0: d0 - 1 or
     d0 (a card more lowers it by at most one), which the meld finder searches less for."""
-    H = G.hands
+    H = V.hands
     H[p, c] += 1
-    d = def_in_nb(R, G, H[p], d0 - 1 if d0 > 0 else d0, d0)
+    d = def_in_nb(R, V, H[p], d0 - 1 if d0 > 0 else d0, d0)
     H[p, c] -= 1
     return d
 
@@ -74,18 +74,18 @@ NEAR = _near_masks()
 
 
 @nb.njit(cache=True, _nrt=False)
-def _blind_possible(R, G, p):
+def _blind_possible(R, V, p):
     """After the finder's lay-down (in GD), could seat p go out this same turn?"""
-    S = G.s
+    S = V.s
     params = R.params
-    GD = G.gd
-    SCR = G.scr
+    GD = V.gd
+    SCR = V.scr
     h = S[S_HAND]
     nm = R.n_melds[h]
     tmp = SCR[SCR_TMP]
     for c in range(NCARDS):
-        tmp[c] = G.hands[p, c]
-    r = G.ps[p, PS_N]
+        tmp[c] = V.hands[p, c]
+    r = V.ps[p, PS_N]
     for i in range(nm):
         for k in range(GD[i, M_N]):
             tmp[GD[i, M_CARDS + k]] -= 1
@@ -93,18 +93,18 @@ def _blind_possible(R, G, p):
     go = params.go_out
     left = r
     if params.initial_exact == 0 and r > 0:
-        base = place_proposal_nb(R, G, p, nm)
+        base = place_proposal_nb(R, V, p, nm)
         for c in range(NCARDS):
-            if tmp[c] > 0 and card_layable_nb(R, G, c):
+            if tmp[c] > 0 and card_layable_nb(R, V, c):
                 left -= tmp[c]
-        unplace_nb(G, base)
+        unplace_nb(V, base)
     if left == 0 and r > 0:        # lay all off but one and discard it, or lay off all
         return True
     return left <= 1 and finishable_nb(left, go)
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _pick_ranked(R, G, p, n):
+def _pick_ranked(R, V, p, n):
     """The discard among the n ranked candidates in SCR_CAND (keys, highest first: class
     << 56 | score << 8 | 255 - card): the first of class 1 that keeps the hand's
     deficiency, else the first candidate (every discard then costs one). Class 0 (a
@@ -114,15 +114,15 @@ def _pick_ranked(R, G, p, n):
     and adding the card back as a natural undoes it), so this usually takes a few
     deficiency evaluations instead of one per distinct card.
     """
-    cand = G.scr[SCR_CAND]
-    Hp = G.hands[p]
-    d_full = hand_def_nb(R, G, p)
+    cand = V.scr[SCR_CAND]
+    Hp = V.hands[p]
+    d_full = hand_def_nb(R, V, p)
     for k in range(n):
         if (cand[k] >> 56) == 0:
             break
         c = 255 - (cand[k] & 255)
         Hp[c] -= 1
-        d = def_in_nb(R, G, Hp, d_full, d_full + 1)     # a card less: d_full or one more
+        d = def_in_nb(R, V, Hp, d_full, d_full + 1)     # a card less: d_full or one more
         Hp[c] += 1
         if d == d_full:
             return action_nb(A_DISCARD, c, 0, 0)
@@ -139,21 +139,21 @@ def _insert_key(cand, n, key):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _took(G, p):
+def _took(V, p):
     """The card seat p took from the pile this turn, or -1."""
-    return G.ps[p, PS_TOOK] - 1
+    return V.ps[p, PS_TOOK] - 1
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _down_discard(R, G, p, feed_mask, feed_w, buy_mask, buy_w):
+def _down_discard(R, V, p, feed_mask, feed_w, buy_mask, buy_w):
     """Down: shed the most points among the cards that do not fit the table (keep those
     that do for a later turn), less feed_w for a card in feed_mask (the next player's) and
     buy_w for one in buy_mask only (a player who may buy it); a joker only when no
     natural is left (it would help the next player)."""
-    H = G.hands
+    H = V.hands
     pts = R.points
-    TM = G.table
-    nt = G.s[S_NT]
+    TM = V.table
+    nt = V.s[S_NT]
     cap = R.joker_cap
     sjc = R.params.set_joker_card
     best = -1

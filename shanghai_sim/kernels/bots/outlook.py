@@ -51,9 +51,9 @@ RANKMATES, SUITMATES = _kind_masks()
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def contract_kinds_nb(R, G):
+def contract_kinds_nb(R, V):
     """(the hand's contract has a set, it has a run)."""
-    h = G.s[S_HAND]
+    h = V.s[S_HAND]
     has_set = np.bool_(False)      # not literals: a Literal[bool] reaching a callee compiles it twice
     has_run = np.bool_(False)
     for i in range(R.n_melds[h]):
@@ -76,26 +76,26 @@ def mates_nb(c, has_set, has_run):
 
 
 @nb.njit(cache=True, _nrt=False)
-def unseen_counts_nb(R, G, p):
+def unseen_counts_nb(R, V, p):
     """SCR_UNSEEN[c] := the copies of card c (jokers included) seat p has not seen: the
     shoe less p's hand, the pile, the table, and the cards other seats are known to hold
     (PS_KNOWN0). Reads nothing another seat hides. The smart bot's live outs and the
     rollout bot's samples (kernels.search.rollout.unseen_pool_nb) both start here. (It returns
     nothing: a kernel compiled without reference counts may not return an array.)"""
-    U = G.scr[SCR_UNSEEN]
+    U = V.scr[SCR_UNSEEN]
     params = R.params
-    S = G.s
-    PS = G.ps
-    Hp = G.hands[p]
+    S = V.s
+    PS = V.ps
+    Hp = V.hands[p]
     dk = params.decks
     for c in range(JOKER):
         U[c] = dk - Hp[c]
     U[JOKER] = params.jokers - Hp[JOKER]
-    PILE = G.pile
+    PILE = V.pile
     for i in range(S[S_PILE_N]):
         U[PILE[i]] -= 1
-    TM = G.table
-    TC = G.tcards
+    TM = V.table
+    TC = V.tcards
     for m in range(S[S_NT]):
         lo, hi = meld_slots_nb(TM, m)
         for k in range(lo, hi + 1):
@@ -133,9 +133,9 @@ def buys_used_up_nb(bp, h, used):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def contract_cards_nb(R, G):
+def contract_cards_nb(R, V):
     """The cards the hand's contract needs (docs/rules.md §3, "cards needed")."""
-    h = G.s[S_HAND]
+    h = V.s[S_HAND]
     need = 0
     for i in range(R.n_melds[h]):
         need += R.meld_size[h, i]
@@ -143,24 +143,24 @@ def contract_cards_nb(R, G):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def cards_short_nb(R, G, p):
+def cards_short_nb(R, V, p):
     """How many cards seat p lacks to go down and still end the turn (docs/rules.md §3):
     the contract's cards plus, under no_discard, one to keep; after the turn's draw."""
-    need = contract_cards_nb(R, G)
+    need = contract_cards_nb(R, V)
     want = need + 1 if R.params.go_out == GO_NO_DISCARD else need
-    return want - G.ps[p, PS_N]
+    return want - V.ps[p, PS_N]
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def buys_left_nb(R, G, p, bp):
+def buys_left_nb(R, V, p, bp):
     """The buys seat p may still make this hand, by the rules and by its own knobs (buyN
     never, maxbuys, maxbuysN): none once it is down (unless the rules let a down player
     buy), none at a table of two (the next player takes every discard first)."""
-    S = G.s
+    S = V.s
     h = S[S_HAND]
     if buy_policy_nb(bp, h) == BUY_NEVER or S[S_NP] <= 2:
         return 0
-    used = G.ps[p, PS_BUYS]
+    used = V.ps[p, PS_BUYS]
     lim = R.buys[h]
     own = own_buy_limit_nb(bp, h)
     if own >= 0 and own < lim:
@@ -169,26 +169,26 @@ def buys_left_nb(R, G, p, bp):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def can_hold_contract_nb(R, G, p, bp):
+def can_hold_contract_nb(R, V, p, bp):
     """Whether seat p can still hold the cards to go down at one moment of its own turn
     (``facts.HandFacts.cards_to_go_down``: the contract's cards, and with BP_OWED the discard
     the turn owes under go_out = discard_required): its hand, the turn's draw if it has not
     drawn, and every buy it has left with its penalty cards. False means it cannot go down
     this hand, whatever comes. (Without BP_OWED, smart version 2, the discard is left out,
     so under discard_required it chases one card count it can never reach.)"""
-    S = G.s
-    n = G.ps[p, PS_N]
+    S = V.s
+    n = V.ps[p, PS_N]
     if not (S[S_PHASE] == PH_PLAY and S[S_ACTOR] == p):
         n += 1
-    n += buys_left_nb(R, G, p, bp) * (1 + R.params.buy_penalty)
-    need = contract_cards_nb(R, G)
+    n += buys_left_nb(R, V, p, bp) * (1 + R.params.buy_penalty)
+    need = contract_cards_nb(R, V)
     if bp[BP_OWED] != 0 and R.params.go_out == GO_DISCARD_REQUIRED:
         need += 1
     return n >= need
 
 
 @nb.njit(cache=True, _nrt=False)
-def may_come_nb(R, G, p, has_set, has_run):
+def may_come_nb(R, V, p, has_set, has_run):
     """(candidates, copies, cards) for seat p's hand: the mask of naturals that meld with
     a card it holds (mates_nb: any out of a natural is one of them), the copies of them
     and of the joker that may still come, and how many cards may still come. A card may
@@ -196,14 +196,14 @@ def may_come_nb(R, G, p, has_set, has_run):
     stock pass remains (docs/rules.md §5.5); a card whose every copy is in sight (its
     hand, the table, a dead pile, known in another hand) cannot. Leaves the counts of
     what may come in SCR_UNSEEN."""
-    unseen_counts_nb(R, G, p)
-    U = G.scr[SCR_UNSEEN]
-    S = G.s
+    unseen_counts_nb(R, V, p)
+    U = V.scr[SCR_UNSEEN]
+    S = V.s
     if S[S_PASSES] < R.params.max_stock_passes:
-        PILE = G.pile
+        PILE = V.pile
         for i in range(S[S_PILE_N]):
             U[PILE[i]] += 1
-    Hp = G.hands[p]
+    Hp = V.hands[p]
     cand = np.int64(0)
     for c in range(JOKER):
         if Hp[c] > 0:
@@ -219,22 +219,22 @@ def may_come_nb(R, G, p, has_set, has_run):
 
 
 @nb.njit(cache=True, _nrt=False)
-def live_outs_nb(R, G, p, d, cand, copies, need):
+def live_outs_nb(R, V, p, d, cand, copies, need):
     """The live outs of seat p's hand of deficiency d >= 1, after may_come_nb (SCR_UNSEEN,
     ``cand``, ``copies``): the copies that may come of the cards that would lower d, one
     deficiency question per candidate card (per rank when the contract has no run: a
     card's rank is then all that counts). It stops as soon as the count is known to reach
     ``need`` or known to stay below it (need < 0: the exact count); the count it returns
     is then only on the right side of ``need``."""
-    U = G.scr[SCR_UNSEEN]
-    Hp = G.hands[p]
-    has_set, has_run = contract_kinds_nb(R, G)
+    U = V.scr[SCR_UNSEEN]
+    Hp = V.hands[p]
+    has_set, has_run = contract_kinds_nb(R, V)
     live = 0
     rest = copies          # copies not asked about yet
     lo = d - 1
     if U[JOKER] > 0:       # the likeliest out first
         Hp[JOKER] += 1
-        dd = def_in_nb(R, G, Hp, lo, d)
+        dd = def_in_nb(R, V, Hp, lo, d)
         Hp[JOKER] -= 1
         rest -= U[JOKER]
         if dd < d:
@@ -248,7 +248,7 @@ def live_outs_nb(R, G, p, d, cand, copies, need):
             u = U[r] + U[NRANKS + r] + U[2 * NRANKS + r] + U[3 * NRANKS + r]
             if u > 0:
                 Hp[r] += 1
-                dd = def_in_nb(R, G, Hp, lo, d)
+                dd = def_in_nb(R, V, Hp, lo, d)
                 Hp[r] -= 1
                 rest -= u
                 if dd < d:
@@ -259,7 +259,7 @@ def live_outs_nb(R, G, p, d, cand, copies, need):
                 return live
             if U[c] > 0 and (cand >> c) & 1:
                 Hp[c] += 1
-                dd = def_in_nb(R, G, Hp, lo, d)
+                dd = def_in_nb(R, V, Hp, lo, d)
                 Hp[c] -= 1
                 rest -= U[c]
                 if dd < d:
@@ -268,13 +268,13 @@ def live_outs_nb(R, G, p, d, cand, copies, need):
 
 
 @nb.njit(cache=True, _nrt=False)
-def outs_needed_nb(R, G, p, bp, d, copies, n, extra_draws, buys, turns, sure):
+def outs_needed_nb(R, V, p, bp, d, copies, n, extra_draws, buys, turns, sure):
     """The fewest live outs (0..copies + 1) for which down_chance_nb reaches ``sure``."""
     lo = 0
     hi = copies + 1
     while lo < hi:
         mid = (lo + hi) // 2
-        if down_chance_nb(R, G, p, bp, d, mid, n, extra_draws, buys, turns) >= sure:
+        if down_chance_nb(R, V, p, bp, d, mid, n, extra_draws, buys, turns) >= sure:
             hi = mid
         else:
             lo = mid + 1
@@ -282,13 +282,13 @@ def outs_needed_nb(R, G, p, bp, d, copies, n, extra_draws, buys, turns, sure):
 
 
 @nb.njit(cache=True, _nrt=False)
-def turns_left_nb(R, G, p, bp):
+def turns_left_nb(R, V, p, bp):
     """The own turns seat p can expect before the hand ends: an opponent who is down with
     k cards goes out in about BP_PACE * k turns; while nobody is down, the hand lasts
     about BP_HORIZON turns a seat; a stock with no pass left lasts its cards over the
     seats."""
-    S = G.s
-    PS = G.ps
+    S = V.s
+    PS = V.ps
     np_ = S[S_NP]
     kmin = 999
     for q in range(np_):
@@ -317,7 +317,7 @@ def poisson_tail_nb(lam, k):
 
 
 @nb.njit(cache=True, _nrt=False)
-def down_chance_nb(R, G, p, bp, d, live, n_unseen, extra_draws, buys, turns):
+def down_chance_nb(R, V, p, bp, d, live, n_unseen, extra_draws, buys, turns):
     """The chance that seat p meets its contract this hand from a hand of deficiency d
     with ``live`` live outs among ``n_unseen`` unseen cards, in ``turns`` own turns: each
     turn a look at the upcard and a draw, the upcards it may buy (``buys`` left, of the
@@ -327,6 +327,6 @@ def down_chance_nb(R, G, p, bp, d, live, n_unseen, extra_draws, buys, turns):
     if live <= 0 or n_unseen <= 0:
         return 0.0
     q = min(1.0, live / n_unseen)
-    np_ = G.s[S_NP]
+    np_ = V.s[S_NP]
     lam = q * (2.0 * turns + extra_draws) + min(buys + 0.0, q * turns * max(np_ - 2, 0))
     return poisson_tail_nb(lam, d)

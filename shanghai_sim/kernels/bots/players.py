@@ -1,4 +1,4 @@
-"""Bots in numba: one action for the seat to act, from the state tuple G.
+"""Bots in numba: one action for the seat to act, from the state tuple V.
 
 The thinking bots' entry kernels (``greedy_action_nb``, ``smart_action_nb``: what the
 dispatch calls) and the one turn skeleton they share (``_turn_nb``); their pieces are in
@@ -14,7 +14,7 @@ The bots' kernels and their parameter vector ``bp`` float64[NBP]
   BP_HAND0 + h  buy policy for hand h (0-based), -1 = BP_BUY; hands beyond MAX_HAND_PARAMS
                 use BP_BUY
 
-Randomness comes only from the seat's own stream G.rng[RNG_BOT0 + seat].
+Randomness comes only from the seat's own stream V.rng[RNG_BOT0 + seat].
 """
 
 import numba as nb
@@ -43,17 +43,17 @@ from .smart import _contract_kinds, _mates, smart_chance_nb  # noqa: F401
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def _turn_nb(R, G, p, bp, SMART):
+def _turn_nb(R, V, p, bp, SMART):
     """The thinking bots' one phase skeleton: greedy's decisions, with smart's hooks where
     the two differ (its buy, ``_smart_buy``, and its discard, ``_smart_discard``). SMART is
     None for greedy and True for smart: numba prunes the other branch before typing it (a
     test on an argument of type None), so each bot compiles only its own hooks."""
-    S = G.s
-    PS = G.ps
+    S = V.s
+    PS = V.ps
     ph = S[S_PHASE]
     down = PS[p, PS_DOWN] != 0
     if ph == PH_FIRST:
-        if _take_pays(R, G, p, S[S_UP]):
+        if _take_pays(R, V, p, S[S_UP]):
             return action_nb(A_TAKE, 0, 0, 0)
         if SMART is not None:
             # v2 cutting its losses: a natural upcard worth fewer points than a stock
@@ -62,7 +62,7 @@ def _turn_nb(R, G, p, bp, SMART):
             # too much for what it gains)
             up = S[S_UP]
             if (bp[BP_CUT] > 0 and up < JOKER and R.points[up] < _mean_points(R)
-                    and not can_hold_contract_nb(R, G, p, bp)):
+                    and not can_hold_contract_nb(R, V, p, bp)):
                 return action_nb(A_TAKE, 0, 0, 0)
         return action_nb(A_PASS, 0, 0, 0)
     if ph == PH_BUY:
@@ -74,17 +74,17 @@ def _turn_nb(R, G, p, bp, SMART):
         if pol == BUY_ALWAYS:
             return action_nb(A_BUY, 0, 0, 0)
         if SMART is None:
-            ok = _useful_buy(R, G, p)        # greedy: buy_policy never, useful or always
+            ok = _useful_buy(R, V, p)        # greedy: buy_policy never, useful or always
         elif pol == BUY_USEFUL:
-            ok = _useful_buy(R, G, p)
+            ok = _useful_buy(R, V, p)
         else:
-            word = _chart_word(R, G, p, bp, S[S_HAND])
-            ok = word > 0 if word != 0 else _smart_buy(R, G, p, bp)
+            word = _chart_word(R, V, p, bp, S[S_HAND])
+            ok = word > 0 if word != 0 else _smart_buy(R, V, p, bp)
         return action_nb(A_BUY if ok else A_PASS, 0, 0, 0)
     if ph == PH_DRAW:
         # Take the upcard only if it can really be laid off this turn: under no_discard a
         # lone card that does not fit must stay in hand, so laying off the upcard then is barred.
-        if card_layable_nb(R, G, S[S_UP]) and _lone_card_ok(R, G, p):
+        if card_layable_nb(R, V, S[S_UP]) and _lone_card_ok(R, V, p):
             return action_nb(A_TAKE, 0, 0, 0)
         return action_nb(A_DRAW, 0, 0, 0)
     if ph != PH_PLAY:
@@ -94,30 +94,30 @@ def _turn_nb(R, G, p, bp, SMART):
     if not down:
         if S[S_MUST_DOWN] != 0:
             return action_nb(A_GO_DOWN, 0, 0, 0)
-        if go_down_available_nb(R, G, p):
-            if bp[BP_WAIT_BLIND] == 0 or _blind_possible(R, G, p):
+        if go_down_available_nb(R, V, p):
+            if bp[BP_WAIT_BLIND] == 0 or _blind_possible(R, V, p):
                 return action_nb(A_GO_DOWN, 0, 0, 0)
         elif R.params.joker_swap == SWAP_ANYONE and S[S_NT] > 0 and bp[BP_WAIT_BLIND] == 0:
             swap = True
-    elif layoff_allowed_now_nb(R, G, p):
-        a = _greedy_layoff(R, G, p)
+    elif layoff_allowed_now_nb(R, V, p):
+        a = _greedy_layoff(R, V, p)
         if a >= 0:
             return a
         swap = True
     if swap:
-        a = _greedy_swap(R, G, p, down)
+        a = _greedy_swap(R, V, p, down)
         if a >= 0:
             return a
     if SMART is None:
-        return _greedy_discard(R, G, p)
-    return _smart_discard(R, G, p, bp)
+        return _greedy_discard(R, V, p)
+    return _smart_discard(R, V, p, bp)
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def greedy_action_nb(R, G, p, bp):
-    return _turn_nb(R, G, p, bp, None)
+def greedy_action_nb(R, V, p, bp):
+    return _turn_nb(R, V, p, bp, None)
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def smart_action_nb(R, G, p, bp):
-    return _turn_nb(R, G, p, bp, True)
+def smart_action_nb(R, V, p, bp):
+    return _turn_nb(R, V, p, bp, True)

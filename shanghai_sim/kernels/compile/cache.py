@@ -50,13 +50,14 @@ stderr and keeps an elapsed-time ticker going until it is done (a line at least 
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import hashlib
+import io
 import os
 import sys
 import threading
 import time
+import tokenize
 from pathlib import Path
 
 from numba.core import caching as _caching
@@ -156,6 +157,47 @@ def _fall_back(root: Path, why: str) -> Path:
     return tmp
 
 
+def _import_statements(text: str):
+    """``(level, module, names)`` of each ``from ... import`` statement of a module's source, and
+    ``(0, module, [])`` of each ``import module``, read with ``tokenize`` (strings and comments
+    skipped, imports inside functions included). Not ``ast.parse``: CPython 3.11's AST
+    constructor keeps one recursion count per interpreter, which another thread parsing at the
+    same moment breaks (python/cpython#106905; seen in the tests, a Dask thread beside)."""
+    logical: list[str] = []
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type in (tokenize.NAME, tokenize.OP):
+            logical.append(tok.string)
+            continue
+        if tok.type not in (tokenize.NEWLINE, tokenize.ENDMARKER):
+            continue
+        stmt: list[str] = []
+        for t in logical + [";"]:
+            if t not in (";", ":"):
+                stmt.append(t)
+                continue
+            if stmt[:1] == ["from"] and "import" in stmt:
+                i = stmt.index("import")
+                head = "".join(stmt[1:i])
+                level = len(head) - len(head.lstrip("."))
+                names, skip = [], False
+                for x in stmt[i + 1:]:
+                    if x in ("(", ")", ","):
+                        skip = False
+                    elif x == "as":
+                        skip = True
+                    elif not skip and x != "*":
+                        names.append(x)
+                        skip = True
+                yield level, head.lstrip("."), names
+            elif stmt[:1] == ["import"]:
+                for part in " ".join(stmt[1:]).split(","):      # import a.b as c, d
+                    dotted = part.split(" as ")[0].replace(" ", "")
+                    if dotted:
+                        yield 0, dotted, []
+            stmt = []
+        logical = []
+
+
 def _kernel_imports(key: str, text: str, names: set[str], name: str = "") -> set[str]:
     """The kernel modules (keys in ``names``) that the module ``key`` (``melds.lay``), whose
     source is ``text``, imports: relative imports at any depth (``from .bits import``,
@@ -169,20 +211,14 @@ def _kernel_imports(key: str, text: str, names: set[str], name: str = "") -> set
             if cand in names:
                 out.add(cand)
 
-    for node in ast.walk(ast.parse(text, name or key)):
-        if isinstance(node, ast.ImportFrom):
-            imported = [a.name for a in node.names]
-            mod = node.module.split(".") if node.module else []
-            if node.level:
-                if node.level - 1 > len(package):
-                    continue                            # above kernels/: no kernel
-                found(package[:len(package) - (node.level - 1)] + mod, imported)
-            elif (node.module or "").startswith("shanghai_sim.kernels."):
-                found(mod[2:], imported)
-        elif isinstance(node, ast.Import):
-            for a in node.names:
-                if a.name.startswith("shanghai_sim.kernels."):
-                    found(a.name.split(".")[2:], [])
+    for level, module, imported in _import_statements(text):
+        mod = module.split(".") if module else []
+        if level:
+            if level - 1 > len(package):
+                continue                                # above kernels/: no kernel
+            found(package[:len(package) - (level - 1)] + mod, imported)
+        elif module.startswith("shanghai_sim.kernels."):
+            found(mod[2:], imported)
     return out
 
 

@@ -11,7 +11,8 @@ import numpy as np
 
 from ..base.layout import (NATURALS, CACHE_BITS, DEF_KNOWN, DEF_LESS_ONE, DEF_UNKNOWN, FP, HM_BITS,
     LAY_W, MAXLEGAL, MAXP, MAXT, MAX_MELDS, MEMO_T, NCARDS, NPOS, NPS, NPV, NRNG, NS, NSCR, NTM, PS_KNOWN0,
-    PS_N, PV_DEF, PV_DEFOK, PW, SCRATCH, SCR_W, S_LOG_N, S_LOG_ON, S_NP, S_SHOE, State, TW, WT_SIZES, WT_W)
+    PS_N, PV_DEF, PV_DEFOK, PW, RNG_BOT0, SCRATCH, SCR_W, S_LOG_N, S_LOG_ON, S_NP, S_SHOE, SeatView, State, TW,
+    WT_SIZES, WT_W)
 from ..base.records import NHF
 
 # ---------------------------------------------------------------- state
@@ -41,14 +42,53 @@ def game_arrays_nb(params, log_size):
 @nb.njit(cache=True, _nrt=True)
 def new_state_nb(params, log_size):
     """``layout.new_state`` inside numba (for the batch kernel): the game arrays, then the
-    meld finder's memo (layout.CACHE_SPEC), then the hand memo (def_of_nb)."""
+    meld finder's memo (layout.CACHE_SPEC), the hand memo (def_of_nb), the seat view's rows."""
     s, ps, hands, priv, stock, pile, table, tcards, tjokers, gd, gdj, rng, log, rec, scr, ld, buf = \
         game_arrays_nb(params, log_size)
     return State(s, ps, hands, priv, stock, pile, table, tcards, tjokers, gd, gdj, rng, log, rec, scr, ld, buf,
                  np.zeros(1 << CACHE_BITS, np.int64),
                  np.zeros((1 << CACHE_BITS, MEMO_T, FP, 2), np.int16),
                  np.zeros((1 << CACHE_BITS, MEMO_T), np.int8), np.zeros(SCRATCH, np.int64),
-                 np.zeros((WT_SIZES << NPOS, WT_W), np.int32), np.zeros((1 << HM_BITS, 4), np.int64))
+                 np.zeros((WT_SIZES << NPOS, WT_W), np.int32), np.zeros((1 << HM_BITS, 4), np.int64),
+                 np.zeros((MAXP, NCARDS), np.int64), np.zeros((MAXP, NPV), np.int64), np.zeros((NRNG, 4), np.uint64))
+
+
+# ---------------------------------------------------------------- the seat view
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def seat_view_nb(G, p):
+    """Seat p's view of the state G (a ``State``, or a playout's scratch state), what its bot
+    receives: a ``layout.SeatView``, whose hand, private row and random stream are copies in
+    G's own rows (``vhands``, ``vpriv``, ``vrng``) holding seat p's alone. A bot may try moves
+    on that hand; the real one is not touched. :func:`seat_view_done_nb` ends it."""
+    VH = G.vhands
+    H = G.hands
+    for c in range(NCARDS):
+        VH[p, c] = H[p, c]
+    for f in range(NPV):
+        G.vpriv[p, f] = G.priv[p, f]
+    r = RNG_BOT0 + p
+    for i in range(4):
+        G.vrng[r, i] = G.rng[r, i]
+    return SeatView(G.s, G.ps, VH, G.vpriv, G.pile, G.table, G.tcards, G.tjokers, G.gd, G.gdj, G.vrng,
+                    G.log, G.scr, G.ld, G.buf, G.mkeys, G.mvals, G.mn, G.mscr, G.wt, G.hmemo)
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def seat_view_done_nb(G, p):
+    """The end of seat p's view (after its bot decided): what the seat itself moved on is kept
+    (its random stream, and its cached deficiency, which describes the same hand: a bot puts
+    back every card it tried), and the view's rows are cleared, so that no seat's view ever
+    holds another seat's cards."""
+    r = RNG_BOT0 + p
+    for i in range(4):
+        G.rng[r, i] = G.vrng[r, i]
+        G.vrng[r, i] = 0
+    for f in range(NPV):
+        G.priv[p, f] = G.vpriv[p, f]
+        G.vpriv[p, f] = 0
+    for c in range(NCARDS):
+        G.vhands[p, c] = 0
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")

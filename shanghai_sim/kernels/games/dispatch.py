@@ -20,6 +20,10 @@ compiles no smart code. The rollout bot's own playouts call smart whatever SM is
 A gated bot given no gate argument (W or SM None) "chooses" ``codes.NO_ACTION``, which
 ``apply_action_nb`` refuses, so the engine stops with an error instead of letting another
 bot play that seat. An unknown kind plays as kind 0.
+
+Every bot is called with its seat's view V (``layout.SeatView``, ``state.seat_view_nb``), never
+the state: its own hand, private row and random stream, the public rows, table and pile. A
+diagnostic's kernel alone takes the true hands and stock as arguments of its own.
 """
 
 import numba as nb
@@ -27,6 +31,7 @@ import numpy as np
 
 from ..base.codes import NO_ACTION
 from ..base.layout import S_ACTOR
+from ..engine.state import seat_view_done_nb, seat_view_nb
 from ..bots.basics import random_action_nb
 from ..bots.players import greedy_action_nb, smart_action_nb
 from ..search.oracle import oracle_action_nb
@@ -61,37 +66,56 @@ def smart_flag(kinds):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def seat_action_nb(R, G, W, SM, kind, bp):
-    """The action of the bot of this kind for the seat to act (W: the thread's workspace,
-    or None when no seat plays a search bot; SM: True, or None when no seat plays smart)."""
-    p = G.s[S_ACTOR]
+def _seat_choice(R, G, V, W, SM, kind, bp, p):
+    """seat_action_nb's choice by kind, from seat p's view V."""
     if W is not None:
         if kind == BOT_ROLLOUT:
-            return rollout_action_nb(R, G, W, p, bp)
+            return rollout_action_nb(R, V, W, p, bp)
     elif kind == BOT_ROLLOUT:
         return NO_ACTION
     if W is not None:
         if kind == BOT_ROLLOUT_ORACLE:
-            return oracle_action_nb(R, G, W, p, bp)
+            return oracle_action_nb(R, V, W, p, bp, G.hands, G.stock)
     elif kind == BOT_ROLLOUT_ORACLE:
         return NO_ACTION
     if SM is not None:
         if kind == BOT_SMART:
-            return smart_action_nb(R, G, p, bp)
+            return smart_action_nb(R, V, p, bp)
     elif kind == BOT_SMART:
         return NO_ACTION
     if kind == BOT_GREEDY:
-        return greedy_action_nb(R, G, p, bp)
-    return random_action_nb(R, G, p)
+        return greedy_action_nb(R, V, p, bp)
+    return random_action_nb(R, V, p)
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def seat_action_nb(R, G, W, SM, kind, bp):
+    """The action of the bot of this kind for the seat to act, chosen from its view (W: the
+    thread's workspace, or None when no seat plays a search bot; SM: True, or None when no
+    seat plays smart)."""
+    p = G.s[S_ACTOR]
+    V = seat_view_nb(G, p)
+    a = _seat_choice(R, G, V, W, SM, kind, bp, p)
+    seat_view_done_nb(G, p)
+    return a
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _plain_choice(R, V, kind, bp, p):
+    """bot_action_nb's choice by kind, from seat p's view V."""
+    if kind == BOT_SMART:
+        return smart_action_nb(R, V, p, bp)
+    if kind == BOT_GREEDY:
+        return greedy_action_nb(R, V, p, bp)
+    return random_action_nb(R, V, p)
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
 def bot_action_nb(R, G, kind, bp):
-    """The action of a bot that decides from the state alone (no search workspace) for
-    the seat to act (a search kind plays as kind 0)."""
+    """The action of a bot that decides from its view alone (no search workspace) for the
+    seat to act (a search kind plays as kind 0)."""
     p = G.s[S_ACTOR]
-    if kind == BOT_SMART:
-        return smart_action_nb(R, G, p, bp)
-    if kind == BOT_GREEDY:
-        return greedy_action_nb(R, G, p, bp)
-    return random_action_nb(R, G, p)
+    V = seat_view_nb(G, p)
+    a = _plain_choice(R, V, kind, bp, p)
+    seat_view_done_nb(G, p)
+    return a

@@ -7,7 +7,8 @@ the stock's cards still shuffled, its order being what nobody can know), and wit
 ``oracle=deal`` the stock in its true order too: what reading the hidden cards would be worth
 to the search (docs/rollout.md, "The oracle").
 
-This is the only kernel module that reads another seat's hand or the stock for a bot, and
+This is the only bot kernel given another seat's hand and the stock (beside its seat's view,
+as two arguments of its own), and
 nothing honest imports it: the rollout bot's own search (``rollout.search_nb``) samples from
 its seat's view alone (``sample``). The oracle is its own bot kind in the dispatch
 (``games.dispatch.BOT_ROLLOUT_ORACLE``, generated from the registry entry's ``diagnostic``),
@@ -27,14 +28,15 @@ from .rollout import race_end_nb, race_next_nb, race_start_nb
 
 
 @nb.njit(cache=True, _nrt=False)
-def oracle_pool_nb(G, p, pool, npool, mode, rng):
+def oracle_pool_nb(V, p, pool, npool, mode, rng, hands, stock):
     """The oracle (a diagnostic that cheats, BP_ORACLE): pool := what load_sample_nb deals,
-    read from the true state: each other seat's hidden cards (its hand less its known
+    read from the true cards (``hands``, ``stock``: the state's, which the dispatch hands the
+    oracle beside seat p's view V): each other seat's hidden cards (its hand less its known
     cards), then the stock in its true order (mode 2) or shuffled (mode 1). False if they
     do not add up to npool (the view and the state disagree: never expected)."""
-    S = G.s
-    H = G.hands
-    PS = G.ps
+    S = V.s
+    H = hands
+    PS = V.ps
     k = 0
     for q in range(S[S_NP]):
         if q == p:
@@ -46,7 +48,7 @@ def oracle_pool_nb(G, p, pool, npool, mode, rng):
                 pool[k] = c
                 k += 1
     k0 = k
-    STK = G.stock
+    STK = stock
     for i in range(S[S_STOCK_N]):
         if k >= npool:
             return False
@@ -65,31 +67,32 @@ def oracle_pool_nb(G, p, pool, npool, mode, rng):
 
 @separate(returns=nb.boolean)
 @nb.njit(cache=True, _nrt=False)
-def oracle_search_nb(R, G, W, p, bp, n, k0, k1):
+def oracle_search_nb(R, V, W, p, bp, n, k0, k1, hands, stock):
     """``rollout.search_nb`` with the oracle's worlds (``oracle_pool_nb``, mode BP_ORACLE:
     1 the true hands, 2 the true hands and stock order): samples k0..k1-1, each candidate in
     W.ri[RI_CAND][:n] played out on each; False if the seat's view and the state do not
     add up (then nothing was searched)."""
     pool = W.ri[RI_POOL]
-    npool = search_start_nb(R, G, W, p, bp, n, k0)
+    npool = search_start_nb(R, V, W, p, bp, n, k0)
     if npool < 0:
         return False
-    rng = G.rng[RNG_BOT0 + p]
+    rng = V.rng[RNG_BOT0 + p]
     mode = int(bp[BP_ORACLE])
     for _ in range(k0, k1):
         seed = next_u64_nb(rng)
-        if not oracle_pool_nb(G, p, pool, npool, mode, rng):
+        if not oracle_pool_nb(V, p, pool, npool, mode, rng, hands, stock):
             return False
-        play_sample_nb(R, G, W, p, bp, n, seed)
+        play_sample_nb(R, V, W, p, bp, n, seed)
     return True
 
 
 @separate
 @nb.njit(cache=True, _nrt=False)
-def oracle_action_nb(R, G, W, p, bp):
+def oracle_action_nb(R, V, W, p, bp, hands, stock):
     """The oracle's action for seat p (the seat to act): ``rollout.rollout_action_nb``'s
-    decisions, searched on the true cards (``oracle_search_nb``)."""
-    r = race_start_nb(R, G, W, p, bp)
+    decisions, searched on the true cards (``oracle_search_nb``): the state's ``hands`` and
+    ``stock``, given beside the view V, its signature's admission that it cheats."""
+    r = race_start_nb(R, V, W, p, bp)
     while r.state > 0:
-        r = race_next_nb(W, bp, r, oracle_search_nb(R, G, W, p, bp, r.na, r.k, r.K))
-    return race_end_nb(G, W, p, bp, r)
+        r = race_next_nb(W, bp, r, oracle_search_nb(R, V, W, p, bp, r.na, r.k, r.K, hands, stock))
+    return race_end_nb(V, W, p, bp, r)

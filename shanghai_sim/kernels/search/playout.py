@@ -25,13 +25,13 @@ from ..compile.linking import separate
 from ..bots.players import BUY_AUTO, greedy_action_nb, smart_action_nb
 from ..bots.params import (BP_BUY, BP_HAND0, BP_MAXBUYS, BP_POLICY, BP_UTILITY, BP_WAIT_BLIND,
                            MAX_HAND_PARAMS, NBP)
-from ..base.layout import (NATURALS, NCARDS, NPS, NRF, NRI, NS, NTM, State, Workspace, PS_KNOWN0, PS_N, PS_TOTAL, RF_DSQ,
-    RF_OTHER, RF_SELF, RF_SUM, RF_W, RI_CAND, RI_POOL, RNG_DEAL, RNG_SEED, S_ACTOR, S_CGD_AT, S_CHECK,
+from ..base.layout import (MAXP, NATURALS, NCARDS, NPS, NPV, NRF, NRI, NRNG, NS, NTM, State, Workspace, PS_KNOWN0, PS_N, PS_TOTAL, RF_DSQ,
+    RF_OTHER, RF_SELF, RF_SUM, RF_W, RI_CAND, RI_POOL, RNG_DEAL, S_ACTOR, S_CGD_AT, S_CHECK,
     S_GD_AT, S_HALT, S_HAND, S_HANDS_DONE, S_LOG_ON, S_NP, S_NT, S_PHASE, S_PILE_N, S_STOCK_N, TW)
 from ..base.codes import E_OK, PH_OVER
 from ..engine.godown import unplace_nb
 from ..engine.play import apply_action_nb
-from ..engine.state import def_forget_nb, def_restore_nb, def_saved_nb, game_arrays_nb
+from ..engine.state import def_forget_nb, def_restore_nb, def_saved_nb, game_arrays_nb, seat_view_done_nb, seat_view_nb
 from ..base.records import HF_POINTS
 from ..base.rng import seed_state_nb
 from .sample import unseen_pool_nb
@@ -51,15 +51,18 @@ def new_workspace_nb(params):
     s, ps, hands, priv, stock, pile, table, tcards, tjokers, gd, gdj, rng, log, rec, scr, ld, buf = \
         game_arrays_nb(params, 0)
     return Workspace(s, ps, hands, priv, stock, pile, table, tcards, tjokers, gd, gdj, rng, log, rec, scr, ld,
-                     buf, np.zeros((NRI, shoe), np.int64), np.zeros((NRF, RF_W), np.float64))
+                     buf, np.zeros((NRI, shoe), np.int64), np.zeros((NRF, RF_W), np.float64),
+                     np.zeros((MAXP, NCARDS), np.int64), np.zeros((MAXP, NPV), np.int64),
+                     np.zeros((NRNG, 4), np.uint64))
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def scratch_state_nb(G, W):
-    """The scratch state the playouts run on: W's game arrays, G's meld and hand memos."""
+def scratch_state_nb(V, W):
+    """The scratch state the playouts run on: W's game arrays and seat views' rows, the
+    searching seat's view's meld and hand memos (the real state's)."""
     return State(W.s, W.ps, W.hands, W.priv, W.stock, W.pile, W.table, W.tcards,
                  W.tjokers, W.gd, W.gdj, W.rng, W.log, W.rec, W.scr, W.ld,
-                 W.buf, G.mkeys, G.mvals, G.mn, G.mscr, G.wt, G.hmemo)
+                 W.buf, V.mkeys, V.mvals, V.mn, V.mscr, V.wt, V.hmemo, W.vhands, W.vpriv, W.vrng)
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -82,27 +85,27 @@ def playout_rows_nb(W, bp, n, k0):
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def search_start_nb(R, G, W, p, bp, n, k0):
+def search_start_nb(R, V, W, p, bp, n, k0):
     """A search's start, honest or the oracle's: the size of seat p's unseen pool, drawn from
-    its view into W.ri[RI_POOL] (-1 if the view does not add up: nothing else is done),
+    its view V into W.ri[RI_POOL] (-1 if the view does not add up: nothing else is done),
     and the playouts' rows (:func:`playout_rows_nb`)."""
-    npool = unseen_pool_nb(R, G, p, W.ri[RI_POOL])
+    npool = unseen_pool_nb(R, V, p, W.ri[RI_POOL])
     if npool >= 0:
         playout_rows_nb(W, bp, n, k0)
     return npool
 
 
 @nb.njit(cache=True, _nrt=False)
-def load_sample_nb(R, G, G2, p, pool, seed):
-    """G2 := the state G as seat p sees it: the other seats' hidden cards, then the stock,
+def load_sample_nb(R, V, G2, p, pool, seed):
+    """G2 := the state V as seat p sees it: the other seats' hidden cards, then the stock,
     dealt from pool in order (unseen_pool_nb, shuffled); G2's deal stream seeded ``seed``,
     logging, checks and the go-down caches off, and halting at the end of the hand
-    (S_HALT). Reads G's other hands only for their sizes."""
-    S = G.s
+    (S_HALT). Reads V's other hands only for their sizes."""
+    S = V.s
     S2 = G2.s
-    PS = G.ps
+    PS = V.ps
     PS2 = G2.ps
-    H = G.hands
+    H = V.hands
     H2 = G2.hands
     nt = S[S_NT]
     unplace_nb(G2, nt)           # table rows a previous playout added beyond the real table
@@ -116,7 +119,7 @@ def load_sample_nb(R, G, G2, p, pool, seed):
         if q == p:
             for c in range(NCARDS):
                 H2[q, c] = H[q, c]
-            def_restore_nb(G2, q, def_saved_nb(G, q))     # its own hand: the same cache
+            def_restore_nb(G2, q, def_saved_nb(V, q))     # its own hand: the same cache
             continue
         hidden = PS[q, PS_N]
         for c in range(NCARDS):
@@ -130,15 +133,15 @@ def load_sample_nb(R, G, G2, p, pool, seed):
     for i in range(S[S_STOCK_N]):
         STK2[i] = pool[k]
         k += 1
-    PILE = G.pile
+    PILE = V.pile
     PILE2 = G2.pile
     for i in range(S[S_PILE_N]):
         PILE2[i] = PILE[i]
-    TM = G.table
+    TM = V.table
     TM2 = G2.table
-    TC = G.tcards
+    TC = V.tcards
     TC2 = G2.tcards
-    TJ = G.tjokers
+    TJ = V.tjokers
     TJ2 = G2.tjokers
     for m in range(nt):
         for f in range(NTM):
@@ -148,7 +151,6 @@ def load_sample_nb(R, G, G2, p, pool, seed):
             TJ2[m, j] = TJ[m, j]
     RNG2 = G2.rng
     seed_state_nb(seed, RNG2[RNG_DEAL])
-    RNG2[RNG_SEED, 0] = G.rng[RNG_SEED, 0]
     S2[S_LOG_ON] = 0
     S2[S_HALT] = 1
     S2[S_CHECK] = 0
@@ -165,10 +167,12 @@ def playout_nb(R, G2, p, RF, policy, h):
     while S2[S_PHASE] != PH_OVER and S2[S_HANDS_DONE] <= h:
         q = S2[S_ACTOR]
         qbp = RF[RF_SELF if q == p else RF_OTHER]
+        V2 = seat_view_nb(G2, q)          # every seat of a playout plays from its view too
         if policy == 1:
-            a = greedy_action_nb(R, G2, q, qbp)
+            a = greedy_action_nb(R, V2, q, qbp)
         else:
-            a = smart_action_nb(R, G2, q, qbp)
+            a = smart_action_nb(R, V2, q, qbp)
+        seat_view_done_nb(G2, q)
         if apply_action_nb(R, G2, a) != E_OK:
             return False
     return True
@@ -189,21 +193,21 @@ def outcome_nb(G2, p, h, util):
 
 @separate(returns=nb.none)
 @nb.njit(cache=True, _nrt=False)
-def play_sample_nb(R, G, W, p, bp, n, seed):
+def play_sample_nb(R, V, W, p, bp, n, seed):
     """One sample of a search: the world dealt from W's pool (``load_sample_nb``, its deal
     stream seeded ``seed``) played out once per candidate (W.ri[RI_CAND][:n]), each from
     the same world; the outcomes added to W.rf[RF_SUM] and the squares of their paired
     differences with the first candidate's to RF_DSQ."""
-    G2 = scratch_state_nb(G, W)
+    G2 = scratch_state_nb(V, W)
     RF = W.rf
     pool = W.ri[RI_POOL]
     cand = W.ri[RI_CAND]
     policy = int(bp[BP_POLICY])
     util = int(bp[BP_UTILITY])
-    h = G.s[S_HAND]
+    h = V.s[S_HAND]
     v0 = 0.0
     for i in range(n):
-        load_sample_nb(R, G, G2, p, pool, seed)
+        load_sample_nb(R, V, G2, p, pool, seed)
         v = ILLEGAL
         if apply_action_nb(R, G2, cand[i]) == E_OK and playout_nb(R, G2, p, RF, policy, h):
             v = outcome_nb(G2, p, h, util)

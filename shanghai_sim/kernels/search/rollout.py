@@ -15,7 +15,7 @@ candidates, ``search_nb`` over K samples, the race that decides and the log). Th
 kernel over the same candidates and race (``race_start_nb``, ``race_next_nb``,
 ``race_end_nb``), which this module does not import.
 
-All randomness of the search comes from the seat's bot stream G.rng[RNG_BOT0 + p] (every
+All randomness of the search comes from the seat's bot stream V.rng[RNG_BOT0 + p] (every
 draw of the search comes from it, so a game replays identically on any thread); the real
 state is not written otherwise (``playout``).
 
@@ -71,44 +71,44 @@ Race = namedtuple("Race", ("n", "dec", "race", "cap", "na", "k", "K", "best", "s
 
 @separate(returns=nb.boolean)
 @nb.njit(cache=True, _nrt=False)
-def search_nb(R, G, W, p, bp, n, k0, k1):
+def search_nb(R, V, W, p, bp, n, k0, k1):
     """Samples k0..k1-1 of a search (common to all candidates): each of the n candidate
     actions in W.ri[RI_CAND] played out on each, its outcomes summed into W.rf[RF_SUM]
     and the squares of its paired differences with the first into RF_DSQ (both zeroed when
     k0 is 0); False if the seat's view did not add up (then nothing was searched). Each sample
     is drawn from the seat's view (``sample.sample_pool_nb``)."""
     pool = W.ri[RI_POOL]
-    npool = search_start_nb(R, G, W, p, bp, n, k0)
+    npool = search_start_nb(R, V, W, p, bp, n, k0)
     if npool < 0:
         return False
-    rng = G.rng[RNG_BOT0 + p]
-    lm = layable_mask_nb(R, G) if bp[BP_NOLAY] != 0 else np.int64(0)
+    rng = V.rng[RNG_BOT0 + p]
+    lm = layable_mask_nb(R, V) if bp[BP_NOLAY] != 0 else np.int64(0)
     for _ in range(k0, k1):
         seed = next_u64_nb(rng)
-        sample_pool_nb(R, G, W, p, bp, pool, npool, rng, lm)
-        play_sample_nb(R, G, W, p, bp, n, seed)
+        sample_pool_nb(R, V, W, p, bp, pool, npool, rng, lm)
+        play_sample_nb(R, V, W, p, bp, n, seed)
     return True
 
 
 # ---------------------------------------------------------------- candidates
 
 @nb.njit(cache=True, _nrt=False)
-def card_matters_nb(R, G, p, c, prune):
+def card_matters_nb(R, V, p, c, prune):
     """Whether taking or buying card c deserves a search: prune 0 always; 1 when it is a
     joker, lowers the deficiency, meets a contract short of cards, or has a partner in
     hand (same rank, or same suit within two); 2 only for the first three."""
     if prune == 0 or c == JOKER:
         return True
-    d0 = hand_def_nb(R, G, p)
+    d0 = hand_def_nb(R, V, p)
     if d0 == 0:
-        return cards_short_nb(R, G, p) > 0
-    if _def_plus(R, G, p, c, d0) < d0:
+        return cards_short_nb(R, V, p) > 0
+    if _def_plus(R, V, p, c, d0) < d0:
         return True
     if prune >= 2:
         return False
-    has_set, has_run = _contract_kinds(R, G)
+    has_set, has_run = _contract_kinds(R, V)
     m = _mates(c, has_set, has_run)
-    Hp = G.hands[p]
+    Hp = V.hands[p]
     for d in range(JOKER):
         if Hp[d] > 0 and (m >> d) & 1:
             return True
@@ -116,12 +116,12 @@ def card_matters_nb(R, G, p, c, prune):
 
 
 @nb.njit(cache=True, _nrt=False)
-def discard_cands_nb(R, G, p, a0, out, cmax):
+def discard_cands_nb(R, V, p, a0, out, cmax):
     """smart's discard a0, then up to cmax - 1 more in smart's ranking (SCR_CAND, left
     there by the call that chose a0) that keep the deficiency a0 leaves; never a joker or
     the card just taken (smart's last resorts). Returns how many."""
-    Hp = G.hands[p]
-    keys = G.scr[SCR_CAND]
+    Hp = V.hands[p]
+    keys = V.scr[SCR_CAND]
     nd = 0
     for c in range(NCARDS):
         if Hp[c] > 0:
@@ -130,7 +130,7 @@ def discard_cands_nb(R, G, p, a0, out, cmax):
     out[0] = a0
     n = 1
     Hp[c0] -= 1
-    d0 = def_of_nb(R, G, Hp)
+    d0 = def_of_nb(R, V, Hp)
     Hp[c0] += 1
     for k in range(nd):
         if n >= cmax:
@@ -141,7 +141,7 @@ def discard_cands_nb(R, G, p, a0, out, cmax):
         if c == c0 or Hp[c] == 0:
             continue
         Hp[c] -= 1
-        d = def_of_nb(R, G, Hp)
+        d = def_of_nb(R, V, Hp)
         Hp[c] += 1
         if d <= d0:
             out[n] = action_nb(A_DISCARD, c, 0, 0)
@@ -151,12 +151,12 @@ def discard_cands_nb(R, G, p, a0, out, cmax):
 
 @separate
 @nb.njit(cache=True, _nrt=False)
-def plan_nb(R, G, W, p, bp):
+def plan_nb(R, V, W, p, bp):
     """smart's action for seat p in W.ri[RI_CAND][0], and after it the other candidates of
     the decision if it is one the bot searches; returns how many (1: no search)."""
-    a0 = smart_action_nb(R, G, p, bp)
-    S = G.s
-    PS = G.ps
+    a0 = smart_action_nb(R, V, p, bp)
+    S = V.s
+    PS = V.ps
     ph = S[S_PHASE]
     cand = W.ri[RI_CAND]
     cand[0] = a0
@@ -164,33 +164,33 @@ def plan_nb(R, G, W, p, bp):
     n = 1
     t0 = a_type(a0)
     if ph == PH_FIRST:
-        if bp[BP_S_TAKE] != 0 and card_matters_nb(R, G, p, S[S_UP], prune):
+        if bp[BP_S_TAKE] != 0 and card_matters_nb(R, V, p, S[S_UP], prune):
             cand[1] = action_nb(A_PASS if t0 == A_TAKE else A_TAKE, 0, 0, 0)
             n = 2
     elif ph == PH_BUY:
         # the experiment knobs decide where they are set (buy=, buyN=, maxbuys=)
         if (bp[BP_S_BUY] != 0 and _buy_policy(bp, S[S_HAND]) == BUY_AUTO and PS[p, PS_DOWN] == 0
                 and (bp[BP_MAXBUYS] < 0 or PS[p, PS_BUYS] < bp[BP_MAXBUYS])
-                and card_matters_nb(R, G, p, S[S_UP], prune)):
+                and card_matters_nb(R, V, p, S[S_UP], prune)):
             cand[1] = action_nb(A_PASS if t0 == A_BUY else A_BUY, 0, 0, 0)
             n = 2
     elif ph == PH_PLAY and PS[p, PS_DOWN] == 0:
         if t0 == A_GO_DOWN:
             # wait_blind= decides where it is set
             if bp[BP_S_DOWN] != 0 and S[S_MUST_DOWN] == 0 and bp[BP_WAIT_BLIND] == 0:
-                w = _smart_discard(R, G, p, bp)
+                w = _smart_discard(R, V, p, bp)
                 if a_card(w) >= 0:
                     cand[1] = w
                     n = 2
         elif t0 == A_DISCARD and a_card(a0) >= 0 and bp[BP_S_DISCARD] != 0:
-            n = discard_cands_nb(R, G, p, a0, cand, min(max(int(bp[BP_CANDS]), 1), MAXC))
+            n = discard_cands_nb(R, V, p, a0, cand, min(max(int(bp[BP_CANDS]), 1), MAXC))
     return n
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def decision_nb(G, a0):
+def decision_nb(V, a0):
     """The decision (DEC_*) searched at this state, smart's choice being a0."""
-    ph = G.s[S_PHASE]
+    ph = V.s[S_PHASE]
     if ph == PH_FIRST:
         return DEC_TAKE
     if ph == PH_BUY:
@@ -227,15 +227,15 @@ def _swap_cand(W, i, j):
 
 
 @nb.njit(cache=True, _nrt=False)
-def race_start_nb(R, G, W, p, bp):
+def race_start_nb(R, V, W, p, bp):
     """The candidates of seat p's decision (``plan_nb``) and its search's budget, as a Race:
     ``rollouts`` samples first; the race's cap (``race``, lowered per decision kind by
     ``race_take`` and ``race_play``), or with no race ``kmax``'s."""
-    n = plan_nb(R, G, W, p, bp)
+    n = plan_nb(R, V, W, p, bp)
     if n < 2:
         return Race(n, np.int64(-1), np.int64(0), np.int64(0), n, np.int64(0), np.int64(0), np.int64(0),
                     np.int64(0))
-    dec = np.int64(decision_nb(G, W.ri[RI_CAND][0]))
+    dec = np.int64(decision_nb(V, W.ri[RI_CAND][0]))
     K = np.int64(max(int(bp[BP_ROLLOUTS]), 1))
     race = bp[BP_RACE]           # the race's cap, lowered per decision kind (race_take, race_play)
     if dec == DEC_TAKE and 0 <= bp[BP_RACE_TAKE] < race:
@@ -322,7 +322,7 @@ def _c100(x):
 
 
 @nb.njit(cache=True, _nrt=False)
-def race_end_nb(G, W, p, bp, r):
+def race_end_nb(V, W, p, bp, r):
     """The action the search decided (smart's if there was none, or the seat's view did not
     add up); with logging on, the search's EV_SEARCH event; each candidate's RF_SUM becomes
     its mean."""
@@ -332,9 +332,9 @@ def race_end_nb(G, W, p, bp, r):
     RF = W.rf
     n = r.n
     K = r.K
-    if G.s[S_LOG_ON] != 0:
-        b = ev_nb(G, EV_SEARCH, SEARCH_CANDIDATES + SR_SIZE * n)
-        LOG = G.log
+    if V.s[S_LOG_ON] != 0:
+        b = ev_nb(V, EV_SEARCH, SEARCH_CANDIDATES + SR_SIZE * n)
+        LOG = V.log
         LOG[b + SEARCH_SEAT] = p
         LOG[b + SEARCH_DECISION] = r.dec
         LOG[b + SEARCH_ROLLOUTS] = K
@@ -367,10 +367,10 @@ def race_end_nb(G, W, p, bp, r):
 
 @separate
 @nb.njit(cache=True, _nrt=False)
-def rollout_action_nb(R, G, W, p, bp):
+def rollout_action_nb(R, V, W, p, bp):
     """The rollout bot's action for seat p (the seat to act): smart's, or the candidate its
     search on samples of what the seat has not seen tells better."""
-    r = race_start_nb(R, G, W, p, bp)
+    r = race_start_nb(R, V, W, p, bp)
     while r.state > 0:
-        r = race_next_nb(W, bp, r, search_nb(R, G, W, p, bp, r.na, r.k, r.K))
-    return race_end_nb(G, W, p, bp, r)
+        r = race_next_nb(W, bp, r, search_nb(R, V, W, p, bp, r.na, r.k, r.K))
+    return race_end_nb(V, W, p, bp, r)

@@ -36,15 +36,15 @@ def hidden_cards_nb(PS, q):
 
 
 @nb.njit(cache=True, _nrt=False)
-def unseen_pool_nb(R, G, p, pool):
+def unseen_pool_nb(R, V, p, pool):
     """Write into pool the cards seat p has not seen (the shoe less its hand, the pile,
     the table and the cards other seats are known to hold), in card order; returns how
     many, or -1 if they do not add up to the other seats' hidden cards plus the stock.
     Reads nothing another seat hides."""
-    S = G.s
-    PS = G.ps
-    unseen_counts_nb(R, G, p)
-    U = G.scr[SCR_UNSEEN]
+    S = V.s
+    PS = V.ps
+    unseen_counts_nb(R, V, p)
+    U = V.scr[SCR_UNSEEN]
     need = S[S_STOCK_N]
     for q in range(S[S_NP]):
         if q == p:
@@ -66,7 +66,7 @@ def unseen_pool_nb(R, G, p, pool):
 
 
 @nb.njit(cache=True, _nrt=False)
-def decline_fit_nb(R, G, q, pool, k, end, lo, npool, decl, rng, tmp):
+def decline_fit_nb(R, V, q, pool, k, end, lo, npool, decl, rng, tmp):
     """Seat q's draw pool[k:end] (its counts, known cards included, in tmp) against what
     q threw or refused: a card c it discarded, passed as the upcard offered on its turn, or
     did not buy, in its last decl turns (PS_DECL0, public) says that its hand had no use
@@ -75,11 +75,11 @@ def decline_fit_nb(R, G, q, pool, k, end, lo, npool, decl, rng, tmp):
     suit within two, as the contract's kinds go) swaps places with a card of pool[lo:npool]
     (the stock's part) that does not, at random, up to three times; then the next
     declined card."""
-    PS = G.ps
+    PS = V.ps
     if lo >= npool:
         return
-    has_set, has_run = _contract_kinds(R, G)
-    d0 = def_of_nb(R, G, tmp)
+    has_set, has_run = _contract_kinds(R, V)
+    d0 = def_of_nb(R, V, tmp)
     now = PS[q, PS_TURNS] + 1
     for c in range(JOKER):
         v = PS[q, PS_DECL0 + c]
@@ -89,13 +89,13 @@ def decline_fit_nb(R, G, q, pool, k, end, lo, npool, decl, rng, tmp):
         for _ in range(3):
             # would q keep c? c in place of one of its cards lowers its deficiency
             tmp[c] += 1
-            keep = def_of_nb(R, G, tmp) < d0
+            keep = def_of_nb(R, V, tmp) < d0
             if keep:
                 keep = False
                 for x in range(JOKER):
                     if x != c and tmp[x] > 0:
                         tmp[x] -= 1
-                        d = def_of_nb(R, G, tmp)
+                        d = def_of_nb(R, V, tmp)
                         tmp[x] += 1
                         if d < d0:
                             keep = True
@@ -122,12 +122,12 @@ def decline_fit_nb(R, G, q, pool, k, end, lo, npool, decl, rng, tmp):
                     pool[j] = x
                     tmp[x] -= 1
                     tmp[y] += 1
-                    d0 = def_of_nb(R, G, tmp)
+                    d0 = def_of_nb(R, V, tmp)
                     break
 
 
 @nb.njit(cache=True, _nrt=False)
-def unready_nb(R, G, q, pool, k, end, npool, rng, tmp):
+def unready_nb(R, V, q, pool, k, end, npool, rng, tmp):
     """Seat q (not down) was dealt pool[k:end] (its counts, known cards included, in tmp)
     and that hand meets its contract (deficiency 0): but a player who is not down did not
     meet it at its last turn (smart goes down at once), so the fit kept too much. One of
@@ -142,13 +142,13 @@ def unready_nb(R, G, q, pool, k, end, npool, rng, tmp):
         if x == JOKER:
             continue
         tmp[x] -= 1
-        if def_of_nb(R, G, tmp) == 0:
+        if def_of_nb(R, V, tmp) == 0:
             tmp[x] += 1
             continue
         j = end + randint_nb(rng, npool - end)
         y = pool[j]
         tmp[y] += 1
-        if def_of_nb(R, G, tmp) == 0:
+        if def_of_nb(R, V, tmp) == 0:
             tmp[y] -= 1
             tmp[x] += 1
             continue
@@ -158,10 +158,10 @@ def unready_nb(R, G, q, pool, k, end, npool, rng, tmp):
 
 
 @nb.njit(cache=True, _nrt=False)
-def layable_mask_nb(R, G):
+def layable_mask_nb(R, V):
     """The natural cards that fit some meld on the table, as a mask of bits 0..51."""
-    TM = G.table
-    nt = G.s[S_NT]
+    TM = V.table
+    nt = V.s[S_NT]
     cap = R.joker_cap
     sjc = R.params.set_joker_card
     fm = fit_mask_nb(TM, nt)
@@ -173,7 +173,7 @@ def layable_mask_nb(R, G):
 
 
 @nb.njit(cache=True, _nrt=False)
-def nolay_nb(G, p, pool, npool, rng, lm):
+def nolay_nb(V, p, pool, npool, rng, lm):
     """Reorder the pool so that load_sample_nb deals no seat that is down a natural card it
     could lay off on the table: a player who is down lays off all it can at its turn
     (measured on games of smart: 6% of a down player's cards fit the table, mostly from
@@ -181,8 +181,8 @@ def nolay_nb(G, p, pool, npool, rng, lm):
     the playouts' down players went out too fast). Each such card swaps places with a
     stock card (pool[nhid:npool]) that fits no meld, at random, up to eight tries. lm: the
     table's layable_mask_nb, the same for every sample of a search."""
-    S = G.s
-    PS = G.ps
+    S = V.s
+    PS = V.ps
     if lm == 0:
         return
     nhid = np.int64(0)
@@ -212,7 +212,7 @@ def nolay_nb(G, p, pool, npool, rng, lm):
 
 
 @nb.njit(cache=True, _nrt=False)
-def fit_hands_nb(R, G, p, pool, npool, fit, decl, rng, tmp, spare, unready):
+def fit_hands_nb(R, V, p, pool, npool, fit, decl, rng, tmp, spare, unready):
     """Reorder the shuffled pool so that load_sample_nb deals each other seat q (not down)
     a hand it could have kept: a player who has played t turns of the hand has seen t more
     cards than it holds and thrown the ones that served its contract least. So q's hidden
@@ -225,8 +225,8 @@ def fit_hands_nb(R, G, p, pool, npool, fit, decl, rng, tmp, spare, unready):
     hand it keeps is one that had no use for them. With unready a hand the fit leaves at
     deficiency 0 is repaired (unready_nb): a player who is not down could not go down at
     its last turn, or it would have. tmp: scratch counts (NCARDS); spare: unused."""
-    S = G.s
-    PS = G.ps
+    S = V.s
+    PS = V.ps
     nhid = np.int64(0)
     for q in range(S[S_NP]):
         if q != p:
@@ -246,18 +246,18 @@ def fit_hands_nb(R, G, p, pool, npool, fit, decl, rng, tmp, spare, unready):
             for i in range(k, end):
                 tmp[pool[i]] += 1
             if decl > 0:
-                decline_fit_nb(R, G, q, pool, k, end, max(end, nhid), npool, decl, rng, tmp)
+                decline_fit_nb(R, V, q, pool, k, end, max(end, nhid), npool, decl, rng, tmp)
             # Losing a card never lowers a hand's deficiency (docs/rules.md §6: the hand
             # with it meets whatever the hand without it meets), so the first card whose
             # loss keeps the deficiency dcur is the first of the least: no need to try the rest.
-            dcur = def_of_nb(R, G, tmp) if e > 0 else np.int64(0)
+            dcur = def_of_nb(R, V, tmp) if e > 0 else np.int64(0)
             for r in range(e):
                 best = -1
                 bd = np.int64(1) << 40
                 for c in range(JOKER):
                     if tmp[c] > PS[q, PS_KNOWN0 + c]:
                         tmp[c] -= 1
-                        d = def_of_nb(R, G, tmp)
+                        d = def_of_nb(R, V, tmp)
                         tmp[c] += 1
                         if d < bd:
                             bd = d
@@ -280,12 +280,12 @@ def fit_hands_nb(R, G, p, pool, npool, fit, decl, rng, tmp, spare, unready):
                 pool[last] = pool[j]
                 pool[j] = x
             if unready != 0 and e > 0 and dcur == 0:
-                unready_nb(R, G, q, pool, k, k + hidden, npool, rng, tmp)
+                unready_nb(R, V, q, pool, k, k + hidden, npool, rng, tmp)
         k += hidden
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
-def sample_pool_nb(R, G, W, p, bp, pool, npool, rng, lm):
+def sample_pool_nb(R, V, W, p, bp, pool, npool, rng, lm):
     """One sample of what seat p has not seen: pool[:npool] (``unseen_pool_nb``'s cards)
     shuffled from the seat's bot stream ``rng``, then fitted to the other hands (``fit=``,
     ``decl=``, ``unready=``) and to the table (``nolay=``: lm, the table's
@@ -294,7 +294,7 @@ def sample_pool_nb(R, G, W, p, bp, pool, npool, rng, lm):
     fit = int(bp[BP_FIT])
     decl = int(bp[BP_DECL])
     if fit > 0 or decl > 0:
-        fit_hands_nb(R, G, p, pool, npool, fit, decl, rng, W.scr[SCR_TMP], W.scr[SCR_CAND],
+        fit_hands_nb(R, V, p, pool, npool, fit, decl, rng, W.scr[SCR_TMP], W.scr[SCR_CAND],
                      int(bp[BP_UNREADY]))
     if lm != 0:
-        nolay_nb(G, p, pool, npool, rng, lm)
+        nolay_nb(V, p, pool, npool, rng, lm)
