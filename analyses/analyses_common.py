@@ -48,7 +48,14 @@ class AnalysisError(ValueError):
 
 class Parser(argparse.ArgumentParser):
     """argparse with the project's error shape: one line (no usage dump), exit status 2, and
-    --seed/--threads/--games checked by ``shanghai_sim.limits`` as every command checks them."""
+    --seed/--threads/--games checked by ``shanghai_sim.limits`` as every command checks them;
+    its ``type=int`` and ``type=float`` options read ASCII numbers only, finite ones
+    (``limits.strict_numbers``: no NaN, infinity or other scripts' digits)."""
+
+    def __init__(self, *args, **kwargs):
+        from shanghai_sim.limits import strict_numbers
+        super().__init__(*args, **kwargs)
+        strict_numbers(self)
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message}\n")
