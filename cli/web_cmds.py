@@ -81,6 +81,13 @@ def register(group: click.Group) -> None:
                                  + ("it is a folder" if os.path.isdir(log_path) else
                                     f"no folder {folder}" if not os.path.isdir(folder) else
                                     f"the folder {folder} is not writable"))
+            try:        # a write probe beside it, as the log is written (root passes os.access in /proc)
+                import tempfile
+                fd, probe = tempfile.mkstemp(prefix=".log-", suffix=".jsonl", dir=folder)
+                os.close(fd)
+                os.unlink(probe)
+            except OSError as e:
+                raise InputError(f"cannot write the log {log_path}: {e.strerror or e}") from None
         s, make = human_game(rules, rule_items, players, bots, seat, seed, later=True, diagnostic=diagnostic)
         from shanghai_sim.web.serve import make_server
         try:
@@ -111,5 +118,12 @@ def register(group: click.Group) -> None:
             srv.server_close()
             srv.session.stop(reason)
             undo()
-            if log_path:
-                click.echo(f"log saved to {log_path} (shanghai-sim replay --log {log_path})")
+            session = srv.session
+            if log_path and session.log_error is None:
+                if session.saved:
+                    click.echo(f"log saved to {log_path} (shanghai-sim replay --log {log_path})")
+                else:
+                    click.echo(f"no log saved to {log_path}: the game stopped before its first deal", err=True)
+        if log_path and session.log_error is not None:
+            # the last save failed: what the file holds (if anything) is not the game's end
+            raise click.ClickException(f"the log was not saved: {session.log_error}")
