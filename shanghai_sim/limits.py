@@ -48,42 +48,6 @@ def parse_int(what: str, text, lo: int, hi: int) -> int:
     return check_count(what, int(s), lo, hi)
 
 
-def ascii_int(text: str) -> int:
-    """An integer option of a script (argparse): ASCII digits with an optional sign, as every
-    command reads one (``cli.errors.Integer``); ``int()`` also takes ``1_000`` and other
-    scripts' digits (``٥``). ValueError otherwise (argparse: "invalid int value")."""
-    s = str(text).strip()
-    body = s[1:] if s[:1] in "+-" else s
-    if not (body.isascii() and body.isdigit()) or len(body) > 40:
-        raise ValueError(text)
-    return int(s)
-
-
-def finite_float(text: str) -> float:
-    """A real-number option of a script (argparse): ASCII decimal notation, finite, as every
-    command reads one (``cli.errors.Number``); ``float()`` also takes ``nan``, ``inf`` and
-    other scripts' digits, which pass any range check (NaN compares false). ValueError
-    otherwise (argparse: "invalid float value")."""
-    import math
-    import re
-    s = str(text).strip()
-    if not (s.isascii() and len(s) <= 40 and re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", s)):
-        raise ValueError(text)
-    x = float(s)
-    if not math.isfinite(x):
-        raise ValueError(text)
-    return x
-
-
-def strict_numbers(ap):
-    """``ap`` (an argparse parser) reading its ``type=int`` and ``type=float`` options with
-    ``ascii_int`` and ``finite_float``: the scripts refuse NaN, infinities and non-ASCII
-    digits as the commands do. Returns ``ap``."""
-    ap.register("type", int, ascii_int)
-    ap.register("type", float, finite_float)
-    return ap
-
-
 def check_seed(v, what: str = "seed") -> int:
     return check_count(what, v, 0, MAX_SEED)
 
@@ -105,12 +69,9 @@ def check_namespace(a) -> None:
 
 
 def parse_args(ap, argv=None):
-    """``ap.parse_args(argv)`` (its numbers read by ``strict_numbers``) then ``check_namespace``:
-    a bad value or option is one line and exit 2, as every command says it (the analyses'
-    and the benchmarks' scripts)."""
-    # one line, exit 2, for argparse's own refusals too (no usage dump), as the commands say them
-    ap.error = lambda message: ap.exit(2, f"{ap.prog}: error: {message}\n")
-    a = strict_numbers(ap).parse_args(argv)
+    """``ap.parse_args(argv)`` then ``check_namespace``: a bad value is one line and exit 2,
+    as every command says it (the analyses' and the benchmarks' scripts)."""
+    a = ap.parse_args(argv)
     try:
         check_namespace(a)
     except LimitError as e:

@@ -83,16 +83,14 @@ def test_the_dask_executor_refuses_a_nan_timeout():
             DaskExecutor("tcp://127.0.0.1:1", worker_timeout=bad)
 
 
-# The studies and the benchmarks (argparse): their int and float options read as the commands'
-# (limits.strict_numbers); each bad value is one line, exit 2, before anything runs.
+# The studies (argparse): their int and float options read as the commands' (analyses_common.Parser:
+# ascii_int, finite_float); each bad value is one line, exit 2, before anything runs.
 SCRIPTS = [
     ("analyses/going_down.py", "--games", BAD_INTEGERS),
     ("analyses/going_down.py", "--seed", BAD_INTEGERS),
     ("analyses/buying.py", "--target-ci", BAD_NUMBERS),
     ("analyses/tune_smart.py", "--margin", BAD_NUMBERS),
     ("analyses/when_to_buy.py", "--samples", BAD_INTEGERS),
-    ("benchmarks/bench_verify.py", "--games", BAD_INTEGERS),
-    ("benchmarks/bench_melds.py", "--reps", BAD_INTEGERS),
 ]
 
 
@@ -104,8 +102,7 @@ def test_the_scripts_refuse_them_too(tmp_path, monkeypatch, capsys, path, option
     mod = importlib.import_module(Path(path).with_suffix("").as_posix().replace("/", "."))
     for value in values:
         given = f"{option}={value}"           # -inf is not taken for an option
-        monkeypatch.setattr(sys, "argv", [path, given, "--out", str(tmp_path / "never-written")]
-                            if path.startswith("analyses/") else [path, given])
+        monkeypatch.setattr(sys, "argv", [path, given, "--out", str(tmp_path / "never-written")])
         with pytest.raises(SystemExit) as e:
             mod.main()
         err = capsys.readouterr().err.strip()
@@ -115,7 +112,7 @@ def test_the_scripts_refuse_them_too(tmp_path, monkeypatch, capsys, path, option
 
 
 def test_strict_numbers_read_what_the_commands_read():
-    from shanghai_sim.limits import ascii_int, finite_float
+    from analyses.analyses_common import ascii_int, finite_float
     assert ascii_int(" +42 ") == 42 and ascii_int("-7") == -7 and ascii_int("05") == 5
     assert finite_float("2") == 2.0 and finite_float("1.5e2") == 150.0 and finite_float(".5") == 0.5
     for bad in BAD_INTEGERS:
