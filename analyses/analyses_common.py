@@ -122,7 +122,12 @@ def check_out(out: str) -> Path:
     if str(full) in SYSTEM_FOLDERS or any(full.is_relative_to(d) for d in ("/proc", "/sys", "/dev")):
         raise AnalysisError(f"--out {out}: a system folder; choose a new or empty folder "
                             "(e.g. --out results)")
-    if full.exists():
+    try:
+        exists = full.exists()
+    except OSError as e:            # a name too long, a loop of links: nothing can be written there
+        raise AnalysisError(f"--out {str(out)[:80]}: cannot be used ({e.strerror}); choose another "
+                            "folder") from None
+    if exists:
         if not full.is_dir():
             raise AnalysisError(f"--out {out}: a file, not a folder; choose a new or empty folder")
         try:

@@ -81,11 +81,15 @@ def register(group: click.Group) -> None:
                                  + ("it is a folder" if os.path.isdir(log_path) else
                                     f"no folder {folder}" if not os.path.isdir(folder) else
                                     f"the folder {folder} is not writable"))
-            try:        # a write probe beside it, as the log is written (root passes os.access in /proc)
-                import tempfile
+            try:        # write probes, as the log is written: a temporary beside it (root passes
+                import tempfile         # os.access in /proc), and the name itself (too long?),
                 fd, probe = tempfile.mkstemp(prefix=".log-", suffix=".jsonl", dir=folder)
-                os.close(fd)
+                os.close(fd)            # opened without changing a log already there
                 os.unlink(probe)
+                existed = os.path.lexists(log_path)
+                os.close(os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666))
+                if not existed:
+                    os.unlink(log_path)
             except OSError as e:
                 raise InputError(f"cannot write the log {log_path}: {e.strerror or e}") from None
         s, make = human_game(rules, rule_items, players, bots, seat, seed, later=True, diagnostic=diagnostic)

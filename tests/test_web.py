@@ -112,6 +112,8 @@ def test_replay_html_errors(tmp_path):
     (["--log", "/no/such/folder/g.jsonl"], "cannot write the log /no/such/folder/g.jsonl"),
     # a folder that os.access calls writable for root, where nothing can be written
     (["--log", "/proc/shanghai-sim-test.jsonl"], "cannot write the log /proc/shanghai-sim-test.jsonl"),
+    # a name longer than a file system takes: the game started and no save ever succeeded
+    (["--log", "/tmp/" + "a" * 300 + ".jsonl"], "cannot write the log /tmp/aaaa"),
 ])
 def test_serve_bad_options_one_line(args, says):
     r = CliRunner().invoke(main, ["serve", *args])
