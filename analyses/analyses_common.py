@@ -46,9 +46,43 @@ class AnalysisError(ValueError):
     """A bad option of an analysis script: one line, exit status 2."""
 
 
+def ascii_int(text: str) -> int:
+    """An integer option of a study: ASCII digits with an optional sign, as every command reads
+    one (``cli.errors.Integer``); ``int()`` also takes ``1_000`` and other scripts' digits
+    (``٥``). ValueError otherwise (argparse: "invalid int value")."""
+    s = str(text).strip()
+    body = s[1:] if s[:1] in "+-" else s
+    if not (body.isascii() and body.isdigit()) or len(body) > 40:
+        raise ValueError(text)
+    return int(s)
+
+
+def finite_float(text: str) -> float:
+    """A real-number option of a study: ASCII decimal notation, finite, as every command reads
+    one (``cli.errors.Number``); ``float()`` also takes ``nan``, ``inf`` and other scripts'
+    digits, which pass any range check (NaN compares false). ValueError otherwise (argparse:
+    "invalid float value")."""
+    import math
+    import re
+    s = str(text).strip()
+    if not (s.isascii() and len(s) <= 40 and re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", s)):
+        raise ValueError(text)
+    x = float(s)
+    if not math.isfinite(x):
+        raise ValueError(text)
+    return x
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with the project's error shape: one line (no usage dump), exit status 2, and
-    --seed/--threads/--games checked by ``shanghai_sim.limits`` as every command checks them."""
+    --seed/--threads/--games checked by ``shanghai_sim.limits`` as every command checks them;
+    its ``type=int`` and ``type=float`` options read ASCII numbers only, finite ones
+    (``ascii_int``, ``finite_float``: no NaN, infinity or other scripts' digits)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.register("type", int, ascii_int)
+        self.register("type", float, finite_float)
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message}\n")
@@ -88,7 +122,12 @@ def check_out(out: str) -> Path:
     if str(full) in SYSTEM_FOLDERS or any(full.is_relative_to(d) for d in ("/proc", "/sys", "/dev")):
         raise AnalysisError(f"--out {out}: a system folder; choose a new or empty folder "
                             "(e.g. --out results)")
-    if full.exists():
+    try:
+        exists = full.exists()
+    except OSError as e:            # a name too long, a loop of links: nothing can be written there
+        raise AnalysisError(f"--out {str(out)[:80]}: cannot be used ({e.strerror}); choose another "
+                            "folder") from None
+    if exists:
         if not full.is_dir():
             raise AnalysisError(f"--out {out}: a file, not a folder; choose a new or empty folder")
         try:

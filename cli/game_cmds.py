@@ -62,11 +62,14 @@ class _Bounds:
 
     def __init__(self):
         from shanghai_sim.cards import card_str
+        from shanghai_sim.limits import MAX_GAME_SEED
+        from shanghai_sim.log import SCHEMA_VERSION
         from shanghai_sim.rules import (MAX_BUY_PENALTY, MAX_BUYS, MAX_DEAL, MAX_HANDS, MAX_HELD, MAX_JOKERS,
                                         MAX_MELDS, MAX_PLAYERS, MAX_SET, MAX_STOCK_PASSES, MIN_PLAYERS)
         self.cards = {card_str(c) for c in range(53)} | {"??"}   # ??: a card a seat view hides
         self.players = None
         self.max_players, self.min_players = MAX_PLAYERS, MIN_PLAYERS
+        self.schema, self.max_seed = SCHEMA_VERSION, MAX_GAME_SEED
         self.shoe = 8 * 52 + MAX_JOKERS                 # the largest shoe: 8 packs and their jokers
         self.lim = dict(hands=MAX_HANDS, deal=MAX_DEAL, held=MAX_HELD, set=MAX_SET, melds=MAX_MELDS,
                         table=MAX_PLAYERS * MAX_MELDS, buys=MAX_BUYS, penalty=MAX_BUY_PENALTY,
@@ -107,6 +110,9 @@ class _Bounds:
         L, p = self.lim, self.players or self.max_players
         ev = e["event"]
         if ev == "game":
+            # a log of a later schema may mean what this version would misread: said, not guessed
+            self._int(e, "schema", 1, self.schema, "the log schemas this shanghai-sim reads, docs/replay.md")
+            self._int(e, "seed", 0, self.max_seed, "a game seed", none=True)
             self._int(e, "players", self.min_players, self.max_players)
             if isinstance(e.get("players"), int):
                 self.players = p = e["players"]

@@ -81,6 +81,17 @@ def register(group: click.Group) -> None:
                                  + ("it is a folder" if os.path.isdir(log_path) else
                                     f"no folder {folder}" if not os.path.isdir(folder) else
                                     f"the folder {folder} is not writable"))
+            try:        # write probes, as the log is written: a temporary beside it (root passes
+                import tempfile         # os.access in /proc), and the name itself (too long?),
+                fd, probe = tempfile.mkstemp(prefix=".log-", suffix=".jsonl", dir=folder)
+                os.close(fd)            # opened without changing a log already there
+                os.unlink(probe)
+                existed = os.path.lexists(log_path)
+                os.close(os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666))
+                if not existed:
+                    os.unlink(log_path)
+            except OSError as e:
+                raise InputError(f"cannot write the log {log_path}: {e.strerror or e}") from None
         s, make = human_game(rules, rule_items, players, bots, seat, seed, later=True, diagnostic=diagnostic)
         from shanghai_sim.web.serve import make_server
         try:
@@ -111,5 +122,12 @@ def register(group: click.Group) -> None:
             srv.server_close()
             srv.session.stop(reason)
             undo()
-            if log_path:
-                click.echo(f"log saved to {log_path} (shanghai-sim replay --log {log_path})")
+            session = srv.session
+            if log_path and session.log_error is None:
+                if session.saved:
+                    click.echo(f"log saved to {log_path} (shanghai-sim replay --log {log_path})")
+                else:
+                    click.echo(f"no log saved to {log_path}: the game stopped before its first deal", err=True)
+        if log_path and session.log_error is not None:
+            # the last save failed: what the file holds (if anything) is not the game's end
+            raise click.ClickException(f"the log was not saved: {session.log_error}")

@@ -278,7 +278,9 @@ def manifest_disagreements(m: dict[str, Any]) -> list[str]:
         out.append(f"tables is {show(m.get('tables'))}; its job (detail {job.get('detail')}) writes "
                    f"{show(list(lay.tables))}")
     seeds = m.get("seeds")
-    if isinstance(seeds, dict) and "job_seed" in seeds and seeds.get("job_seed") != job.get("seed"):
+    if "seeds" in m and not isinstance(seeds, dict):
+        out.append(f"seeds is {show(seeds)}; expected the job's seeds (job_seed, game_seed, first_games)")
+    elif isinstance(seeds, dict) and "job_seed" in seeds and seeds.get("job_seed") != job.get("seed"):
         out.append(f"seeds.job_seed is {show(seeds.get('job_seed'))}; its job's seed is {job.get('seed')}")
     bots = m.get("bots")
     if not isinstance(bots, dict):

@@ -396,6 +396,8 @@ def test_analyses_bad_presets_and_out(tmp_path, script):
     for s in ("analyses/buying.py", "analyses/going_down.py", "analyses/rules.py"):
         _one_line_2(script(s, "--games", 2, "--out", blocker / "sub"), "cannot write", "--out")
         _one_line_2(script(s, "--games", 2, "--out", "/proc/shanghai-sim-test"), "a system folder", "--out")
+        _one_line_2(script(s, "--games", 2, "--out", tmp_path / ("a" * 300)), "cannot be used (File name too long)",
+                    "--out")
 
 
 @pytest.mark.parametrize("args, named", [

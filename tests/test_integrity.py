@@ -369,6 +369,9 @@ MANIFEST_EDITS = [
     ("bot versions", lambda m: m["bots"]["versions"].update(greedy=99), "bots.versions is", False),
     ("lineup", lambda m: m["bots"].update(lineup=["random"] * 4), "bots.lineup is", True),
     ("job seed", lambda m: m["seeds"].update(job_seed=2), "seeds.job_seed is 2", True),
+    ("seeds not an object", lambda m: m.update(seeds=[1]), "seeds is [1]", True),
+    # run --resume said AttributeError with a traceback
+    ("bots not an object", lambda m: m.update(bots=[1]), "has no bots section", False),
 ]
 
 

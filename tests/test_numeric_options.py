@@ -81,3 +81,69 @@ def test_the_dask_executor_refuses_a_nan_timeout():
     for bad in (float("nan"), float("inf"), 0, -1, "60", True):
         with pytest.raises(JobError, match="positive number of seconds"):
             DaskExecutor("tcp://127.0.0.1:1", worker_timeout=bad)
+
+
+# The studies (argparse): their int and float options read as the commands' (analyses_common.Parser:
+# ascii_int, finite_float); each bad value is one line, exit 2, before anything runs.
+SCRIPTS = [
+    ("analyses/going_down.py", "--games", BAD_INTEGERS),
+    ("analyses/going_down.py", "--seed", BAD_INTEGERS),
+    ("analyses/buying.py", "--target-ci", BAD_NUMBERS),
+    ("analyses/tune_smart.py", "--margin", BAD_NUMBERS),
+    ("analyses/when_to_buy.py", "--samples", BAD_INTEGERS),
+]
+
+
+@pytest.mark.parametrize("path, option, values", SCRIPTS, ids=[f"{s[0]} {s[1]}" for s in SCRIPTS])
+def test_the_scripts_refuse_them_too(tmp_path, monkeypatch, capsys, path, option, values):
+    import importlib
+    import sys
+    from pathlib import Path
+    mod = importlib.import_module(Path(path).with_suffix("").as_posix().replace("/", "."))
+    for value in values:
+        given = f"{option}={value}"           # -inf is not taken for an option
+        monkeypatch.setattr(sys, "argv", [path, given, "--out", str(tmp_path / "never-written")])
+        with pytest.raises(SystemExit) as e:
+            mod.main()
+        err = capsys.readouterr().err.strip()
+        assert e.value.code == 2 and len(err.splitlines()) == 1, (option, value, err)
+        assert f"argument {option}: invalid" in err and repr(value) in err, err
+    assert not (tmp_path / "never-written").exists()
+
+
+def test_strict_numbers_read_what_the_commands_read():
+    from analyses.analyses_common import ascii_int, finite_float
+    assert ascii_int(" +42 ") == 42 and ascii_int("-7") == -7 and ascii_int("05") == 5
+    assert finite_float("2") == 2.0 and finite_float("1.5e2") == 150.0 and finite_float(".5") == 0.5
+    for bad in BAD_INTEGERS:
+        with pytest.raises(ValueError):
+            ascii_int(bad)
+    for bad in BAD_NUMBERS:
+        with pytest.raises(ValueError):
+            finite_float(bad)
+
+
+@pytest.mark.parametrize("line, says", [
+    ("target_ci = inf", "--target-ci inf: must be a positive number of points"),
+    ("target_ci = nan", "--target-ci nan: must be a positive number of points"),
+    ('target_ci = "2"', "--target-ci '2': must be a positive number of points"),
+    ("target_ci = true", "--target-ci True: must be a positive number of points"),
+    ("players = 2.5", "players = 2.5: expected an integer"),
+    ("players = inf", "players = inf: expected an integer"),
+    ("players = 0", "players = 0: must be 2..8"),
+])
+def test_an_experiment_files_numbers_are_checked_as_its_options(tmp_path, line, says):
+    """An experiment file's target_ci of infinity ran, a string or a fractional player count
+    was a TypeError traceback, and players = 0 (or --players 0) played the rules' count."""
+    size = "max_games = 4" if line.startswith("target_ci") else "games = 4"
+    f = tmp_path / "e.toml"
+    f.write_text(f'baseline = "greedy"\n{size}\n{line}\n[[variants]]\nname = "r"\nbot = "random"\n')
+    r = run_cli("experiment", f, "--out", tmp_path / "never-written", "--quiet")
+    lines = r.output.strip().splitlines()
+    assert r.exit_code == 2 and len(lines) == 1, r.output
+    assert says in lines[0], lines[0]
+    if line == "players = 0":
+        r = run_cli("experiment", "--variant", "random", "--players", "0", "--games", "4",
+                    "--out", tmp_path / "never-written", "--quiet")
+        assert r.exit_code == 2 and says in r.output, r.output
+    assert not (tmp_path / "never-written").exists()

@@ -293,3 +293,14 @@ def test_an_empty_output_path_is_refused_before_anything_runs(args):
     --out ''` wrote into ./shanghai-tournament, the default it was not asked for."""
     r = CliRunner().invoke(main, args, input="quit\n")
     _one_line_refusal(r, "give a folder" if "--out" in args else "give a file name")
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"schema": 99}, "schema = 99: must be 1..2"), ({"schema": 0}, "schema = 0: must be 1..2"),
+    ({"schema": "2"}, 'schema = "2": expected an integer'), ({"seed": -1}, "seed = -1: must be 0..18446744073709551615"),
+    ({"seed": 1e400}, "seed = Infinity: expected an integer"), ({"seed": 2**64}, "seed = 18446744073709551616"),
+])
+def test_a_schema_or_seed_this_version_does_not_read(tmp_path, change, words):
+    """A log of a later schema was read as if it were this one (its fields may mean otherwise);
+    a seed no game has (negative, infinite, past 64 bits) was printed as the game's."""
+    _one_line_refusal(_replay(_write(tmp_path / "g.jsonl", [dict(GAME, **change), *EVENTS])), "line 1", words)

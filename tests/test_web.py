@@ -110,6 +110,10 @@ def test_replay_html_errors(tmp_path):
     (["--players", "9"], "players = 9: must be 2..8"),
     (["--rule", "buy_penalty=-1"], "buy_penalty"),
     (["--log", "/no/such/folder/g.jsonl"], "cannot write the log /no/such/folder/g.jsonl"),
+    # a folder that os.access calls writable for root, where nothing can be written
+    (["--log", "/proc/shanghai-sim-test.jsonl"], "cannot write the log /proc/shanghai-sim-test.jsonl"),
+    # a name longer than a file system takes: the game started and no save ever succeeded
+    (["--log", "/tmp/" + "a" * 300 + ".jsonl"], "cannot write the log /tmp/aaaa"),
 ])
 def test_serve_bad_options_one_line(args, says):
     r = CliRunner().invoke(main, ["serve", *args])
@@ -439,6 +443,42 @@ def test_serve_command_serves_and_saves_a_stopped_log_on_ctrl_c(tmp_path, sig, r
     assert ("warning: serve listens on 0.0.0.0" in err) == bool(wide), err
     last = json.loads(log.read_text().splitlines()[-1])
     assert last == {"event": "stopped", "hand": 1, "reason": reason}
+
+
+def test_serve_says_when_its_log_could_not_be_saved(tmp_path):
+    """The log's folder removed during the game: stopping, serve does not say 'log saved' (it
+    said so whether or not the log was written); one line naming the log, exit status 1."""
+    import shutil
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    log = folder / "g.jsonl"
+    exe = Path(sys.executable).with_name("shanghai-sim")
+    cli = [str(exe)] if exe.exists() else [sys.executable, "-c", "from shanghai_sim.cli.main import main; main()"]
+    p = subprocess.Popen(cli + ["serve", "--port", "0", "--seed", "3", "--log", str(log), "--rule", SHORT[0]],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        line = p.stdout.readline()
+        url = line.split("open ", 1)[1].split(" ", 1)[0]
+        end = time.monotonic() + 300
+        while json.load(urllib.request.urlopen(url + "api/state")).get("busy") is not None \
+                and time.monotonic() < end:
+            time.sleep(0.1)
+        assert log.exists()                     # saved after the deal
+        shutil.rmtree(folder)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 1, (out, err)
+    assert "log saved" not in out and "Traceback" not in err
+    assert err.strip().splitlines() == [f"Error: the log was not saved: cannot write the log {log}: "
+                                        "No such file or directory"], err
 
 
 def test_session_one_action_at_a_time(tmp_path):

@@ -187,7 +187,14 @@ def plan_arms(exp: Experiment, out: str, deals: int, engine=None) -> list[ArmPla
     if exp.hand is not None and (isinstance(exp.hand, bool) or not isinstance(exp.hand, int)):
         raise ExperimentError(f"hand = {exp.hand!r}: expected a hand number")
     base_rules = _base_rules(exp)
-    players = exp.players or base_rules.players
+    if exp.players is not None:          # 0 is a bad count, not the rules' default (as run says)
+        from ..limits import LimitError, check_count
+        from ..rules import MAX_PLAYERS, MIN_PLAYERS
+        try:
+            check_count("players", exp.players, MIN_PLAYERS, MAX_PLAYERS)
+        except LimitError as e:
+            raise ExperimentError(str(e)) from None
+    players = base_rules.players if exp.players is None else exp.players
     _single_spec(exp.baseline, "baseline")                 # one spec, not a line-up
     opponents = _single_spec(exp.opponents or exp.baseline, "opponents")
     out_abs = os.path.abspath(out)

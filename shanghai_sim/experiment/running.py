@@ -39,8 +39,10 @@ def run_experiment(exp: Experiment, out: str = DEFAULT_OUT, *, resume: bool = Fa
             raise ExperimentError("--target-ci needs a cap: add --max-games N (deals per arm)")
         if exp.games is not None:
             raise ExperimentError("give --games N or --target-ci X with --max-games N, not both")
-        if not exp.target_ci > 0:
-            raise ExperimentError(f"--target-ci {exp.target_ci}: must be a positive number of points")
+        ci = exp.target_ci
+        # an experiment file's value too: a string, a bool, NaN or infinity is no CI half-width
+        if isinstance(ci, bool) or not isinstance(ci, (int, float)) or not math.isfinite(ci) or not ci > 0:
+            raise ExperimentError(f"--target-ci {repr(ci)[:40]}: must be a positive number of points")
     elif exp.max_games is not None:
         raise ExperimentError("--max-games goes with --target-ci X (or give --games N)")
     for key, v in (("games", exp.games), ("max_games", exp.max_games)):

@@ -412,7 +412,8 @@ def _prepare(plan: Plan, resume: bool, overwrite: bool, full: bool = True,
         raise JobError(f"output {where!r} was written by shanghai-sim {old.get('package_version') or '(version not recorded)'} "
                        f"(this is {__version__}); its rows may differ: use another --out or --overwrite")
     from ..bots import bot_versions
-    had, now = old.get("bots", {}).get("versions", {}), bot_versions(plan.lineup)
+    bots = old.get("bots", {})          # an edited manifest's bots may be no object at all
+    had, now = bots.get("versions", {}) if isinstance(bots, dict) else bots, bot_versions(plan.lineup)
     if had != now and (not isinstance(had, dict) or set(had) != set(now)
                        or not all(_is_version(v) for v in had.values())):
         raise JobError(f"output {where!r}: its {MANIFEST} records the bots' versions as {str(had)[:120]}, "

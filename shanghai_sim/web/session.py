@@ -96,6 +96,7 @@ class PlaySession:
         self.busy_since = 0.0
         self.error: str | None = None
         self.log_error: str | None = None
+        self.saved = False          # whether the log was written (the last write: unless log_error)
         self.hint: dict[str, Any] | None = None
         self.version = 0
         # The game's own moves: the person's actions applied so far. Every action names the
@@ -148,6 +149,7 @@ class PlaySession:
         try:
             write_log(self.log_path, self._events())
             self.log_error = None
+            self.saved = True
         except OSError as e:
             self.log_error = f"cannot write the log {self.log_path}: {e.strerror}"
 
