@@ -41,7 +41,7 @@ from pathlib import Path
 KERNELS = Path(__file__).resolve().parent / "kernels"
 WORKSPACE = "search.playout"       # the kernel module of the search workspace (new_workspace_nb)
 GATES = {"workspace": "W", "smart": "SM"}        # gate -> the engine argument that carries it
-# A bot kernel's arguments -> its call in the dispatch. V is the seat's view (layout.SeatView),
+# A bot kernel's arguments -> its call in the dispatch. V is the seat's view (state.seat_view_nb),
 # never the state; only a diagnostic (which cheats on purpose) is given the true cards beside it.
 CALLS = {("R", "V", "p"): "(R, V, p)", ("R", "V", "p", "bp"): "(R, V, p, bp)",
          ("R", "V", "W", "p", "bp"): "(R, V, W, p, bp)"}
@@ -276,9 +276,10 @@ A gated bot given no gate argument (W or SM None) "chooses" ``codes.NO_ACTION``,
 ``apply_action_nb`` refuses, so the engine stops with an error instead of letting another
 bot play that seat. An unknown kind plays as kind 0.
 
-Every bot is called with its seat's view V (``layout.SeatView``, ``state.seat_view_nb``), never
-the state: its own hand, private row and random stream, the public rows, table and pile. A
-diagnostic's kernel alone takes the true hands and stock as arguments of its own.
+Every bot is called with its seat's view V (``state.seat_view_nb``; ``layout.State``'s
+docstring), never the state: its own hand, private row and random stream, the public rows,
+table and pile, and zeros for every other hand, stream and the stock. A diagnostic's kernel
+alone takes the true hands and stock as arguments of its own.
 """
 
 import numba as nb

@@ -47,7 +47,7 @@ from .kernels.base import layout as L
 from .kernels.bots.buycharts import CHART_DEF_CAP, CHART_SOURCES
 from .kernels.games.dispatch import needs_workspace, seat_action_nb, smart_flag
 from .kernels.base.rng import seed_state_nb
-from .kernels.engine.state import seat_view_done_nb, seat_view_nb
+from .kernels.engine.state import seat_view, seat_view_done_nb
 from .kernels.search.oracle import oracle_search_nb
 from .kernels.search.rollout import search_nb
 from .limits import MAX_GAME_SEED, LimitError, check_count
@@ -189,7 +189,7 @@ def value_actions_staged(game: Game, actions: "Sequence[Action | int]", stages: 
     G = game.G
     if seed is not None:
         seed_state_nb(np.uint64(seed), stream)
-    V = seat_view_nb(G, np.int64(seat))        # the search reads the seat's view, as its bot does
+    V = seat_view(G, seat)        # the search reads the seat's view, as its bot does
     try:
         k0 = 0
         for k in ks:

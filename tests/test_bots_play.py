@@ -45,46 +45,42 @@ def offer(contract, hands, upcard, **options):
 
 def test_a_seat_view_holds_the_seats_own_cards_and_stream_alone():
     """The seat view by construction (issue 56): what a bot receives holds its seat's hand,
-    private row and random stream, zeros in every other seat's rows and in the deal stream's,
-    and neither the stock nor the records; a card it tries on the view's hand leaves the real
+    private row and random stream, zeros in every other seat's rows, in the deal stream's and
+    the game seed's, and a stock of zeros; a card it tries on the view's hand leaves the real
     hand as it was, and the view's end keeps the stream it moved on and clears its rows."""
-    from shanghai_sim.kernels.engine.state import seat_view_done_nb, seat_view_nb
+    from shanghai_sim.kernels.engine.state import seat_view, seat_view_done_nb
     g = Game(rules="shanghai", players=4, seed=3, bots="smart")
     for _ in range(25):
         g.step()
     G, p = g.G, g.to_act
-    assert not {"stock", "rec", "vhands", "vpriv", "vrng"} & set(L.SeatView._fields)
-    hands, rng = G.hands.copy(), G.rng.copy()
-    V = seat_view_nb(G, np.int64(p))
-    assert isinstance(V, L.SeatView)
+    hands, rng, stock = G.hands.copy(), G.rng.copy(), G.stock.copy()
+    shoe = int(G.s[L.S_SHOE])
+    V = seat_view(G, p)
+    assert isinstance(V, L.State) and V.hands.shape == (L.MAXP, 53) and V.rng.shape == (L.NRNG, 4)
     assert (V.hands[p] == hands[p]).all() and V.hands.sum() == hands[p].sum()
     assert (V.rng[L.RNG_BOT0 + p] == rng[L.RNG_BOT0 + p]).all()
-    assert V.rng.sum() == rng[L.RNG_BOT0 + p].sum()
-    assert (hands[[q for q in range(4) if q != p]].sum() > 0)       # the others' cards exist...
-    V.hands[p, 0] += 5                                                  # ... a trial move
-    assert (G.hands == hands).all()                                     # never touches the state
+    assert [r for r in range(L.NRNG) if V.rng[r].any()] == [L.RNG_BOT0 + p]
+    assert (hands[[q for q in range(4) if q != p]].sum() > 0)       # the others' cards exist,
+    assert stock[:int(G.s[L.S_STOCK_N])].any()                       # and the stock's,
+    assert V.stock.shape == (shoe,) and not V.stock.any()            # not in the view
+    V.hands[p, 0] += 5                                                  # a trial move
+    assert (G.hands[:L.MAXP] == hands[:L.MAXP]).all()                   # never touches the real hands
     V.hands[p, 0] -= 5
     V.rng[L.RNG_BOT0 + p, 0] ^= np.uint64(1)                            # the seat's stream moves on
     seat_view_done_nb(G, np.int64(p))
     assert G.rng[L.RNG_BOT0 + p, 0] == rng[L.RNG_BOT0 + p, 0] ^ np.uint64(1)
-    assert not G.vhands.any() and not G.vrng.any() and not G.vpriv.any()
+    assert not G.hands[L.MAXP:].any() and not G.rng[L.NRNG:].any() and not G.priv[L.MAXP:].any()
 
 
-def test_a_kernel_that_reads_the_stock_does_not_compile_for_a_view():
-    """A bot kernel that named the stock (or another state-only array) would fail to compile
-    where the dispatch calls it: the view's type has no such field."""
-    import numba
-    from shanghai_sim.kernels.engine.state import seat_view_nb
-
-    @numba.njit
-    def peek(V):
-        return V.stock[0]
-
-    g = Game(rules="shanghai", players=4, seed=1, bots="greedy")
-    V = seat_view_nb(g.G, np.int64(g.to_act))
-    assert peek.py_func(g.G) >= 0                      # a state has a stock ...
-    with pytest.raises(numba.core.errors.TypingError, match="stock"):
-        peek(V)                                        # ... a view has none
+def test_no_kernel_writes_the_view_stock():
+    """The seat view's stock is the half of the state's stock array the engine never writes: it
+    stays zeros through whole games (and through a search's playouts, in the workspace)."""
+    g = Game(rules="shanghai", players=4, seed=8, bots="smart,rollout:rollouts=2:candidates=2,greedy,random")
+    while not g.over:
+        g.step()
+    shoe = int(g.G.s[L.S_SHOE])
+    assert g.G.stock.shape == (2 * shoe,) and not g.G.stock[shoe:].any()
+    assert not g.workspace().stock[shoe:].any()
 
 
 def test_the_dispatch_calls_every_bot_with_a_seat_view():
@@ -200,7 +196,7 @@ def _hidden_shuffled(g, seat, rng):
     stock[:n_stock] = pool[k:]
     assert k + n_stock == len(pool)
     streams = G.rng
-    for row in range(streams.shape[0]):
+    for row in range(L.NRNG):
         if row != L.RNG_BOT0 + seat:
             streams[row] = rng.integers(1, 2**63, size=streams.shape[1], dtype=np.uint64)
 

@@ -234,21 +234,22 @@ class Contract(NamedTuple):
     exact: int               # 1: initial_meld = exact (each meld exactly its size)
     gap: int                 # 1: same_suit_runs = gap (two runs of a suit must not touch)
 
-# Shape entries are ints or the names "shoe" (cards in the shoe), "log" (log_size, at
+# Shape entries are ints or the names "shoe" (cards in the shoe), "stock" (twice that), "log" (log_size, at
 # least 1), "hands" (hands in the game), "nhf" (kernels.base.records.NHF), or any CACHE_SPEC name.
 STATE_SPEC = (
     ("s", np.int64, (NS,), 0),                    # scalars (S_*); S_SHOE, S_NP set at allocation
     ("ps", np.int64, (MAXP, NPS), 0),             # per seat (PS_*)
-    ("hands", np.int64, (MAXP, NCARDS), 0),       # hands as count arrays
-    ("priv", np.int64, (MAXP, NPV), 0),           # per seat, private (PV_*)
-    ("stock", np.int64, ("shoe",), 0),            # stock; the top card is STOCK[S_STOCK_N - 1]
+    ("hands", np.int64, (2 * MAXP, NCARDS), 0),   # hands as count arrays; rows MAXP on: the seat view's
+    ("priv", np.int64, (2 * MAXP, NPV), 0),       # per seat, private (PV_*); rows MAXP on: the seat view's
+    ("stock", np.int64, ("stock",), 0),           # stock; the top card is STOCK[S_STOCK_N - 1]; from
+                                                  #   S_SHOE on, zeros: the seat view's stock
     ("pile", np.int64, ("shoe",), 0),             # discard pile; the top is PILE[S_PILE_N - 1]
     ("table", np.int64, (MAXT, NTM), 0),          # table melds (TM_*)
     ("tcards", np.int64, (MAXT, TW), -1),         # table meld cards: runs by position, sets in order
     ("tjokers", np.int64, (MAXT, TW), -1),        # declared suit of set jokers (set_joker_identity = card)
     ("gd", np.int64, (MAX_MELDS, PW), 0),         # a going-down proposal (M_* columns)
     ("gdj", np.int64, (MAX_MELDS, TW), -1),       # declared suit of each proposed set joker (-1: engine)
-    ("rng", np.uint64, (NRNG, 4), 0),             # rng streams (RNG_* rows)
+    ("rng", np.uint64, (2 * NRNG, 4), 0),         # rng streams (RNG_* rows); rows NRNG on: the seat view's
     ("log", np.int64, ("log",), 0),               # event log (codes.EVENTS), if S_LOG_ON
     ("rec", np.int32, ("hands", MAXP, "nhf"), 0),  # per hand x seat records (kernels.base.records)
     ("scr", np.int64, (NSCR, SCR_W), 0),          # engine scratch (SCR_* rows)
@@ -256,16 +257,21 @@ STATE_SPEC = (
     ("buf", np.int64, (MAXLEGAL,), 0),            # legal action buffer
 ) + CACHE_SPEC + (                                 # the meld finder's memo, scratch, window table
     ("hmemo", np.int64, (1 << HM_BITS, HM_ANSWER + 1), 0),    # the engine's hand memo (HM_BITS)
-) + (                                              # the seat view's own rows (SeatView), one seat at a time
-    ("vhands", np.int64, (MAXP, NCARDS), 0),
-    ("vpriv", np.int64, (MAXP, NPV), 0),
-    ("vrng", np.uint64, (NRNG, 4), 0),
 )
 
 class State(NamedTuple):
     """The state of a game, ``G``: ``STATE_SPEC``'s arrays, read by name (``G.hands[p]``).
     ``new_state`` allocates it (``state.new_state_nb`` in numba). The first ``NGAME`` are the
-    game arrays a search copies into its workspace; the last six are pure caches."""
+    game arrays a search copies into its workspace; the last six are pure caches.
+
+    A seat's view, ``V``, what every bot kernel receives, is a ``State`` too
+    (``state.seat_view_nb``): the same scalars, public rows, table, pile, log, scratch and
+    memos, but its ``hands``, ``priv`` and ``rng`` are the view's own rows of G's arrays
+    (``hands[MAXP:]``, ``priv[MAXP:]``, ``rng[NRNG:]``), holding that seat's hand, private row and
+    random stream and zeros for every other seat, the deal stream and the game seed, and its
+    ``stock`` is the half of G's stock array that is never written (zeros). So a bot cannot reach
+    another hand, the stock's cards or another stream; and as one type, the engine's helpers a
+    bot calls are compiled once (a view type of its own cost smart 3-6% a decision)."""
     s: np.ndarray            # scalars, S_*
     ps: np.ndarray           # per seat, public: PS_*
     hands: np.ndarray        # per seat, its hand (count arrays)
@@ -289,9 +295,6 @@ class State(NamedTuple):
     mscr: np.ndarray
     wt: np.ndarray
     hmemo: np.ndarray        # ... and the engine's hand memo
-    vhands: np.ndarray       # the seat view's own copies (state.seat_view_nb): the seat's hand,
-    vpriv: np.ndarray        #   its private row
-    vrng: np.ndarray         #   and its random stream, in its own row; every other row zero
 
 
 NGAME = State._fields.index("mkeys")     # the game arrays: s .. buf
@@ -315,7 +318,7 @@ NRF, RF_W = 5, 192    # RF_SELF/RF_OTHER hold a whole bot vector: RF_W >= botpar
 WORKSPACE_SPEC = STATE_SPEC[:NGAME] + (
     ("ri", np.int64, (NRI, "shoe"), 0),             # RI_* rows
     ("rf", np.float64, (NRF, RF_W), 0.0),           # RF_* rows
-) + STATE_SPEC[-3:]                                 # the playouts' seat views (vhands, vpriv, vrng)
+)
 
 
 class Workspace(NamedTuple):
@@ -340,45 +343,8 @@ class Workspace(NamedTuple):
     buf: np.ndarray
     ri: np.ndarray           # RI_* rows
     rf: np.ndarray           # RF_* rows
-    vhands: np.ndarray       # the seat views of the playouts' scratch state (State's, the same names)
-    vpriv: np.ndarray
-    vrng: np.ndarray
 
 
-class SeatView(NamedTuple):
-    """What one seat may see, ``V``: what a bot kernel receives (``state.seat_view_nb`` makes it
-    for the seat to act; the engine's dispatch, ``kernels.games.dispatch``, and the playouts
-    call every bot through one). The state's arrays a seat sees (the scalars, every seat's
-    public row, the pile, the table), the engine's scratch, buffers, log and memos (a bot tries
-    its moves with the engine's own helpers, which take a view as they take a state), and three
-    arrays of its own: ``hands`` and ``priv`` hold this seat's hand and private row and zeros
-    for every other seat, ``rng`` this seat's random stream and zeros for the deal stream, the
-    game seed and every other seat's. The stock and the records are not in it: a kernel that
-    names them does not compile for a view."""
-    s: np.ndarray
-    ps: np.ndarray
-    hands: np.ndarray        # State.vhands: the seat's own row only
-    priv: np.ndarray         # State.vpriv: the seat's own row only
-    pile: np.ndarray
-    table: np.ndarray
-    tcards: np.ndarray
-    tjokers: np.ndarray
-    gd: np.ndarray
-    gdj: np.ndarray
-    rng: np.ndarray          # State.vrng: the seat's own stream only
-    log: np.ndarray
-    scr: np.ndarray
-    ld: np.ndarray
-    buf: np.ndarray
-    mkeys: np.ndarray
-    mvals: np.ndarray
-    mn: np.ndarray
-    mscr: np.ndarray
-    wt: np.ndarray
-    hmemo: np.ndarray
-
-
-assert set(SeatView._fields) < set(State._fields) and not {"stock", "rec"} & set(SeatView._fields)
 assert State._fields == tuple(s[0] for s in STATE_SPEC)
 assert Workspace._fields == tuple(s[0] for s in WORKSPACE_SPEC)
 assert Memo._fields == tuple(s[0] for s in CACHE_SPEC) == State._fields[NGAME:NGAME + len(CACHE_SPEC)]
@@ -414,6 +380,7 @@ def new_cache():
 
 def state_dims(params, log_size=0):
     return {"shoe": NATURALS * int(params.decks) + int(params.jokers),
+            "stock": 2 * (NATURALS * int(params.decks) + int(params.jokers)),
             "log": max(int(log_size), 1), "hands": int(params.nhands), "nhf": NHF,
             **cache_dims()}
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..base.layout import (NATURALS, CACHE_BITS, DEF_KNOWN, DEF_LESS_ONE, DEF_UNKNOWN, FP, HM_BITS,
     LAY_W, MAXLEGAL, MAXP, MAXT, MAX_MELDS, MEMO_T, NCARDS, NPOS, NPS, NPV, NRNG, NS, NSCR, NTM, PS_KNOWN0,
-    PS_N, PV_DEF, PV_DEFOK, PW, RNG_BOT0, SCRATCH, SCR_W, S_LOG_N, S_LOG_ON, S_NP, S_SHOE, SeatView, State, TW,
+    PS_N, PV_DEF, PV_DEFOK, PW, RNG_BOT0, SCRATCH, SCR_W, S_LOG_N, S_LOG_ON, S_NP, S_SHOE, State, TW,
     WT_SIZES, WT_W)
 from ..base.records import NHF
 
@@ -30,10 +30,10 @@ def game_arrays_nb(params, log_size):
     TC = np.full((MAXT, TW), -1, np.int64)
     TJ = np.full((MAXT, TW), -1, np.int64)
     GDJ = np.full((MAX_MELDS, TW), -1, np.int64)
-    return (S, np.zeros((MAXP, NPS), np.int64), np.zeros((MAXP, NCARDS), np.int64),
-            np.zeros((MAXP, NPV), np.int64), np.zeros(shoe, np.int64), np.zeros(shoe, np.int64),
+    return (S, np.zeros((MAXP, NPS), np.int64), np.zeros((2 * MAXP, NCARDS), np.int64),
+            np.zeros((2 * MAXP, NPV), np.int64), np.zeros(2 * shoe, np.int64), np.zeros(shoe, np.int64),
             np.zeros((MAXT, NTM), np.int64), TC, TJ, np.zeros((MAX_MELDS, PW), np.int64),
-            GDJ, np.zeros((NRNG, 4), np.uint64),
+            GDJ, np.zeros((2 * NRNG, 4), np.uint64),
             np.zeros(max(log_size, 1), np.int64), np.zeros((hands, MAXP, NHF), np.int32),
             np.zeros((NSCR, SCR_W), np.int64), np.zeros((MAX_MELDS, LAY_W), np.int64),
             np.zeros(MAXLEGAL, np.int64))
@@ -49,8 +49,7 @@ def new_state_nb(params, log_size):
                  np.zeros(1 << CACHE_BITS, np.int64),
                  np.zeros((1 << CACHE_BITS, MEMO_T, FP, 2), np.int16),
                  np.zeros((1 << CACHE_BITS, MEMO_T), np.int8), np.zeros(SCRATCH, np.int64),
-                 np.zeros((WT_SIZES << NPOS, WT_W), np.int32), np.zeros((1 << HM_BITS, 4), np.int64),
-                 np.zeros((MAXP, NCARDS), np.int64), np.zeros((MAXP, NPV), np.int64), np.zeros((NRNG, 4), np.uint64))
+                 np.zeros((WT_SIZES << NPOS, WT_W), np.int32), np.zeros((1 << HM_BITS, 4), np.int64))
 
 
 # ---------------------------------------------------------------- the seat view
@@ -58,20 +57,33 @@ def new_state_nb(params, log_size):
 @nb.njit(cache=True, _nrt=False, inline="always")
 def seat_view_nb(G, p):
     """Seat p's view of the state G (a ``State``, or a playout's scratch state), what its bot
-    receives: a ``layout.SeatView``, whose hand, private row and random stream are copies in
-    G's own rows (``vhands``, ``vpriv``, ``vrng``) holding seat p's alone. A bot may try moves
-    on that hand; the real one is not touched. :func:`seat_view_done_nb` ends it."""
-    VH = G.vhands
+    receives (``layout.State``'s docstring): a ``State`` whose hand, private row and random
+    stream are copies in the view's own rows of G's arrays (``hands`` and ``priv`` from row
+    MAXP, ``rng`` from row NRNG), holding seat p's alone, and whose stock is the never-written
+    half of G's (zeros). A bot may try moves on that hand; the real one is not touched.
+    :func:`seat_view_done_nb` ends it."""
     H = G.hands
+    PV = G.priv
+    RG = G.rng
     for c in range(NCARDS):
-        VH[p, c] = H[p, c]
+        H[MAXP + p, c] = H[p, c]
     for f in range(NPV):
-        G.vpriv[p, f] = G.priv[p, f]
+        PV[MAXP + p, f] = PV[p, f]
     r = RNG_BOT0 + p
     for i in range(4):
-        G.vrng[r, i] = G.rng[r, i]
-    return SeatView(G.s, G.ps, VH, G.vpriv, G.pile, G.table, G.tcards, G.tjokers, G.gd, G.gdj, G.vrng,
-                    G.log, G.scr, G.ld, G.buf, G.mkeys, G.mvals, G.mn, G.mscr, G.wt, G.hmemo)
+        RG[NRNG + r, i] = RG[r, i]
+    return State(G.s, G.ps, H[MAXP:], PV[MAXP:], G.stock[G.s[S_SHOE]:], G.pile, G.table, G.tcards, G.tjokers,
+                 G.gd, G.gdj, RG[NRNG:], G.log, G.rec, G.scr, G.ld, G.buf, G.mkeys, G.mvals, G.mn, G.mscr, G.wt,
+                 G.hmemo)
+
+
+def seat_view(G, p):
+    """:func:`seat_view_nb` called from Python (``valuing``, the tests): numba would box the
+    view's row slices as the whole arrays they were cut from, so the view is put together here,
+    by field name, from the same rows."""
+    seat_view_nb(G, np.int64(p))
+    rows = {"hands": G.hands[MAXP:], "priv": G.priv[MAXP:], "rng": G.rng[NRNG:], "stock": G.stock[G.s[S_SHOE]:]}
+    return State(**{f: rows[f] if f in rows else getattr(G, f) for f in State._fields})
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
@@ -80,15 +92,18 @@ def seat_view_done_nb(G, p):
     (its random stream, and its cached deficiency, which describes the same hand: a bot puts
     back every card it tried), and the view's rows are cleared, so that no seat's view ever
     holds another seat's cards."""
+    H = G.hands
+    PV = G.priv
+    RG = G.rng
     r = RNG_BOT0 + p
     for i in range(4):
-        G.rng[r, i] = G.vrng[r, i]
-        G.vrng[r, i] = 0
+        RG[r, i] = RG[NRNG + r, i]
+        RG[NRNG + r, i] = 0
     for f in range(NPV):
-        G.priv[p, f] = G.vpriv[p, f]
-        G.vpriv[p, f] = 0
+        PV[p, f] = PV[MAXP + p, f]
+        PV[MAXP + p, f] = 0
     for c in range(NCARDS):
-        G.vhands[p, c] = 0
+        H[MAXP + p, c] = 0
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")

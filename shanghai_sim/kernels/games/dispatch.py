@@ -21,9 +21,10 @@ A gated bot given no gate argument (W or SM None) "chooses" ``codes.NO_ACTION``,
 ``apply_action_nb`` refuses, so the engine stops with an error instead of letting another
 bot play that seat. An unknown kind plays as kind 0.
 
-Every bot is called with its seat's view V (``layout.SeatView``, ``state.seat_view_nb``), never
-the state: its own hand, private row and random stream, the public rows, table and pile. A
-diagnostic's kernel alone takes the true hands and stock as arguments of its own.
+Every bot is called with its seat's view V (``state.seat_view_nb``; ``layout.State``'s
+docstring), never the state: its own hand, private row and random stream, the public rows,
+table and pile, and zeros for every other hand, stream and the stock. A diagnostic's kernel
+alone takes the true hands and stock as arguments of its own.
 """
 
 import numba as nb

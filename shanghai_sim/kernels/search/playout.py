@@ -25,7 +25,7 @@ from ..compile.linking import separate
 from ..bots.players import BUY_AUTO, greedy_action_nb, smart_action_nb
 from ..bots.params import (BP_BUY, BP_HAND0, BP_MAXBUYS, BP_POLICY, BP_UTILITY, BP_WAIT_BLIND,
                            MAX_HAND_PARAMS, NBP)
-from ..base.layout import (MAXP, NATURALS, NCARDS, NPS, NPV, NRF, NRI, NRNG, NS, NTM, State, Workspace, PS_KNOWN0, PS_N, PS_TOTAL, RF_DSQ,
+from ..base.layout import (NATURALS, NCARDS, NPS, NRF, NRI, NS, NTM, State, Workspace, PS_KNOWN0, PS_N, PS_TOTAL, RF_DSQ,
     RF_OTHER, RF_SELF, RF_SUM, RF_W, RI_CAND, RI_POOL, RNG_DEAL, S_ACTOR, S_CGD_AT, S_CHECK,
     S_GD_AT, S_HALT, S_HAND, S_HANDS_DONE, S_LOG_ON, S_NP, S_NT, S_PHASE, S_PILE_N, S_STOCK_N, TW)
 from ..base.codes import E_OK, PH_OVER
@@ -51,18 +51,16 @@ def new_workspace_nb(params):
     s, ps, hands, priv, stock, pile, table, tcards, tjokers, gd, gdj, rng, log, rec, scr, ld, buf = \
         game_arrays_nb(params, 0)
     return Workspace(s, ps, hands, priv, stock, pile, table, tcards, tjokers, gd, gdj, rng, log, rec, scr, ld,
-                     buf, np.zeros((NRI, shoe), np.int64), np.zeros((NRF, RF_W), np.float64),
-                     np.zeros((MAXP, NCARDS), np.int64), np.zeros((MAXP, NPV), np.int64),
-                     np.zeros((NRNG, 4), np.uint64))
+                     buf, np.zeros((NRI, shoe), np.int64), np.zeros((NRF, RF_W), np.float64))
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
 def scratch_state_nb(V, W):
-    """The scratch state the playouts run on: W's game arrays and seat views' rows, the
-    searching seat's view's meld and hand memos (the real state's)."""
+    """The scratch state the playouts run on: W's game arrays, the searching seat's view's
+    meld and hand memos (the real state's)."""
     return State(W.s, W.ps, W.hands, W.priv, W.stock, W.pile, W.table, W.tcards,
                  W.tjokers, W.gd, W.gdj, W.rng, W.log, W.rec, W.scr, W.ld,
-                 W.buf, V.mkeys, V.mvals, V.mn, V.mscr, V.wt, V.hmemo, W.vhands, W.vpriv, W.vrng)
+                 W.buf, V.mkeys, V.mvals, V.mn, V.mscr, V.wt, V.hmemo)
 
 
 @nb.njit(cache=True, _nrt=False, inline="always")
