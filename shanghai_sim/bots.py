@@ -23,6 +23,7 @@ import numpy as np
 from .rules import MAX_BUYS
 
 from .kernels.base.codes import BUY_ALWAYS, BUY_AUTO, BUY_NEVER, BUY_POLICIES, BUY_USEFUL  # noqa: F401
+from .kernels.base.codes import ORACLES, PLAYOUT_POLICIES, UTILITIES
 from .kernels.bots.buycharts import CHART_NAMES
 from .kernels.bots.params import MAX_HAND_PARAMS, NBP, OFFSETS
 
@@ -311,10 +312,10 @@ _ROLLOUT_PARAMS = (
     BotParam("s_discard", "bool", "BP_S_DISCARD", 1, "search the discard (not down)"),
     BotParam("s_down", "bool", "BP_S_DOWN", 1, "search going down now or waiting a turn"),
     BotParam("policy", "choice", "BP_POLICY", 0, "the playout policy of every seat",
-             choices=(("smart", 0), ("greedy", 1))),
+             choices=tuple((c.word, c.value) for c in PLAYOUT_POLICIES)),
     BotParam("utility", "choice", "BP_UTILITY", 0,
              "outcome minimised: its points for the hand, or its total less the best other "
-             "total after the hand (lead)", choices=(("points", 0), ("lead", 1))),
+             "total after the hand (lead)", choices=tuple((c.word, c.value) for c in UTILITIES)),
     BotParam("margin", "float", "BP_MARGIN", 0.0,
              "points per hand another candidate's mean must beat smart's choice by", lo=0, hi=1000),
     BotParam("z", "float", "BP_Z", 2.0,
@@ -345,7 +346,7 @@ _ROLLOUT_PARAMS = (
              "true cards (hands; the stock still shuffled) or the true hands and the true stock "
              "order (deal): what reading the hidden cards would be worth to the search; refused "
              "unless asked for as a diagnostic (--diagnostic)",
-             choices=(("off", 0), ("hands", 1), ("deal", 2))),
+             choices=tuple((c.word, c.value) for c in ORACLES)),
 )
 
 

@@ -88,6 +88,22 @@ GO_DOWN_OPTS = (
     Code("OPT_PROPOSAL", 1, "proposal", "A_GO_DOWN: the proposal the caller wrote into GD (Game's GoDown)"),
 )
 
+# The rollout bot's own choices: its playout policy (policy=), the outcome it minimises
+# (utility=) and its diagnostic (oracle=, which cheats: docs/rollout.md, "The oracle").
+PLAYOUT_POLICIES = (
+    Code("POLICY_SMART", 0, "smart", "every seat of a playout plays smart"),
+    Code("POLICY_GREEDY", 1, "greedy", "every seat of a playout plays greedy"),
+)
+UTILITIES = (
+    Code("UTILITY_POINTS", 0, "points", "the seat's points for the hand"),
+    Code("UTILITY_LEAD", 1, "lead", "the seat's total less the best other total after the hand"),
+)
+ORACLES = (
+    Code("ORACLE_OFF", 0, "off", "the honest search: samples from the seat's view"),
+    Code("ORACLE_HANDS", 1, "hands", "samples deal the other hands their true cards, the stock shuffled"),
+    Code("ORACLE_DEAL", 2, "deal", "samples deal the true hands and the stock in its true order"),
+)
+
 # What the rollout bot searched (an EV_SEARCH event's decision).
 DECISIONS = (
     Code("DEC_TAKE", 0, "take", "take the upcard by first refusal, or pass"),
@@ -228,7 +244,8 @@ MELD_RECORD = ("meld", "kind", "key", "lo", "n")
 
 TABLES = {"phase": PHASES, "action": ACTIONS, "event": EVENTS, "error": ERRORS, "decision": DECISIONS,
           "ending": ENDINGS, "source": DRAW_SOURCES, "pass": PASS_KINDS, "out": OUT_WAYS,
-          "buy_policy": BUY_POLICIES, "run_end": RUN_ENDS, "go_down": GO_DOWN_OPTS}
+          "buy_policy": BUY_POLICIES, "run_end": RUN_ENDS, "go_down": GO_DOWN_OPTS,
+          "playout_policy": PLAYOUT_POLICIES, "utility": UTILITIES, "oracle": ORACLES}
 
 # ---------------------------------------------------------------- the action bit layout
 # An action code: its type (A_*) in the low ACT_TYPE_BITS bits, then the card (an id of
@@ -283,7 +300,8 @@ def _constants() -> dict[str, int]:
 CONSTANTS = _constants()
 globals().update(CONSTANTS)          # EV_DRAW, E_NO_FIT, DRAW_CARD, DEC_BUY, ...: the kernels' names
 __all__ = ["Code", "PHASES", "ACTIONS", "EVENTS", "ERRORS", "DECISIONS", "ENDINGS", "DRAW_SOURCES",
-           "PASS_KINDS", "OUT_WAYS", "BUY_POLICIES", "RUN_ENDS", "GO_DOWN_OPTS", "TABLES", "NO_ACTION",
+           "PASS_KINDS", "OUT_WAYS", "BUY_POLICIES", "RUN_ENDS", "GO_DOWN_OPTS", "PLAYOUT_POLICIES",
+           "UTILITIES", "ORACLES", "TABLES", "NO_ACTION",
            "LOG_END", "CONSTANTS", "SEARCH_RECORD", "MELD_RECORD", "ACTION_LAYOUT", *ACTION_LAYOUT,
            "ERROR_TEXT", "ACTION_WORD", "EVENT_WORD", "PHASE_WORD", "WORDS", "event_fields",
            "replay_table", "action_nb", "a_type", "a_card", "a_meld", "a_opt", "action_fields",

@@ -441,7 +441,6 @@ def _in_package(disp) -> bool:
 _PY_NAMES: "frozenset[str] | None" = None
 # from ...kernels.<folder>.<module> import a, b: kernel names (and, if a module, its alias)
 _FROM_KERNEL_MODULE = re.compile(r"^\s*from\s+[\w.]*\bkernels(?:\.\w+)+\s+import\s+(\([^)]*\)|[^\n]*)", re.M)
-_FROM_KERNELS = _FROM_KERNEL_MODULE      # from ...kernels.<folder> import <module> as K
 _IMPORT_AS = re.compile(r"^\s*import\s+[\w.]*\bkernels(?:\.\w+)+\s+as\s+(\w+)", re.M)
 
 
@@ -485,9 +484,10 @@ def python_called() -> frozenset:
                 continue
             if "kernels" not in text:
                 continue
+            aliases = set()
             for m in _FROM_KERNEL_MODULE.finditer(text):       # from .kernels.games.batch import x
                 names.update(_imported(m.group(1)))
-            aliases = {a for m in _FROM_KERNELS.finditer(text) for a in _imported(m.group(1), True)}
+                aliases.update(_imported(m.group(1), True))    # from ...kernels.<folder> import <module> as K
             aliases.update(_IMPORT_AS.findall(text))           # import ....kernels.melds.finder as K
             for a in aliases:                                  # K.deficiency_nb
                 names.update(re.findall(r"\b" + re.escape(a) + r"\.(\w+)", text))

@@ -57,7 +57,7 @@ from ..base.layout import (NRANKS, JOKER, M_CARDS, M_N, NCARDS, PS_BLIND, PS_BUY
     S_BOUGHT, S_BO_N, S_CAND, S_CHECK, S_DOWN_NOW, S_END_REASON, S_ERR, S_GD_AT, S_HAND, S_JK_PLAYED,
     S_LOG_ON, S_MUST_DOWN, S_NACT, S_NEXT, S_NP, S_NT, S_PHASE, S_PILE_N, S_STOCK_N, S_UP, S_UP_FROM,
     S_UP_ON_PILE, S_WINNER, TM_HI, TM_KEY, TM_KIND, TM_LO, TM_N, TM_NJ, TW)
-from ..base.codes import (A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_LAYOFF, A_PASS, A_SWAP, A_TAKE,
+from ..base.codes import (OPT_HIGH, A_BUY, A_DISCARD, A_DRAW, A_GO_DOWN, A_LAYOFF, A_PASS, A_SWAP, A_TAKE,
                     BUY_CARD, BUY_DUE, BUY_SEAT, BUY_SIZE, DISCARD_CARD, DISCARD_SEAT,
                     DISCARD_SIZE, EV_BUY, EV_DISCARD, EV_GO_DOWN, EV_LAYOFF, EV_OUT, EV_PASS,
                     EV_PENALTY, EV_SWAP, E_CHECK_CONS, E_CHECK_COUNT, E_CHECK_MELD, E_GD_NONE,
@@ -471,7 +471,7 @@ def layoff_list_nb(R, G, p, out, n, first):
         if H[p, c] == 0 or ((fm >> c) & 1) == 0:
             continue
         for m in range(nt):
-            nopt = 2
+            nopt = OPT_HIGH + 1                     # a run: its low or high end
             if TM[m, TM_KIND] == SET:
                 nopt = 4 if (c == JOKER and sjc != 0) else 1
             for opt in range(nopt):

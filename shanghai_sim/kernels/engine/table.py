@@ -63,7 +63,7 @@ def meld_slots_nb(TM, m):
     lo..hi, a set's cards 0..n-1."""
     if TM[m, TM_KIND] == RUN:
         return TM[m, TM_LO], TM[m, TM_HI]
-    return TM[m, TM_LO] * 0, TM[m, TM_N] - 1
+    return np.int64(0), TM[m, TM_N] - 1
 
 
 @nb.njit(cache=True, _nrt=False)

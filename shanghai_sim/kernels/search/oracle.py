@@ -22,6 +22,7 @@ from ..compile.linking import separate
 
 from ..bots.params import BP_ORACLE
 from ..base.layout import NCARDS, PS_KNOWN0, RI_POOL, RNG_BOT0, S_NP, S_STOCK_N
+from ..base.codes import ORACLE_HANDS
 from ..base.rng import next_u64_nb, randint_nb
 from .playout import play_sample_nb, search_start_nb
 from .rollout import race_end_nb, race_next_nb, race_start_nb
@@ -56,7 +57,7 @@ def oracle_pool_nb(V, p, pool, npool, mode, rng, hands, stock):
         k += 1
     if k != npool:
         return False
-    if mode == 1:
+    if mode == ORACLE_HANDS:
         for i in range(npool - 1, k0, -1):      # Fisher-Yates of the stock part
             j = k0 + randint_nb(rng, i - k0 + 1)
             t = pool[i]

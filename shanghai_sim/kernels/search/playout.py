@@ -28,7 +28,7 @@ from ..bots.params import (BP_BUY, BP_HAND0, BP_MAXBUYS, BP_POLICY, BP_UTILITY, 
 from ..base.layout import (NATURALS, NCARDS, NPS, NRF, NRI, NS, NTM, State, Workspace, PS_KNOWN0, PS_N, PS_TOTAL, RF_DSQ,
     RF_OTHER, RF_SELF, RF_SUM, RF_W, RI_CAND, RI_POOL, RNG_DEAL, S_ACTOR, S_CGD_AT, S_CHECK,
     S_GD_AT, S_HALT, S_HAND, S_HANDS_DONE, S_LOG_ON, S_NP, S_NT, S_PHASE, S_PILE_N, S_STOCK_N, TW)
-from ..base.codes import E_OK, PH_OVER
+from ..base.codes import E_OK, PH_OVER, POLICY_GREEDY, UTILITY_POINTS
 from ..engine.godown import unplace_nb
 from ..engine.play import apply_action_nb
 from ..engine.state import def_forget_nb, def_restore_nb, def_saved_nb, game_arrays_nb, seat_view_done_nb, seat_view_nb
@@ -160,13 +160,13 @@ def load_sample_nb(R, V, G2, p, pool, seed):
 @nb.njit(cache=True, _nrt=False)
 def playout_nb(R, G2, p, RF, policy, h):
     """Play hand h of G2 to its end: seat p with RF[RF_SELF], the others with
-    RF[RF_OTHER], all by smart (policy 0) or greedy (1). False if an action was refused."""
+    RF[RF_OTHER], all by smart (POLICY_SMART) or greedy (POLICY_GREEDY). False if an action was refused."""
     S2 = G2.s
     while S2[S_PHASE] != PH_OVER and S2[S_HANDS_DONE] <= h:
         q = S2[S_ACTOR]
         qbp = RF[RF_SELF if q == p else RF_OTHER]
         V2 = seat_view_nb(G2, q)          # every seat of a playout plays from its view too
-        if policy == 1:
+        if policy == POLICY_GREEDY:
             a = greedy_action_nb(R, V2, q, qbp)
         else:
             a = smart_action_nb(R, V2, q, qbp)
@@ -179,7 +179,7 @@ def playout_nb(R, G2, p, RF, policy, h):
 @nb.njit(cache=True, _nrt=False)
 def outcome_nb(G2, p, h, util):
     """Seat p's outcome of the hand h just played in G2 (lower is better)."""
-    if util == 0:
+    if util == UTILITY_POINTS:
         return float(G2.rec[h, p, HF_POINTS])
     PS2 = G2.ps
     best = np.int64(1) << 62
