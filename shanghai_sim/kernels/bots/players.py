@@ -1,4 +1,4 @@
-"""Bots in numba: one action for the seat to act, from the state tuple V.
+"""Bots in numba: one action for the seat to act, from its seat view V (state.seat_view_nb).
 
 The thinking bots' entry kernels (``greedy_action_nb``, ``smart_action_nb``: what the
 dispatch calls) and the one turn skeleton they share (``_turn_nb``); their pieces are in

@@ -95,10 +95,10 @@ def search_start_nb(R, V, W, p, bp, n, k0):
 
 @nb.njit(cache=True, _nrt=False)
 def load_sample_nb(R, V, G2, p, pool, seed):
-    """G2 := the state V as seat p sees it: the other seats' hidden cards, then the stock,
-    dealt from pool in order (unseen_pool_nb, shuffled); G2's deal stream seeded ``seed``,
-    logging, checks and the go-down caches off, and halting at the end of the hand
-    (S_HALT). Reads V's other hands only for their sizes."""
+    """G2 := a world as seat p sees the game from its view V: the other seats' hidden cards,
+    then the stock, dealt from pool in order (unseen_pool_nb, shuffled); G2's deal stream
+    seeded ``seed``, logging, checks and the go-down caches off, and halting at the end of
+    the hand (S_HALT). The other seats' hands are counted from their public rows."""
     S = V.s
     S2 = G2.s
     PS = V.ps
