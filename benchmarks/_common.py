@@ -94,17 +94,11 @@ class Source:
 # tests/test_benchmarks.py fails on a stale section that is not listed here (rerun it:
 # ``python benchmarks/run_all.py --only NAME``, or list it with the reason) and on a listed one
 # that is no longer stale (take it off).
-_BUSY = "the 2 shared cores were at load 6-13 on 2026-12-07 (issue 60)"
-_MOVED = ("issue 56 moved kernels/ into folders, split modules by concern and bundled the meld finder's "
-          "arguments (the same games; an A/B of old and new on 2026-12-07: engine, smart, melds and playouts "
-          "0.98-1.06 of before, issue 56's note); not rerun in this session's last minutes")
 STALE: dict[str, str] = {
-    "startup": f"17 minutes of cold compiles at full size; not rerun: {_BUSY}",
-    "rollout": f"75 minutes of tournaments at full size; not rerun: {_BUSY}",
-    **{name: _MOVED for name in ("play_quality", "browser")},
-    **{name: ("an edited manifest's bots or seeds that is no object: refused in one line by run --resume "
-              "(it was a traceback) and named by verify (issue 59's audit); type checks on paths the "
-              "benchmark never takes, not rerun in the audit") for name in ("runner", "verify")},
+    "rollout": ("75 minutes of tournaments at full size, not rerun in the session of issue 56's named "
+                "bundles and seat view (2026-12-07), whose other sections took 49 minutes: every rollout "
+                "game replayed byte for byte the same before and after (seeds 1-3, contract, the oracle), "
+                "so its win shares stand; the speed of its playouts is the playouts section's, rerun"),
 }
 
 
