@@ -43,7 +43,7 @@ def main() -> None:
       shanghai-sim serve                # the same in your browser (http://127.0.0.1:8000/)
 
     The first command that needs the compiled kernels builds them, once per
-    version: about 35 seconds for `run` on 2 cores; `shanghai-sim warmup`
+    version: about 45 seconds for `run` on 2 cores; `shanghai-sim warmup`
     builds every kernel up front, with progress, in under two minutes.
     The rulebook is docs/rules.md; every command has --help.
     """

@@ -21,7 +21,7 @@ def register(group: click.Group) -> None:
         """Compile (or load) every kernel now, with progress.
 
         The numba kernels compile on first use, once per version of
-        shanghai-sim (about 35 seconds for `run` on 2 cores; every kernel,
+        shanghai-sim (about 45 seconds for `run` on 2 cores; every kernel,
         as this command builds them, in under two minutes), then they load
         from a per-user cache in seconds (see `shanghai-sim cache`). Run
         this after installing, before a big job, on each machine of a
