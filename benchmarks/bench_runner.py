@@ -83,13 +83,18 @@ def engine_alone(plan: runner.Plan, games: int, threads: int) -> float:
     return time.perf_counter() - t0
 
 
-def with_parquet(games: int, threads: int, tmp: Path, engine=None) -> float:
+def with_parquet(games: int, threads: int, tmp: Path, engine=None, positions: float | None = None,
+                 rows: dict | None = None) -> float:
+    """Seconds of ``runner.run`` of the default job (with ``positions``: recording them at that
+    rate); ``rows``: filled with the dataset's rows per table."""
     out = tmp / f"run-{games}-{threads}"
     shutil.rmtree(out, ignore_errors=True)
-    job = runner.Job(games=games, threads=threads, out=str(out))
+    job = runner.Job(games=games, threads=threads, out=str(out), positions=positions)
     t0 = time.perf_counter()
-    runner.run(runner.plan(job, engine), progress=None, engine=engine)
+    res = runner.run(runner.plan(job, engine), progress=None, engine=engine)
     dt = time.perf_counter() - t0
+    if rows is not None:
+        rows.update(res.manifest["rows"])
     shutil.rmtree(out, ignore_errors=True)
     return dt
 
@@ -166,6 +171,17 @@ def measure(games: int | None = None, target_s: float = 6.0, reps: int = 3,
         say(f"  {th} thread(s): engine {e['median']:,.0f} games/s, run+Parquet {pq['median']:,.0f}")
     s1 = spread([stub_games / with_parquet(stub_games, 1, tmpd, runner_only_engine())
                  for _ in range(reps)])
+    # run --positions at its default rate against the plain run, alternated, on one thread
+    from shanghai_sim.defaults import DEFAULT_POSITIONS_RATE as rate
+    with_parquet(2, 1, tmpd, positions=rate)                  # its kernels compiled / loaded
+    plain, recorded, rows = [], [], {}
+    for _ in range(reps):
+        plain.append(games / with_parquet(games, 1, tmpd))
+        recorded.append(games / with_parquet(games, 1, tmpd, positions=rate, rows=rows))
+    pos_cost = spread([100 * (1 - b / a) for a, b in zip(plain, recorded)])
+    per_seat_hand = rows["positions"] / (games * plan.players * plan.hands)
+    say(f"  --positions {rate:g}: {per_seat_hand:.2f} positions per seat and hand, "
+        f"cost {pos_cost['median']:.1f}% of the plain run's speed")
     rss = []
     for stub, sizes in ((False, rss_real), (True, rss_stub)):
         for g in sizes:
@@ -185,7 +201,9 @@ def measure(games: int | None = None, target_s: float = 6.0, reps: int = 3,
                      "stub_games": stub_games, "rss_real": list(rss_real),
                      "rss_stub": list(rss_stub), "job": "shanghai rules, 4 greedy bots"},
         "figures": {"scaling": scaling, "overhead_pct": overhead, "runner_only": s1, "rss": rss,
-                    "ms_per_game": per_game * 1e3},
+                    "ms_per_game": per_game * 1e3,
+                    "positions": {"rate": rate, "per_seat_hand": per_seat_hand, "cost_pct": pos_cost,
+                                  "plain": spread(plain), "recorded": spread(recorded)}},
         "tables": [
             table(f"Thread scaling, {games:,} games of the default job, games/s, median (min-max) of {reps}",
                   ["threads", "engine alone", "run + Parquet", "engine speed-up", "run speed-up"],
@@ -195,6 +213,11 @@ def measure(games: int | None = None, target_s: float = 6.0, reps: int = 3,
                   ["what", "value"],
                   [["Parquet + runner overhead on one thread, % of engine time", overhead],
                    [f"no-op engine through runner.run, {stub_games:,} games, games/s", s1]]),
+            table(f"The positions table (`run --positions`, rate {rate:g}: {per_seat_hand:.2f} positions per "
+                  f"seat and hand), {games:,} games on one thread, games/s, median (min-max) of {reps}, "
+                  "alternated with the plain run",
+                  ["plain run", "with positions", "cost, % of the plain run's speed"],
+                  [[spread(plain), spread(recorded), pos_cost]]),
             table(f"Peak RSS of a whole job in a fresh process, {min(2, cores)} threads",
                   ["games", "engine", "seconds", "peak RSS MiB"],
                   [[x["games"], x["engine"], x["seconds"], x["peak_rss_mib"]] for x in rss]),

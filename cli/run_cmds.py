@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from shanghai_sim.defaults import DEFAULT_GAMES, DEFAULT_OUT, DETAILS
+from shanghai_sim.defaults import DEFAULT_GAMES, DEFAULT_OUT, DEFAULT_POSITIONS_RATE, DETAILS
 
 from .errors import INT, InputError, Number, diagnostic_option, rule_option, rules_at, run_job
 from .errors import OneLineCommand as _OneLineErrors
@@ -84,6 +84,11 @@ def register(group: click.Group) -> None:
     @click.option("--out", help=f"Output folder or URL (default ./{DEFAULT_OUT}).")
     @click.option("--detail", type=click.Choice(DETAILS),
                   help="hands: hands/ and games/ (default); games: games/ only.")
+    @click.option("--positions", type=Number(0, 1), is_flag=False, flag_value=DEFAULT_POSITIONS_RATE,
+                  metavar="[RATE]",
+                  help="Also write positions/: decisions sampled at this rate (above 0, at most 1; "
+                       f"--positions alone: {DEFAULT_POSITIONS_RATE:g}), each with what the seat could see, "
+                       "its action and the outcome (docs/dataset.md).")
     @click.option("--rotate/--no-rotate", default=None,
                   help="Rotate the bot line-up one seat per game so seat effects cancel (default on).")
     @click.option("--shard-size", type=INT, help="Games per part file (default: from --games; fixed per job).")
@@ -111,14 +116,14 @@ def register(group: click.Group) -> None:
     @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
     @diagnostic_option
     @click.pass_context
-    def run_cmd(ctx, job_file, rules, rule_items, players, bots, games, seed, threads, out, detail, rotate,
+    def run_cmd(ctx, job_file, rules, rule_items, players, bots, games, seed, threads, out, detail, positions, rotate,
                 shard_size, scheduler, tls_ca_file, tls_cert, tls_key, resume, quick, full_check, worker_timeout,
                 overwrite, force, quiet, diagnostic):
         from shanghai_sim import runner
         engine = _engine(ctx)
         options = dict(rules=rules, players=players, bots=list(bots) or None, games=games, seed=seed,
                        threads=threads, out=out, detail=detail, rotate=rotate, shard_size=shard_size,
-                       scheduler=scheduler, diagnostic=diagnostic or None)
+                       scheduler=scheduler, diagnostic=diagnostic or None, positions=positions)
         try:
             given = runner.load_job_file(job_file) if job_file else {}
             given.update(runner.normalise(options, "options"))

@@ -5,13 +5,14 @@ A dataset is a folder (local, or a URL pyarrow can open such as ``s3://b/x``)::
     OUT/manifest.json             the job, resolved rules, seeds, shards finished, timings
     OUT/hands/part-00000.parquet  one row per game x hand x seat  (detail = "hands")
     OUT/games/part-00000.parquet  one row per game x seat
+    OUT/positions/part-00000.parquet  one row per sampled decision (``run --positions``)
 
-Shard ``k`` holds games ``k * shard_size ... (k + 1) * shard_size - 1`` in both
-folders, rows ordered by (game, hand, seat). A part file is written under a
+Shard ``k`` holds games ``k * shard_size ... (k + 1) * shard_size - 1`` in every
+folder, rows ordered by (game, hand, seat) (positions: by game and decision). A part file is written under a
 hidden temporary name (``.part-00000.parquet.tmp-...``; readers skip names
 starting with ``.``) and renamed into place, so a folder only ever holds whole
-shards. The column list is ``HANDS_SCHEMA`` / ``GAMES_SCHEMA`` below and
-docs/dataset.md.
+shards. The column lists are ``HANDS_SCHEMA``, ``GAMES_SCHEMA`` and ``POSITIONS_SCHEMA`` below
+and docs/dataset.md.
 
 This module knows nothing of games or the runner: it turns record arrays
 (``kernels/base/records.py`` layout) into tables and puts bytes in place.
@@ -31,12 +32,17 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from .kernels.base.codes import ENDINGS as _ENDING_CODES
+from .kernels.base.codes import ACTION_WORD, PHASE_WORD
+from .kernels.base.positions import (FEATURES, NFEATURES, PC_ACTION, PC_DIFF, PC_MEAN, PC_SAMPLES, PC_SE,
+                                   PI_ACTION, PI_GAME, PI_HAND, PI_PHASE, PI_SEARCHED, PI_SEAT, PI_STEP,
+                                   POS_CANDS as POS_CANDS_ALL)
 from .kernels.base.records import (HF_BLIND, HF_BUY_CARDS, HF_BUYS, HF_CARDS_LEFT, HF_DEALER,
                               HF_DOWN_TURN, HF_JOKERS_LEFT, HF_POINTS, HF_STOCK_PASSES,
                               HF_STOPPED, HF_TURNS, HF_WENT_OUT)
 
 SCHEMA_VERSION = 1
-HANDS, GAMES = "hands", "games"
+HANDS, GAMES, POSITIONS = "hands", "games", "positions"
+TABLES = (HANDS, GAMES, POSITIONS)      # every table folder a dataset may hold, in writing order
 MANIFEST = "manifest.json"
 COMPRESSION = "zstd"
 
@@ -78,7 +84,49 @@ GAMES_SCHEMA = pa.schema([
     pa.field("buys", pa.uint16(), False),        # buys over the game
 ], metadata=_META)
 
-SCHEMAS = {HANDS: HANDS_SCHEMA, GAMES: GAMES_SCHEMA}
+# The decisions a position is recorded at (the phases a seat acts in) and the actions
+_DECISION_WORDS = tuple(PHASE_WORD[v] for v in sorted(PHASE_WORD) if PHASE_WORD[v] != "over")
+_ACTION_WORDS = tuple(ACTION_WORD[v] for v in sorted(ACTION_WORD))
+_CARD_ACTIONS = ("layoff", "swap", "discard")      # actions whose card the table names
+CANDIDATE_TYPE = pa.struct([
+    pa.field("action", pa.string(), False),     # the candidate's action word (as the action column)
+    pa.field("card", pa.string(), True),        # its card, for a discard
+    pa.field("mean", pa.float32(), False),      # its mean outcome over its samples (points: lower is better)
+    pa.field("samples", pa.uint32(), False),    # the samples it was played on
+    pa.field("diff", pa.float32(), False),      # its paired mean difference with the first candidate
+    pa.field("se", pa.float32(), False),        # that difference's standard error
+])
+
+POSITIONS_SCHEMA = pa.schema([
+    pa.field("game", pa.uint32(), False),
+    pa.field("game_seed", pa.uint64(), False),
+    pa.field("hand", pa.uint8(), False),         # 1-based hand number
+    pa.field("step", pa.uint32(), False),        # the decision's number in the game (0 = its first action)
+    pa.field("seat", pa.uint8(), False),         # the seat deciding
+    pa.field("player", pa.uint8(), False),
+    pa.field("bot", _DICT, False),
+    pa.field("decision", _DICT, False),          # first_refusal, buy, draw or play (the phase)
+    pa.field("action", _DICT, False),            # the action chosen: draw, take, pass, buy, go_down, ...
+    pa.field("card", _DICT, True),               # its card (layoff, swap, discard), else null
+    *(pa.field(name, pa.int16(), False) for name, _ in FEATURES),   # what the seat can see (docs/dataset.md)
+    pa.field("searched", pa.uint8(), False),     # candidates a search bot played out (0: no search)
+    pa.field("candidates", pa.list_(CANDIDATE_TYPE), False),   # what the search found, smart's choice first
+    pa.field("points", pa.int16(), False),       # outcome: the seat's score for this hand (hands' points)
+    pa.field("went_out", pa.bool_(), False),     # outcome: this seat went out in this hand
+    pa.field("out_seat", pa.uint8(), True),      # outcome: the seat that went out (null: nobody)
+    pa.field("game_points", pa.int32(), False),  # outcome: the seat's total for the game
+    pa.field("rank", pa.uint8(), False),         # outcome: its rank in the game (games table)
+    pa.field("win_share", pa.float64(), False),  # outcome: its win share (games table)
+], metadata=_META)
+assert len(set(POSITIONS_SCHEMA.names)) == len(POSITIONS_SCHEMA.names)
+
+SCHEMAS = {HANDS: HANDS_SCHEMA, GAMES: GAMES_SCHEMA, POSITIONS: POSITIONS_SCHEMA}
+
+
+def job_tables(detail: str, positions: "float | None") -> tuple[str, ...]:
+    """The tables a job writes: hands/ (detail "hands"), games/, and positions/ when it
+    records positions (a rate)."""
+    return (*((HANDS,) if detail == HANDS else ()), GAMES, *((POSITIONS,) if positions else ()))
 # Values of the ``ended`` column, indexed by the record's HF_STOPPED code (kernels.base.codes.ENDINGS).
 ENDINGS = tuple(c.word for c in sorted(_ENDING_CODES, key=lambda c: c.value))
 assert [c.value for c in _ENDING_CODES] == list(range(len(ENDINGS)))
@@ -195,6 +243,81 @@ def games_table(hand_out: np.ndarray, games: np.ndarray, seeds: np.ndarray, play
     }
     return pa.Table.from_arrays([pa.array(cols[f.name], f.type) if isinstance(cols[f.name], np.ndarray)
                                  else cols[f.name] for f in GAMES_SCHEMA], schema=GAMES_SCHEMA)
+
+
+def _action_columns(codes: np.ndarray) -> tuple[np.ndarray, list]:
+    """(action word index, card text or None) of each action code."""
+    from .cards import card_str
+    from .kernels.base.codes import action_fields
+    words, cards = [], []
+    for a in codes.tolist():
+        t, c, _, _ = action_fields(int(a))
+        w = ACTION_WORD[t]
+        words.append(_ACTION_WORDS.index(w))
+        cards.append(card_str(c) if w in _CARD_ACTIONS else None)
+    return np.array(words, np.int8), cards
+
+
+def positions_table(ints: np.ndarray, feats: np.ndarray, cands: np.ndarray, hand_out: np.ndarray,
+                    games: np.ndarray, seeds: np.ndarray, player: np.ndarray, bot_code: np.ndarray,
+                    bot_names: Sequence[str]) -> pa.Table:
+    """Rows of sampled decision positions (``runner.positions.ShardPositions.arrays``: ints
+    [m, records.NPI], feats [m, NFEATURES], cands [m, POS_CANDS, NPC], PI_GAME the game's
+    index in the shard), with their outcomes read from the shard's ``hand_out``
+    [n, hands, players, NHF]; games, seeds [n]; player, bot_code [n, players]."""
+    m = len(ints)
+    g = ints[:, PI_GAME]
+    h = ints[:, PI_HAND]
+    q = ints[:, PI_SEAT]
+    if m:
+        _check_fits("features", int(feats.min()), int(feats.max()), np.int16)
+        _check_fits("step", int(ints[:, PI_STEP].min()), int(ints[:, PI_STEP].max()), np.uint32)
+    total, rank, share = game_results(hand_out) if len(hand_out) else (np.zeros((0, 1)),) * 3
+    out = hand_out[g, h, :, HF_WENT_OUT] if m else np.zeros((0, 1), np.int32)
+    out_seat = np.where(out.any(axis=1), out.argmax(axis=1), -1) if m else np.zeros(0, np.int64)
+    act, card = _action_columns(ints[:, PI_ACTION])
+    phase = [PHASE_WORD[int(v)] for v in ints[:, PI_PHASE]]
+    searched = ints[:, PI_SEARCHED]
+    offsets = np.zeros(m + 1, np.int32)
+    np.cumsum(searched, out=offsets[1:])
+    flat = cands[np.arange(POS_CANDS_ALL)[None, :] < searched[:, None]] if m else cands.reshape(0, cands.shape[-1])
+    c_act, c_card = _action_columns(flat[:, PC_ACTION].astype(np.int64))
+    cand_struct = pa.StructArray.from_arrays(
+        [pa.array([_ACTION_WORDS[i] for i in c_act], pa.string()), pa.array(c_card, pa.string()),
+         pa.array(flat[:, PC_MEAN].astype(np.float32)), pa.array(flat[:, PC_SAMPLES].astype(np.uint32)),
+         pa.array(flat[:, PC_DIFF].astype(np.float32)), pa.array(flat[:, PC_SE].astype(np.float32))],
+        fields=list(CANDIDATE_TYPE))
+    cols = {
+        "game": games[g].astype(np.uint32),
+        "game_seed": seeds[g].astype(np.uint64),
+        "hand": (h + 1).astype(np.uint8),
+        "step": ints[:, PI_STEP].astype(np.uint32),
+        "seat": q.astype(np.uint8),
+        "player": player[g, q].astype(np.uint8),
+        "bot": _dict_col(bot_code[g, q], bot_names),
+        "decision": _dict_col(np.array([_DECISION_WORDS.index(w) for w in phase], np.int8), _DECISION_WORDS),
+        "action": _dict_col(act, _ACTION_WORDS),
+        "card": pa.array(card, pa.string()).dictionary_encode(),
+        "searched": searched.astype(np.uint8),
+        "candidates": pa.ListArray.from_arrays(pa.array(offsets), cand_struct),
+        "points": hand_out[g, h, q, HF_POINTS].astype(np.int16),
+        "went_out": hand_out[g, h, q, HF_WENT_OUT] != 0,
+        "out_seat": pa.array(out_seat.astype(np.uint8), mask=out_seat < 0),
+        "game_points": total[g, q].astype(np.int32),
+        "rank": rank[g, q].astype(np.uint8),
+        "win_share": share[g, q].astype(np.float64),
+    }
+    for i, (name, _) in enumerate(FEATURES):
+        cols[name] = feats[:, i].astype(np.int16)
+    arrays = []
+    for f in POSITIONS_SCHEMA:
+        v = cols[f.name]
+        if isinstance(v, np.ndarray):
+            v = pa.array(v, f.type)
+        elif f.type != v.type:
+            v = v.cast(f.type)
+        arrays.append(v)
+    return pa.Table.from_arrays(arrays, schema=POSITIONS_SCHEMA)
 
 
 def write_json_atomic(path: "str | os.PathLike", record: dict) -> None:

@@ -7,4 +7,7 @@ answer at once; the runner and the kernels load when a command runs.
 DEFAULT_OUT = "shanghai-out"
 DEFAULT_GAMES = 1000         # the default job: about 4 s on 2 idle cores once compiled
 DETAILS = ("hands", "games")
+# run --positions with no rate: the share of decisions recorded in the positions table (about
+# 1.8 positions per seat and hand under shanghai, 4 players; docs/dataset.md)
+DEFAULT_POSITIONS_RATE = 0.05
 DEFAULT_BOTS = "greedy"

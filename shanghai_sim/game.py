@@ -447,7 +447,7 @@ def game_events(rules: "str | Rules | None" = "shanghai", players: int | None = 
         G = L.new_state(R, size)
         try:
             W = L.new_workspace(R) if needs_workspace(kinds) else None
-            err = play_game_nb(R, G, W, smart_flag(kinds), kinds, params, np.uint64(int(seed)), 1, int(check))
+            err = play_game_nb(R, G, W, smart_flag(kinds), None, kinds, params, np.uint64(int(seed)), 1, int(check))
         except ValueError as e:
             if "log_size" in str(e) and size < (1 << 28):
                 size *= 4

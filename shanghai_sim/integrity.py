@@ -49,7 +49,8 @@ import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.parquet as pq
 
-from .dataset import GAMES, HANDS, MANIFEST, SCHEMAS, DamagedPartError, DatasetError, Store, part_name
+from .dataset import (GAMES, HANDS, MANIFEST, POSITIONS, SCHEMAS, TABLES, DamagedPartError, DatasetError, Store,
+                      job_tables, part_name)
 
 JOB_META = b"shanghai_sim.job"
 FOREIGN = "written for another job (its shanghai_sim.job metadata differs)"
@@ -66,16 +67,19 @@ class IgnoredFileWarning(UserWarning):
     """A file in ``hands/`` or ``games/`` that the manifest does not record: not read."""
 
 
-def job_meta(job: dict[str, Any], rules: dict[str, Any]) -> str:
-    """The ``shanghai_sim.job`` metadata of a part: what its rows depend on.
+def job_meta(job: dict[str, Any], rules: dict[str, Any], table: str = GAMES) -> str:
+    """The ``shanghai_sim.job`` metadata of a part of ``table``: what its rows depend on.
 
     ``job`` is a manifest's ``job`` section (or ``Plan.identity()``), ``rules``
     the resolved rules. The game count and the rules' spelling are left out: a
-    shard's rows do not depend on them.
+    shard's rows do not depend on them. Nor does the positions rate, but in positions/
+    parts: hands/ and games/ are byte for byte the same with or without positions.
     """
     keep = {k: job.get(k) for k in ("players", "bots", "seed", "rotate", "detail", "shard_size")}
     if job.get("seating", "rotate") != "rotate":      # absent in jobs of the default seating
         keep["seating"] = job["seating"]
+    if table == POSITIONS:
+        keep["positions"] = job.get("positions")
     keep["rules"] = rules
     return json.dumps(keep, sort_keys=True, separators=(",", ":"))
 
@@ -122,6 +126,9 @@ def manifest_problem(m: Any) -> str | None:
     if not _int(job.get("seed")) or job.get("detail") not in (HANDS, GAMES) \
             or not isinstance(job.get("bots"), list):
         return "has no valid job seed, detail or bots"
+    rate = job.get("positions")
+    if rate is not None and (isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 < rate <= 1):
+        return f"has no valid job.positions ({rate!r}: a share of decisions, above 0 and at most 1)"
     if not isinstance(rules, dict) or not isinstance(rules.get("contracts"), list) or not rules["contracts"] \
             or not all(isinstance(c, dict) for c in rules["contracts"]):
         return "lacks the job's rules"
@@ -170,7 +177,7 @@ class Layout:
     hands: int
     tables: tuple[str, ...]
     digits: int
-    meta: str
+    meta: dict[str, str]     # table -> the job metadata its parts carry (job_meta)
 
     @classmethod
     def of(cls, manifest: dict[str, Any]) -> "Layout":
@@ -178,9 +185,10 @@ class Layout:
             job, rules = manifest["job"], manifest["rules"]
             n = -(-int(job["games"]) // int(job["shard_size"]))
             digits = int(manifest.get("shards", {}).get("digits") or max(5, len(str(n - 1))))
-            tables = (HANDS, GAMES) if job["detail"] == "hands" else (GAMES,)
+            tables = job_tables(job["detail"], job.get("positions"))
             return cls(int(job["games"]), int(job["shard_size"]), int(job["players"]),
-                       len(rules["contracts"]), tables, digits, job_meta(job, rules))
+                       len(rules["contracts"]), tables, digits,
+                       {t: job_meta(job, rules, t) for t in tables})
         except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise NotADatasetError(f"{MANIFEST} lacks part of the job ({e})") from None
 
@@ -191,7 +199,11 @@ class Layout:
     def shard_games(self, k: int) -> int:
         return min(self.games, (k + 1) * self.shard_size) - k * self.shard_size
 
-    def rows(self, table: str, k: int) -> int:
+    def rows(self, table: str, k: int) -> int | None:
+        """The rows shard k's part of ``table`` holds (None for positions/: a draw; its
+        record says)."""
+        if table == POSITIONS:
+            return None
         per_game = self.players * (self.hands if table == HANDS else 1)
         return self.shard_games(k) * per_game
 
@@ -204,13 +216,13 @@ def finished_list(manifest: dict[str, Any]) -> list[int]:
 
 
 def ignored_files(store: Store, manifest: dict[str, Any]) -> list[tuple[str, str]]:
-    """(path, why) of every file in ``hands/`` and ``games/`` that ``manifest`` does not
-    record: readers never read them. Hidden names (a writer's ``.part-*.tmp-*``
+    """(path, why) of every file in a table folder (``hands/``, ``games/``, ``positions/``)
+    that ``manifest`` does not record: readers never read them. Hidden names (a writer's ``.part-*.tmp-*``
     temporaries, ``.DS_Store``) are left out."""
     lay = Layout.of(manifest)
     records = manifest.get("parts") or {}
     out = []
-    for t in (HANDS, GAMES):
+    for t in TABLES:
         for name in store.listdir(t):
             rel = f"{t}/{name}"
             if name.startswith(".") or rel in records:
@@ -247,6 +259,9 @@ def manifest_disagreements(m: dict[str, Any]) -> list[str]:
     rows = {GAMES: games * lay.players}
     if HANDS in lay.tables:
         rows[HANDS] = games * lay.players * lay.hands
+    if POSITIONS in lay.tables:         # drawn: as many as the finished shards' parts record
+        parts = m.get("parts") or {}
+        rows[POSITIONS] = sum(parts.get(f"{POSITIONS}/{lay.part(k)}", {}).get("rows", 0) for k in finished)
     out = []
 
     def show(v: Any) -> str:
@@ -340,7 +355,9 @@ def _open_part(store: Store, table: str, name: str, record: dict | None, rows: i
                 n = whole.num_rows
                 if games is not None and n:
                     g = whole.column("game")
-                    if (pa.compute.min(g).as_py(), pa.compute.max(g).as_py()) != games:
+                    lo, hi = pa.compute.min(g).as_py(), pa.compute.max(g).as_py()
+                    # positions/ holds the games whose decisions were drawn, within the shard's
+                    if ((lo, hi) != games if table != POSITIONS else not games[0] <= lo <= hi <= games[1]):
                         return f"holds games other than its shard's {games[0]:,}..{games[1]:,}", None, None
             else:
                 # Decoding the pages here would only re-check the writer (ten times slower).
@@ -492,7 +509,7 @@ def verify(location: str, full: bool = True) -> Report:
             if rec is None:
                 rep.damaged.append(Finding(rel, f"its shard is finished but {MANIFEST} has no record of it"))
                 continue
-            problem, _, _ = _open_part(store, t, name, rec, lay.rows(t, k), lay.meta, full)
+            problem, _, _ = _open_part(store, t, name, rec, lay.rows(t, k), lay.meta[t], full)
             if problem is not None:
                 rep.damaged.append(Finding(rel, problem))
                 continue
@@ -548,7 +565,7 @@ def iter_parts(location: str, table: str, columns: list[str] | None = None, *, f
         if rec is None:
             problem = f"its shard is finished but {MANIFEST} has no record of it"
         else:
-            problem, pf, _ = _open_part(store, table, name, rec, lay.rows(table, k), lay.meta, full)
+            problem, pf, _ = _open_part(store, table, name, rec, lay.rows(table, k), lay.meta[table], full)
             if problem is None:
                 yield name, pf.read(columns=columns)
                 continue

@@ -99,12 +99,21 @@ SHARD_RECORD_BYTES = 600      # runner: a shard's entry in the plan, the manifes
 PER_DEAL_ANALYSIS = 8 * 8     # experiment/tournament per-deal analysis: float64 arrays, ~8 live per column
 
 
+# The positions table (run --positions RATE): decisions a seat takes in a hand (measured: 35.7
+# under shanghai, 4 greedy players), and a recorded position's bytes while its shard is in
+# flight (its int64 columns, int32 features and float64 candidates, copied once, then the table)
+DECISIONS_PER_SEAT_HAND = 36
+POSITION_MEMORY_BYTES = 2_000
+
+
 def job_bytes(*, games: int, shard_size: int, players: int, hands: int, threads: int,
-              nhf: int) -> int:
+              nhf: int, positions: float = 0.0) -> int:
     """Estimated peak bytes of a runner job: every shard's record, plus each thread's shard
-    in flight (its int32 records, the Arrow tables and the Parquet writer's buffers, ~4x)."""
+    in flight (its int32 records, the Arrow tables and the Parquet writer's buffers, ~4x;
+    its positions at the rate ``positions``)."""
     shards = -(-games // max(shard_size, 1))
     in_flight = shard_size * hands * players * nhf * 4 * 4
+    in_flight += int(shard_size * hands * players * DECISIONS_PER_SEAT_HAND * positions * POSITION_MEMORY_BYTES)
     return shards * SHARD_RECORD_BYTES + max(1, threads) * in_flight
 
 
@@ -133,19 +142,23 @@ def check_memory(what: str, need: int, per_unit: int | None = None, unit: str = 
 HANDS_ROW_BYTES = 3.5          # a row of hands/ (one game x hand x seat)
 GAMES_ROW_BYTES = 4.5          # a row of games/ (one game x seat) ...
 GAMES_GAME_BYTES = 12          # ... plus this much a game
-PART_BYTES = {"hands": 9_500, "games": 6_600}
+PART_BYTES = {"hands": 9_500, "games": 6_600, "positions": 40_000}
+POSITION_ROW_BYTES = 60        # positions/: a row
 
 
 def dataset_bytes(*, games: int, shard_size: int, players: int, hands: int,
-                  tables: "tuple[str, ...]") -> int:
+                  tables: "tuple[str, ...]", positions: float = 0.0) -> int:
     """Estimated bytes of a dataset of ``games`` games (every table written, part footers
-    included): the constants above."""
+    included; positions at the rate ``positions``): the constants above."""
     shards = -(-games // max(shard_size, 1))
     total = 0.0
     if "hands" in tables:
         total += games * players * hands * HANDS_ROW_BYTES + shards * PART_BYTES["hands"]
     if "games" in tables:
         total += games * (players * GAMES_ROW_BYTES + GAMES_GAME_BYTES) + shards * PART_BYTES["games"]
+    if "positions" in tables:
+        rows = games * players * hands * DECISIONS_PER_SEAT_HAND * positions
+        total += rows * POSITION_ROW_BYTES + shards * PART_BYTES["positions"]
     return int(total)
 
 

@@ -168,9 +168,9 @@ def _check_out(out: str, plan, resume: bool, overwrite: bool = False) -> bool:
     if MANIFEST not in names:
         raise TournamentError(f"output {out!r} is not empty and holds no tournament; choose a new or empty folder")
     if overwrite:
-        from .dataset import GAMES, HANDS
+        from .dataset import TABLES
         from .integrity import QUARANTINE
-        foreign = sorted(set(names) - {MANIFEST, HANDS, GAMES, QUARANTINE, TOURNAMENT_FILE})
+        foreign = sorted(set(names) - {MANIFEST, *TABLES, QUARANTINE, TOURNAMENT_FILE})
         if foreign:
             raise TournamentError(f"output {out!r} also holds {foreign[0]!r}, which is not part of a dataset; "
                                   "--overwrite only replaces a shanghai-sim dataset: choose a new or empty folder")

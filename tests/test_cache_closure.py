@@ -62,8 +62,8 @@ def test_editing_bots_changes_the_key_of_the_modules_that_reach_it_only(tmp_path
     edited = cache.module_hashes(_copied_sources(tmp_path, edit="bots/players.py"))
     changed = {key for key, h in edited.items() if h != cache.MODULE_HASHES[key]}
     assert changed == {key for key, clo in cache.closures().items() if "bots.players" in clo}
-    assert changed == {"bots.players", "games.dispatch", "games.batch", "search.sample", "search.playout",
-                       "search.rollout", "search.oracle"}
+    assert changed == {"bots.players", "games.dispatch", "games.batch", "games.positions", "search.sample",
+                       "search.playout", "search.rollout", "search.oracle"}
     # the same sources elsewhere: the same keys (a wheel and a checkout share the cache)
     (tmp_path / "again").mkdir()
     assert cache.module_hashes(_copied_sources(tmp_path / "again")) == cache.MODULE_HASHES

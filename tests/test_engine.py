@@ -29,7 +29,7 @@ def _fuzz(name, players, bots, seeds):
     G = L.new_state(R, 0)
     W = L.new_workspace(R)
     for seed in seeds:
-        err = play_game_nb(R, G, W, True, kinds, params, np.uint64(seed), 0, 1)
+        err = play_game_nb(R, G, W, True, None, kinds, params, np.uint64(seed), 0, 1)
         assert err == K.E_OK, f"{name} {players}p {bots} seed {seed}: error {err}"
         assert G.s[L.S_PHASE] == K.PH_OVER          # every game ends
         rec = G.rec[:, :players]
@@ -153,7 +153,7 @@ def test_engine_without_workspace_plays_the_same_games():
     outs = []
     for W in (None, L.new_workspace(R)):
         out = np.zeros((len(seeds), r.hands, 4, NHF), np.int32)
-        assert play_games_on_nb(R, L.new_state(R, 0), W, True, kinds, params, seeds, out) == -1
+        assert play_games_on_nb(R, L.new_state(R, 0), W, True, None, kinds, params, seeds, out) == -1
         outs.append(out)
     assert (outs[0] == outs[1]).all()
 
@@ -165,7 +165,7 @@ def test_a_search_bot_without_workspace_stops_the_engine():
     R = r.arrays(4)
     kinds, params = parse_bots("rollout,greedy,greedy,greedy", 4)
     assert needs_workspace(kinds) and not needs_workspace(parse_bots("smart", 4)[0])
-    err = play_game_nb(R, L.new_state(R, 0), None, True, kinds, params, np.uint64(1), 0, 0)
+    err = play_game_nb(R, L.new_state(R, 0), None, True, None, kinds, params, np.uint64(1), 0, 0)
     assert err == K.E_PHASE
 
 
@@ -183,7 +183,7 @@ def test_engine_without_smart_plays_the_same_games():
     outs = []
     for SM in (None, True):
         out = np.zeros((len(seeds), r.hands, 4, NHF), np.int32)
-        assert play_games_on_nb(R, L.new_state(R, 0), None, SM, kinds, params, seeds, out) == -1
+        assert play_games_on_nb(R, L.new_state(R, 0), None, SM, None, kinds, params, seeds, out) == -1
         outs.append(out)
     assert (outs[0] == outs[1]).all()
     # and the same as the engine with everything compiled in (play_games_nb)
@@ -197,7 +197,7 @@ def test_a_smart_seat_without_the_flag_stops_the_engine():
     r = preset("shanghai")
     R = r.arrays(4)
     kinds, params = parse_bots("smart,greedy,greedy,greedy", 4)
-    err = play_game_nb(R, L.new_state(R, 0), None, None, kinds, params, np.uint64(1), 0, 0)
+    err = play_game_nb(R, L.new_state(R, 0), None, None, None, kinds, params, np.uint64(1), 0, 0)
     assert err == K.E_PHASE
 
 

@@ -12,12 +12,13 @@ from typing import Any, Callable, Iterable, TextIO
 
 import numpy as np
 
-from ..dataset import GAMES, HANDS, MANIFEST, Store, games_table, hands_table
+from ..dataset import GAMES, HANDS, MANIFEST, POSITIONS, TABLES, Store, games_table, hands_table, positions_table
 from ..integrity import JOB_META
 from ..kernels.base.records import NHF
 from .job import JobError
 from .manifest import OutputLock, Prepared, _now, _prepare, _ranges, new_manifest, quarantine
 from .planning import Engine, Plan, default_engine
+from .positions import ShardPositions
 from .progress import Progress
 
 # Target time of one kernel call: shorter ones give finer progress and a prompter Ctrl-C.
@@ -57,8 +58,10 @@ def _codes(names: Iterable[str]) -> tuple[list[str], np.ndarray]:
 
 def play_shard(plan: Plan, shard: int, engine: Engine | None = None,
                stop: threading.Event | None = None,
-               on_games: Callable[[int], None] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Play the games of ``shard``. Returns (games, seeds, player[n, players], hand_out)."""
+               on_games: Callable[[int], None] | None = None,
+               positions: "ShardPositions | None" = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Play the games of ``shard``. Returns (games, seeds, player[n, players], hand_out).
+    ``positions``: record the shard's sampled positions into it as well (``plan.positions``)."""
     eng = engine or default_engine()
     ra = plan.rules.arrays()
     p, h = plan.players, plan.hands
@@ -81,15 +84,19 @@ def play_shard(plan: Plan, shard: int, engine: Engine | None = None,
         if same_bots or len(table) == 1:
             # Seating does not change who plays what: one call on a contiguous slice.
             perm = player[c0] if not same_bots else np.arange(p)
+            if positions is not None:
+                positions.games = np.arange(c0, c1)
             eng.play_games(*ra, np.ascontiguousarray(kind[perm]), np.ascontiguousarray(params[perm]),
-                           seeds[c0:c1], hand_out[c0:c1])
+                           seeds[c0:c1], hand_out[c0:c1], **_recording(positions))
         else:
             for r in np.unique(rot[c0:c1]):
                 idx = c0 + np.flatnonzero(rot[c0:c1] == r)
                 perm = player[idx[0]]
                 buf = np.zeros((len(idx), h, p, NHF), dtype=np.int32)
+                if positions is not None:
+                    positions.games = idx
                 eng.play_games(*ra, np.ascontiguousarray(kind[perm]), np.ascontiguousarray(params[perm]),
-                               np.ascontiguousarray(seeds[idx]), buf)
+                               np.ascontiguousarray(seeds[idx]), buf, **_recording(positions))
                 hand_out[idx] = buf
         if on_games is not None:
             on_games(c1 - c0)
@@ -101,26 +108,35 @@ def play_shard(plan: Plan, shard: int, engine: Engine | None = None,
     return games, seeds, player, hand_out
 
 
+def _recording(positions: "ShardPositions | None") -> dict:
+    """The engine's keyword for recording positions (none without: an engine of a test, or
+    a peer's, need not take it)."""
+    return {} if positions is None else {"positions": positions}
+
+
 def run_shard(plan: Plan, shard: int, engine: Engine | None = None,
               stop: threading.Event | None = None,
               on_games: Callable[[int], None] | None = None) -> ShardResult:
     """Play shard ``shard`` and write its part files atomically (hands first, then games)."""
     t0 = time.perf_counter()
-    games, seeds, player, hand_out = play_shard(plan, shard, engine, stop, on_games)
+    positions = ShardPositions(plan.positions) if plan.positions is not None else None
+    games, seeds, player, hand_out = play_shard(plan, shard, engine, stop, on_games, positions)
     bot_names, lineup_code = _codes(plan.lineup)
     bot_code = lineup_code[player]
     store = Store(plan.location)
     name = plan.part(shard)
-    meta = plan.job_meta().encode()
     tables = {}
     if plan.detail == "hands":
         contract_names, contract_code = _codes(str(c) for c in plan.rules.contracts)
         tables[HANDS] = hands_table(hand_out, games, seeds, player, bot_code, bot_names,
                                     contract_code, contract_names)
     tables[GAMES] = games_table(hand_out, games, seeds, player, bot_code, bot_names)
+    if positions is not None:
+        tables[POSITIONS] = positions_table(*positions.arrays(), hand_out, games, seeds, player, bot_code,
+                                            bot_names)
     parts = {}
     for t, table in tables.items():
-        table = table.replace_schema_metadata({**(table.schema.metadata or {}), JOB_META: meta})
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}), JOB_META: plan.job_meta(t).encode()})
         parts[f"{t}/{name}"] = store.write_table(table, t, name)
     return ShardResult(shard, len(games), time.perf_counter() - t0, parts)
 
@@ -169,7 +185,7 @@ class Tracker:
         games_done = sum(self.plan.bounds(k)[1] - self.plan.bounds(k)[0] for k in done)
         m["shards"]["finished"] = _ranges(done)
         m["shards"]["pending"] = self.plan.n_shards - len(done)
-        m["rows"] = self.plan.rows(games_done)
+        m["rows"] = self.plan.rows(games_done, parts)
         m["games_done"] = games_done
         sess = m["sessions"][-1]
         sess["ended"] = _now()
@@ -356,7 +372,7 @@ def _set_up(plan_: Plan, prep: Prepared, engine: Engine | None, progress: TextIO
     if pending:
         _warm_up(plan_, engine or default_engine(), progress)
     if prep.wipe:
-        for part in (HANDS, GAMES):          # the old dataset's parts (its manifest is replaced)
+        for part in TABLES:                  # the old dataset's parts (its manifest is replaced)
             store.delete(part)
     store.sweep_temporaries()
     for t in plan_.tables:
@@ -380,7 +396,7 @@ def _check_disk(plan_: Plan, stream: TextIO | None, force: bool, remote: bool = 
     Dask outputs instead (once the location has answered)."""
     from .. import limits
     need = limits.dataset_bytes(games=plan_.games, shard_size=plan_.shard_size, players=plan_.players,
-                                hands=plan_.hands, tables=plan_.tables)
+                                hands=plan_.hands, tables=plan_.tables, positions=plan_.positions or 0.0)
     loc = plan_.location
     local = "://" not in loc or loc.startswith("file://")
     if remote != (not local or bool(plan_.scheduler)):
@@ -393,7 +409,7 @@ def _check_disk(plan_: Plan, stream: TextIO | None, force: bool, remote: bool = 
             stream.flush()
         return
     store = Store(loc)
-    have = sum(store.size(t, n) or 0 for t in (HANDS, GAMES) for n in store.listdir(t))
+    have = sum(store.size(t, n) or 0 for t in TABLES for n in store.listdir(t))
     free = limits.free_disk(store.root)
     left = need - have
     if force or free is None or left <= free:
@@ -448,8 +464,9 @@ def _warm_up(plan_: Plan, eng: Engine, stream: TextIO | None) -> None:
     with compile_notice_muted(stream is None), engine_helper():
         ra = plan_.rules.arrays()
         kind, params = eng.parse_bots(list(plan_.lineup), plan_.players)
+        positions = ShardPositions(plan_.positions) if plan_.positions is not None else None
         eng.play_games(*ra, kind, params, np.zeros(0, dtype=np.uint64),
-                       np.zeros((0, plan_.hands, plan_.players, NHF), dtype=np.int32))
+                       np.zeros((0, plan_.hands, plan_.players, NHF), dtype=np.int32), **_recording(positions))
 
 
 def _sigterm_as_interrupt() -> Callable[[], None]:

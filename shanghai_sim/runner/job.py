@@ -18,6 +18,15 @@ class JobError(ValueError):
     """A job that cannot run as asked (bad option, job file or output folder): one line."""
 
 
+def check_rate(v: Any) -> float:
+    """A positions rate: a finite real number, 0 < rate <= 1 (the share of decisions recorded)."""
+    import math
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not 0 < v <= 1:
+        raise JobError(f"positions = {v!r}: expected the share of decisions to record, a number "
+                       "above 0 and at most 1 (e.g. 0.05)")
+    return float(v)
+
+
 
 # ---------------------------------------------------------------- jobs
 
@@ -38,6 +47,7 @@ class Job:
     diagnostic: bool = False           # a diagnostic bot (rollout:oracle=..., it cheats) is refused unless set
     seating: str = "rotate"            # "rotate": as ``rotate`` says; "duplicate": each seed once per
                                        # seat; "tournament": each seed once per distinct seating
+    positions: float | None = None     # the share of decisions written to positions/ (None: no table)
 
 
 # How the line-up sits (``Job.seating``): "rotate" is today's scheme (one seat per game, or
@@ -48,7 +58,7 @@ SEATINGS = ("rotate", "duplicate", "tournament")
 
 JOB_KEYS = tuple(f.name for f in dataclasses.fields(Job))
 # Fields that define the rows; threads and scheduler only say where they are computed.
-IDENTITY_KEYS = ("players", "bots", "games", "seed", "rotate", "detail", "shard_size", "seating")
+IDENTITY_KEYS = ("players", "bots", "games", "seed", "rotate", "detail", "shard_size", "seating", "positions")
 
 
 def split_bots(value: "str | Iterable[str]") -> tuple[str, ...]:
@@ -103,6 +113,8 @@ def normalise(options: dict[str, Any], where: str = "job") -> dict[str, Any]:
             if v not in SEATINGS:
                 raise JobError(f"seating = {v!r}: expected one of {', '.join(SEATINGS)}")
             out[key] = v
+        elif key == "positions":
+            out[key] = check_rate(v)
         elif key == "rules" and isinstance(v, Rules):
             out[key] = v
         elif key in ("rules", "out", "scheduler"):

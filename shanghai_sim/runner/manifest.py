@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .. import __version__
-from ..dataset import GAMES, HANDS, MANIFEST, SCHEMA_VERSION, Store
+from ..dataset import GAMES, HANDS, MANIFEST, POSITIONS, SCHEMA_VERSION, TABLES, Store
 from ..integrity import FOREIGN, JOB_META, check_part, finished_list
 from ..rules import Rules, RulesError, overrides, preset
 from .job import IDENTITY_KEYS, JOB_KEYS, Job, JobError, _is_url, normalise
@@ -57,9 +57,10 @@ def _part_names(store: Store, table: str) -> list[str]:
 
 
 def _holds_parts(store: Store) -> bool:
-    """Does ``hands/`` or ``games/`` hold anything but hidden names (a writer's temporaries)?
-    Empty table folders, or a leftover temporary, are no dataset: nothing to keep."""
-    for t in (HANDS, GAMES):
+    """Does a table folder (``hands/``, ``games/``, ``positions/``) hold anything but hidden
+    names (a writer's temporaries)? Empty table folders, or a leftover temporary, are no
+    dataset: nothing to keep."""
+    for t in TABLES:
         if store.exists(t) and not store.is_dir(t):
             return True
         if any(not n.startswith(".") for n in store.listdir(t)):
@@ -81,8 +82,11 @@ def _part_job(store: Store, t: str, name: str) -> tuple[str, dict[str, Any], int
             first = pf.read_row_group(0, columns=["game"]).column("game")[0].as_py() if rows else None
     except Exception:          # a damaged part, or one without the metadata: not evidence
         return None
-    if not isinstance(meta, dict) or not isinstance(meta.get("shard_size"), int) \
-            or first != k * meta["shard_size"]:
+    if not isinstance(meta, dict) or not isinstance(meta.get("shard_size"), int):
+        return None
+    size = meta["shard_size"]
+    # positions/ holds the games whose decisions were drawn: its first need not be the shard's
+    if first != k * size and not (t == POSITIONS and first is not None and k * size <= first < (k + 1) * size):
         return None
     return text, meta, k, rows
 
@@ -96,7 +100,7 @@ def job_from_parts(store: Store, given: dict[str, Any]) -> dict[str, Any]:
     for the checks to refuse. The game count is ``given["games"]``, else inferred from
     the job's last part (the last shards may never have run: say --games)."""
     votes: dict[str, list[tuple[str, dict, int, int]]] = {}
-    for t in (GAMES, HANDS):
+    for t in (GAMES, HANDS):           # positions/ parts carry the same job, but not the game count
         for name in _part_names(store, t):
             got = _part_job(store, t, name)
             if got is not None:
@@ -118,11 +122,29 @@ def job_from_parts(store: Store, given: dict[str, Any]) -> dict[str, Any]:
             per_game = base["players"] * (len(meta["rules"]["contracts"]) if t == HANDS else 1)
             last.append(k * base["shard_size"] + rows // per_game)
         base["games"] = max(last)
+        rate = _positions_rate(store, text)
+        if rate is not None and "positions" not in given:
+            base["positions"] = rate
         base.update(given)
         return base
     raise JobError(f"{store.location}: no {MANIFEST} and no readable part to rebuild it from"
                    + (" that agrees with the options given" if votes else "")
                    + "; give the job's options with --overwrite to start again")
+
+
+def _positions_rate(store: Store, text: str) -> float | None:
+    """The positions rate the positions/ parts of the job whose hands/ and games/ parts carry
+    ``text`` were recorded at (most of them agreeing), or None when it has none."""
+    rates: dict[float, int] = {}
+    for name in _part_names(store, POSITIONS):
+        got = _part_job(store, POSITIONS, name)
+        if got is None:
+            continue
+        meta = dict(got[1])
+        rate = meta.pop("positions", None)
+        if json.dumps(meta, sort_keys=True, separators=(",", ":")) == text and isinstance(rate, float):
+            rates[rate] = rates.get(rate, 0) + 1
+    return max(rates, key=lambda r: rates[r]) if rates else None
 
 
 def job_for_resume(out: str, given: dict[str, Any]) -> Job:
@@ -139,7 +161,7 @@ def job_for_resume(out: str, given: dict[str, Any]) -> Job:
             # Nothing records a job here (a run stopped before its first write, or the wrong
             # folder): never guess one, above all not the defaults.
             from ..integrity import QUARANTINE
-            others = [n for n in names if not n.startswith(".") and n not in (HANDS, GAMES, QUARANTINE, LOCK)]
+            others = [n for n in names if not n.startswith(".") and n not in (*TABLES, QUARANTINE, LOCK)]
             if others:
                 raise JobError(f"output {out!r} is not empty and holds no shanghai-sim dataset "
                                f"({others[0]!r}...); choose a new or empty folder")
@@ -185,7 +207,7 @@ def _differences(manifest: dict[str, Any], plan_: Plan) -> dict[str, tuple[Any, 
 
 def _fmt_value(k: str, v: Any) -> str:
     if v is None:                   # a field the job leaves unset: in words, never Python's None
-        return "plain games (no seating)" if k == "seating" else "not set"
+        return {"seating": "plain games (no seating)", "positions": "no positions table"}.get(k, "not set")
     if k == "bots":
         return ",".join(v or [])
     if isinstance(v, int) and not isinstance(v, bool) and k in ("games", "shard_size"):
@@ -244,7 +266,6 @@ def check_shards(store: Store, plan: Plan, manifest: dict[str, Any] | None, full
     from ..integrity import finished_list
     records = (manifest or {}).get("parts") or {}
     finished = set(finished_list(manifest)) if manifest else set()
-    meta = plan.job_meta()
     listing = {t: set(_part_names(store, t)) for t in plan.tables}
     quiet = set(quiet_shards)
     done: set[int] = set()
@@ -263,7 +284,7 @@ def check_shards(store: Store, plan: Plan, manifest: dict[str, Any] | None, full
                 ok = False
                 continue
             rec = records.get(rel) if k in finished else None
-            problem, fresh = check_part(store, t, name, rec, plan.shard_rows(t, k), meta,
+            problem, fresh = check_part(store, t, name, rec, plan.shard_rows(t, k), plan.job_meta(t),
                                         full=full or rec is None, games=(first, end - 1))
             if problem is not None:
                 if k not in quiet or problem == FOREIGN:
@@ -287,7 +308,7 @@ def _strays(store: Store, plan: Plan, repairs: list[str]) -> list[tuple[str, str
     ``quarantine/``; hidden names (a writer's temporaries) are not among them."""
     expected = {plan.part(k) for k in range(plan.n_shards)}
     out = []
-    for t in (HANDS, GAMES):
+    for t in TABLES:
         for name in store.listdir(t):
             if name.startswith("."):
                 continue
@@ -343,7 +364,7 @@ def _prepare(plan: Plan, resume: bool, overwrite: bool, full: bool = True,
         raise JobError(f"output {where!r} is a file, not a folder")
     names = [n for n in store.listdir() if not (n.startswith(".") and ".tmp-" in n)
              and n not in (LOCK, ".write-test")]
-    if not names or (MANIFEST not in names and set(names) <= {HANDS, GAMES} and not _holds_parts(store)):
+    if not names or (MANIFEST not in names and set(names) <= set(TABLES) and not _holds_parts(store)):
         # new, empty, or left by a run stopped before its first manifest (empty table folders):
         # nothing to keep, so the job starts afresh (with or without --resume)
         store.probe()
@@ -352,7 +373,7 @@ def _prepare(plan: Plan, resume: bool, overwrite: bool, full: bool = True,
     if store.is_dir(MANIFEST):
         raise JobError(f"output {where!r}: its {MANIFEST} is a folder, not a manifest; move it away "
                        "(then --resume rebuilds the manifest from the parts)")
-    foreign = sorted(set(names) - {MANIFEST, HANDS, GAMES, QUARANTINE, ".write-test"})
+    foreign = sorted(set(names) - {MANIFEST, *TABLES, QUARANTINE, ".write-test"})
     if MANIFEST not in names and foreign:
         raise JobError(f"output {where!r} is not empty and holds no shanghai-sim dataset; "
                        "choose a new or empty folder")

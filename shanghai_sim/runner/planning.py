@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..dataset import GAMES, HANDS, part_name
+from ..dataset import GAMES, HANDS, POSITIONS, job_tables, part_name
 from ..integrity import job_meta
 from ..kernels.base.rng import game_seed_nb
 from ..rules import Rules, load_rules
@@ -50,10 +50,14 @@ _WARM = threading.local()
 WARM_STATES = 2
 
 
-def play_games_warm(*args) -> None:
+def play_games_warm(*args, positions=None) -> None:
     """``kernels.games.batch.play_games_nb``'s arguments and results, on a state kept per thread
     and per rules, so the meld memo stays warm from one shard call to the next (a
-    tournament's seatings are many small calls). Answers never depend on the memo."""
+    tournament's seatings are many small calls). Answers never depend on the memo.
+
+    ``positions`` (a ``runner.positions.ShardPositions``): record sampled decision positions
+    into it as well, on the thread's recorder buffers (doubled when one game's positions do
+    not fit, that game then played again: a game is a pure function of its seed)."""
     from ..kernels.games.dispatch import needs_workspace, smart_flag
     from ..kernels.games.batch import play_games_on_nb
     from ..kernels.base.layout import RulesArrays, new_state, new_workspace
@@ -74,8 +78,26 @@ def play_games_warm(*args) -> None:
         if GW[1] is None:
             GW[1] = new_workspace(R)
         W = GW[1]
-    if play_games_on_nb(R, GW[0], W, smart_flag(kind), kind, params, seeds, out) >= 0:
-        raise RuntimeError("engine: a bot chose an illegal action (run the replay of this seed)")
+    PO = None
+    if positions is not None:
+        from .positions import new_buffers
+        PO = getattr(_WARM, "po", None)
+        if PO is None or PO.rate != positions.rate:
+            PO = _WARM.po = new_buffers(positions.rate)
+        PO.ctl[:] = 0
+    start = 0
+    while True:
+        rc = play_games_on_nb(R, GW[0], W, smart_flag(kind), PO, kind, params, seeds[start:], out[start:])
+        if PO is not None:
+            positions.take(PO, start)
+        if rc == -1:
+            return
+        if rc >= 0:
+            raise RuntimeError("engine: a bot chose an illegal action (run the replay of this seed)")
+        done = -2 - rc               # games played before the one whose positions did not fit
+        if done == 0:
+            PO = _WARM.po = new_buffers(positions.rate, 2 * PO.ints.shape[0])
+        start += done
 
 
 # A tournament plays at most this many seatings of a deal; past it, the rotations (docs/tournament.md).
@@ -138,6 +160,7 @@ class Plan:
     threads: int
     scheduler: str | None = None
     seating: str = "rotate"
+    positions: float | None = None  # the share of decisions recorded in positions/ (None: no table)
 
     @property
     def players(self) -> int:
@@ -157,7 +180,7 @@ class Plan:
 
     @property
     def tables(self) -> tuple[str, ...]:
-        return (HANDS, GAMES) if self.detail == "hands" else (GAMES,)
+        return job_tables(self.detail, self.positions)
 
     def bounds(self, shard: int) -> tuple[int, int]:
         start = shard * self.shard_size
@@ -205,6 +228,8 @@ class Plan:
              "detail": self.detail, "shard_size": self.shard_size}
         if self.seating != "rotate":
             d["seating"] = self.seating
+        if self.positions is not None:      # likewise: datasets without positions keep theirs
+            d["positions"] = self.positions
         return d
 
     def seeds(self, start: int, stop: int) -> np.ndarray:
@@ -230,11 +255,14 @@ class Plan:
             return np.asarray(games, dtype=np.int64) % self.players
         return np.zeros(len(games), dtype=np.int64)
 
-    def job_meta(self) -> str:
-        """What every part of this job carries in its ``shanghai_sim.job`` metadata."""
-        return job_meta(self.identity(), self.rules.to_dict())
+    def job_meta(self, table: str = GAMES) -> str:
+        """What every part of ``table`` of this job carries in its ``shanghai_sim.job`` metadata."""
+        return job_meta(self.identity(), self.rules.to_dict(), table)
 
-    def shard_rows(self, table: str, shard: int) -> int:
+    def shard_rows(self, table: str, shard: int) -> int | None:
+        """The rows shard ``shard``'s part of ``table`` holds (None for positions/: a draw)."""
+        if table == POSITIONS:
+            return None
         a, b = self.bounds(shard)
         return self.rows(b - a)[table]
 
@@ -254,10 +282,15 @@ class Plan:
             return "seat s of game g holds player (s - g) mod players: the line-up moves one seat left each game"
         return "seat s holds player s in every game"
 
-    def rows(self, games: int) -> dict[str, int]:
+    def rows(self, games: int, parts: dict[str, dict] | None = None) -> dict[str, int]:
+        """The rows of each table once ``games`` games are written; positions/ counts the
+        rows its ``parts`` (manifest records) hold."""
         r = {GAMES: games * self.players}
         if self.detail == "hands":
             r[HANDS] = games * self.players * self.hands
+        if self.positions is not None:
+            r[POSITIONS] = sum(rec["rows"] for rel, rec in (parts or {}).items()
+                               if rel.startswith(POSITIONS + "/"))
         return r
 
 
@@ -310,9 +343,9 @@ def plan(job: Job, engine: Engine | None = None) -> Plan:
     threads = job.threads or os.cpu_count() or 1
     check_memory(f"games = {job.games:,} in shards of {shard_size:,}",
                  job_bytes(games=job.games, shard_size=shard_size, players=players, hands=rules.hands,
-                           threads=threads, nhf=NHF))
+                           threads=threads, nhf=NHF, positions=job.positions or 0.0))
     return Plan(location, rules, spec, names, job.games, job.seed, job.rotate, job.detail,
-                shard_size, threads, job.scheduler, job.seating)
+                shard_size, threads, job.scheduler, job.seating, job.positions)
 
 
 def game_seeds(job_seed: int, start: int, stop: int) -> np.ndarray:

@@ -18,23 +18,34 @@ from .dispatch import bot_action_nb, new_workspace_nb, seat_action_nb
 from ..base.codes import E_OK, PH_OVER
 from ..engine.flow import init_game_nb
 from ..base.layout import S_ACTOR, S_ERR, S_PHASE, RulesArrays
+from ..base.positions import CTL_FULL, CTL_GAME, CTL_ROWS
 from ..engine.play import apply_action_nb
 from ..engine.state import new_state_nb
+from .positions import position_close_nb, position_open_nb, position_seed_nb
 
 
 @separate(function_passes=False)
 @nb.njit(cache=True, nogil=True, _nrt=False)
-def play_game_nb(R, G, W, SM, bot_kind, bot_params, seed, log_on, check):
+def play_game_nb(R, G, W, SM, PO, bot_kind, bot_params, seed, log_on, check):
     """Play one game with bots; returns E_OK or the error code of a broken action/check.
     W: the workspace of the search bots (``layout.new_workspace``), one per thread, or None
     for a line-up without one (``dispatch.needs_workspace``): then the search kernels are
     not compiled in. SM: True, or None for a line-up without a smart seat
-    (``dispatch.smart_flag``): then the smart bot is not compiled in."""
+    (``dispatch.smart_flag``): then the smart bot is not compiled in. PO: the positions
+    table's buffers (``layout.Positions``), or None: no position is recorded, and the
+    recorder (``positions``) is not compiled in."""
     init_game_nb(R, G, seed, log_on, check)
+    if PO is not None:
+        position_seed_nb(PO, seed)
     S = G.s
     while S[S_PHASE] != PH_OVER:
         p = S[S_ACTOR]
+        r = -1
+        if PO is not None:
+            r = position_open_nb(R, G, W, PO, p)
         a = seat_action_nb(R, G, W, SM, bot_kind[p], bot_params[p])
+        if PO is not None:
+            position_close_nb(W, PO, r, a)
         err = apply_action_nb(R, G, a)
         if err != E_OK:
             S[S_ERR] = err
@@ -43,18 +54,28 @@ def play_game_nb(R, G, W, SM, bot_kind, bot_params, seed, log_on, check):
 
 
 @nb.njit(cache=True, nogil=True, _nrt=False)
-def play_games_on_nb(R, G, W, SM, bot_kind, bot_params, seeds, hand_out):
+def play_games_on_nb(R, G, W, SM, PO, bot_kind, bot_params, seeds, hand_out):
     """play_games_nb on a state tuple and a search workspace the caller keeps
-    (``layout.new_state``, ``layout.new_workspace`` or None; SM True or None: see
-    play_game_nb): the meld memo stays warm from one call
-    to the next (answers never depend on it). Returns -1, or the index of the game in which
-    a bot chose an illegal action."""
+    (``layout.new_state``, ``layout.new_workspace`` or None; SM True or None; PO the
+    positions buffers or None: see play_game_nb): the meld memo stays warm from one call
+    to the next (answers never depend on it). Returns -1; or the index of the game in which
+    a bot chose an illegal action; or -2 - i when game i's positions did not fit the
+    buffers (the games before it are played and recorded, its own rows dropped: the caller
+    makes room and plays on from game i)."""
     P = R.params.players
     REC = G.rec
     for i in range(seeds.shape[0]):
-        err = play_game_nb(R, G, W, SM, bot_kind, bot_params, seeds[i], np.int64(0), np.int64(0))
+        first = np.int64(0)
+        if PO is not None:
+            PO.ctl[CTL_GAME] = i
+            first = PO.ctl[CTL_ROWS]
+        err = play_game_nb(R, G, W, SM, PO, bot_kind, bot_params, seeds[i], np.int64(0), np.int64(0))
         if err != E_OK:
             return i
+        if PO is not None and PO.ctl[CTL_FULL] != 0:
+            PO.ctl[CTL_ROWS] = first
+            PO.ctl[CTL_FULL] = 0
+            return -2 - i
         for h in range(hand_out.shape[1]):
             for q in range(P):
                 for f in range(hand_out.shape[3]):
@@ -75,7 +96,7 @@ def play_games_nb(params, points, joker_cap, meld_kind, meld_size, n_melds, deal
     R = RulesArrays(params, points, joker_cap, meld_kind, meld_size, n_melds, deal, buys)
     G = new_state_nb(params, 0)
     W = new_workspace_nb(params)
-    if play_games_on_nb(R, G, W, _SMART_ON, bot_kind, bot_params, seeds, hand_out) >= 0:
+    if play_games_on_nb(R, G, W, _SMART_ON, None, bot_kind, bot_params, seeds, hand_out) >= 0:
         raise RuntimeError("engine: a bot chose an illegal action (run the replay of this seed)")
 
 

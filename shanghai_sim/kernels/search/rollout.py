@@ -56,8 +56,10 @@ from .sample import layable_mask_nb, sample_pool_nb
 
 from ..base.codes import DEC_BUY, DEC_DISCARD, DEC_DOWN, DEC_TAKE     # the searched decisions: codes.DECISIONS
 MAXC = 8              # candidates of one decision at most
-RF_DROP = MAXC        # RF_SUM / RF_DSQ columns RF_DROP + i: a dropped challenger's paired
-                      # mean difference / standard error at its last round (for the log)
+RF_DROP = MAXC        # RF_SUM / RF_DSQ columns RF_DROP + i: candidate i's paired mean difference
+                      # with the first / its standard error (a dropped challenger's at its last
+                      # round), for the log and the positions table
+CAND_SEARCHED = MAXC  # W.ri[RI_CAND][CAND_SEARCHED]: candidates the last search played (0: none)
 
 # A decision's search between rounds (every field an int64): n candidates (1: no search), the
 # decision (DEC_*, -1: none), race (the race's cap as logged, 0: a fixed budget, kmax's rule)
@@ -324,14 +326,27 @@ def _c100(x):
 @nb.njit(cache=True, _nrt=False)
 def race_end_nb(V, W, p, bp, r):
     """The action the search decided (smart's if there was none, or the seat's view did not
-    add up); with logging on, the search's EV_SEARCH event; each candidate's RF_SUM becomes
-    its mean."""
+    add up); with logging on, the search's EV_SEARCH event. What the search found stays in
+    W for the positions table (``kernels.games.positions``): W.ri[RI_CAND][CAND_SEARCHED] the
+    candidates searched (0: no search), each candidate's RF_SUM its mean outcome, RF_N its
+    samples, and in the RF_DROP columns of RF_SUM and RF_DSQ its paired mean difference with
+    the first and that difference's standard error (for a challenger the race dropped, at
+    its last round)."""
     cand = W.ri[RI_CAND]
     if r.n < 2 or r.state < 0:
+        cand[CAND_SEARCHED] = 0
         return cand[0]
     RF = W.rf
     n = r.n
     K = r.K
+    RF[RF_SUM, RF_DROP] = 0.0
+    RF[RF_DSQ, RF_DROP] = 0.0
+    for i in range(1, n):
+        if RF[RF_N, i] == K:                        # played on every sample of the first
+            d, se = paired_nb(RF, i, K)
+            RF[RF_SUM, RF_DROP + i] = d
+            RF[RF_DSQ, RF_DROP + i] = se
+        # else dropped by the race earlier: race_next_nb left its last round's there
     if V.s[S_LOG_ON] != 0:
         b = ev_nb(V, EV_SEARCH, SEARCH_CANDIDATES + SR_SIZE * n)
         LOG = V.log
@@ -345,21 +360,15 @@ def race_end_nb(V, W, p, bp, r):
         LOG[b + SEARCH_RACE] = r.race
         LOG[b + SEARCH_N] = n
         for i in range(n):
-            d = 0.0
-            se = 0.0
-            if i > 0 and RF[RF_N, i] == K:          # played on every sample of the first
-                d, se = paired_nb(RF, i, K)
-            elif i > 0:                             # dropped by the race earlier
-                d = RF[RF_SUM, RF_DROP + i]
-                se = RF[RF_DSQ, RF_DROP + i]
             c = b + SEARCH_CANDIDATES + SR_SIZE * i
             LOG[c] = cand[i]
             LOG[c + SR_MEAN] = _c100(RF[RF_SUM, i] / RF[RF_N, i])
             LOG[c + SR_SAMPLES] = int(RF[RF_N, i])
-            LOG[c + SR_DIFF] = _c100(d)
-            LOG[c + SR_SE] = _c100(se)
+            LOG[c + SR_DIFF] = _c100(RF[RF_SUM, RF_DROP + i])
+            LOG[c + SR_SE] = _c100(RF[RF_DSQ, RF_DROP + i])
     for i in range(n):
         RF[RF_SUM, i] /= RF[RF_N, i]
+    cand[CAND_SEARCHED] = n
     return cand[r.best]
 
 
