@@ -88,6 +88,10 @@ GAMES_SCHEMA = pa.schema([
 _DECISION_WORDS = tuple(PHASE_WORD[v] for v in sorted(PHASE_WORD) if PHASE_WORD[v] != "over")
 _ACTION_WORDS = tuple(ACTION_WORD[v] for v in sorted(ACTION_WORD))
 _CARD_ACTIONS = ("layoff", "swap", "discard")      # actions whose card the table names
+_JOKER = 52                                         # the last card id (cards.JOKER)
+# the decision column's index of each phase value (phases a seat never acts in: 0, unused)
+_DECISION_OF_PHASE = np.array([_DECISION_WORDS.index(PHASE_WORD[v]) if PHASE_WORD.get(v) in _DECISION_WORDS else 0
+                               for v in range(max(PHASE_WORD) + 1)], np.int8)
 CANDIDATE_TYPE = pa.struct([
     pa.field("action", pa.string(), False),     # the candidate's action word (as the action column)
     pa.field("card", pa.string(), True),        # its card, for a discard
@@ -245,17 +249,21 @@ def games_table(hand_out: np.ndarray, games: np.ndarray, seeds: np.ndarray, play
                                  else cols[f.name] for f in GAMES_SCHEMA], schema=GAMES_SCHEMA)
 
 
-def _action_columns(codes: np.ndarray) -> tuple[np.ndarray, list]:
-    """(action word index, card text or None) of each action code."""
+def _action_columns(codes: np.ndarray) -> tuple[np.ndarray, pa.Array]:
+    """(index into _ACTION_WORDS, card names as a dictionary array, null where the action names
+    no card) of each action code, vectorised (``codes.action_fields``'s layout)."""
     from .cards import card_str
-    from .kernels.base.codes import action_fields
-    words, cards = [], []
-    for a in codes.tolist():
-        t, c, _, _ = action_fields(int(a))
-        w = ACTION_WORD[t]
-        words.append(_ACTION_WORDS.index(w))
-        cards.append(card_str(c) if w in _CARD_ACTIONS else None)
-    return np.array(words, np.int8), cards
+    from .kernels.base.codes import ACT_CARD_MASK, ACT_CARD_SHIFT, ACT_TYPE_MASK
+    codes = np.asarray(codes, np.int64)
+    word_of_type = np.array([_ACTION_WORDS.index(ACTION_WORD[t]) if t in ACTION_WORD else 0
+                             for t in range(ACT_TYPE_MASK + 1)], np.int8)
+    has_card = np.array([ACTION_WORD.get(t) in _CARD_ACTIONS for t in range(ACT_TYPE_MASK + 1)])
+    t = codes & ACT_TYPE_MASK
+    card = (codes >> ACT_CARD_SHIFT) & ACT_CARD_MASK
+    null = ~has_card[t] | (card > _JOKER)
+    names = pa.array([card_str(c) for c in range(_JOKER + 1)], pa.string())
+    cards = pa.DictionaryArray.from_arrays(pa.array(np.where(null, 0, card).astype(np.int8), mask=null), names)
+    return word_of_type[t], cards
 
 
 def positions_table(ints: np.ndarray, feats: np.ndarray, cands: np.ndarray, hand_out: np.ndarray,
@@ -276,14 +284,14 @@ def positions_table(ints: np.ndarray, feats: np.ndarray, cands: np.ndarray, hand
     out = hand_out[g, h, :, HF_WENT_OUT] if m else np.zeros((0, 1), np.int32)
     out_seat = np.where(out.any(axis=1), out.argmax(axis=1), -1) if m else np.zeros(0, np.int64)
     act, card = _action_columns(ints[:, PI_ACTION])
-    phase = [PHASE_WORD[int(v)] for v in ints[:, PI_PHASE]]
+    decision = _DECISION_OF_PHASE[ints[:, PI_PHASE]]
     searched = ints[:, PI_SEARCHED]
     offsets = np.zeros(m + 1, np.int32)
     np.cumsum(searched, out=offsets[1:])
     flat = cands[np.arange(POS_CANDS_ALL)[None, :] < searched[:, None]] if m else cands.reshape(0, cands.shape[-1])
     c_act, c_card = _action_columns(flat[:, PC_ACTION].astype(np.int64))
     cand_struct = pa.StructArray.from_arrays(
-        [pa.array([_ACTION_WORDS[i] for i in c_act], pa.string()), pa.array(c_card, pa.string()),
+        [pa.array(np.array(_ACTION_WORDS, object)[c_act], pa.string()), c_card.cast(pa.string()),
          pa.array(flat[:, PC_MEAN].astype(np.float32)), pa.array(flat[:, PC_SAMPLES].astype(np.uint32)),
          pa.array(flat[:, PC_DIFF].astype(np.float32)), pa.array(flat[:, PC_SE].astype(np.float32))],
         fields=list(CANDIDATE_TYPE))
@@ -295,9 +303,9 @@ def positions_table(ints: np.ndarray, feats: np.ndarray, cands: np.ndarray, hand
         "seat": q.astype(np.uint8),
         "player": player[g, q].astype(np.uint8),
         "bot": _dict_col(bot_code[g, q], bot_names),
-        "decision": _dict_col(np.array([_DECISION_WORDS.index(w) for w in phase], np.int8), _DECISION_WORDS),
+        "decision": _dict_col(decision, _DECISION_WORDS),
         "action": _dict_col(act, _ACTION_WORDS),
-        "card": pa.array(card, pa.string()).dictionary_encode(),
+        "card": card,
         "searched": searched.astype(np.uint8),
         "candidates": pa.ListArray.from_arrays(pa.array(offsets), cand_struct),
         "points": hand_out[g, h, q, HF_POINTS].astype(np.int16),

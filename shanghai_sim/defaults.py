@@ -8,6 +8,7 @@ DEFAULT_OUT = "shanghai-out"
 DEFAULT_GAMES = 1000         # the default job: about 4 s on 2 idle cores once compiled
 DETAILS = ("hands", "games")
 # run --positions with no rate: the share of decisions recorded in the positions table (about
-# 1.8 positions per seat and hand under shanghai, 4 players; docs/dataset.md)
-DEFAULT_POSITIONS_RATE = 0.05
+# 0.77 positions per seat and hand under shanghai, 4 greedy players; a position's features cost
+# about 13 decisions' time, so this rate costs the kernel about a fifth: BENCHMARKS.md, runner)
+DEFAULT_POSITIONS_RATE = 0.02
 DEFAULT_BOTS = "greedy"

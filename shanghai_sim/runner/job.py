@@ -23,7 +23,7 @@ def check_rate(v: Any) -> float:
     import math
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not 0 < v <= 1:
         raise JobError(f"positions = {v!r}: expected the share of decisions to record, a number "
-                       "above 0 and at most 1 (e.g. 0.05)")
+                       "above 0 and at most 1 (e.g. 0.02)")
     return float(v)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels.base.positions import CTL_ROWS, NFEATURES, NPC, NPI, PI_GAME, PI_STEP, POS_CANDS, Positions
+from ..kernels.base.positions import CTL_ROWS, NCTL, NFEATURES, NPC, NPI, PI_GAME, PI_STEP, POS_CANDS, Positions
 
 FIRST_ROWS = 4096        # rows a thread's buffers start with; they double when a game does not fit
 
@@ -14,7 +14,7 @@ def new_buffers(rate: float, rows: int = FIRST_ROWS) -> Positions:
     """Empty recorder buffers for ``rows`` positions recorded at ``rate``."""
     return Positions(float(rate), np.zeros(4, np.uint64), np.zeros((rows, NPI), np.int64),
                      np.zeros((rows, NFEATURES), np.int32), np.zeros((rows, POS_CANDS, NPC), np.float64),
-                     np.zeros(3, np.int64))
+                     np.zeros(NCTL, np.int64))
 
 
 class ShardPositions:
@@ -35,7 +35,7 @@ class ShardPositions:
             local = ints[:, PI_GAME] + first_game
             ints[:, PI_GAME] = local if self.games is None else self.games[local]
             self._parts.append((ints, PO.feats[:n].copy(), PO.cands[:n].copy()))
-        PO.ctl[:] = 0
+        PO.ctl[CTL_ROWS] = 0
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(ints, features, candidates), ordered by game and, in a game, by the decision."""

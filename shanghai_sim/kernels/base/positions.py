@@ -19,7 +19,10 @@ NPI = 7
 (PC_ACTION, PC_MEAN, PC_SAMPLES, PC_DIFF, PC_SE) = range(5)
 NPC = 5
 POS_CANDS = 8          # the rollout bot's candidates at most (search.rollout.MAXC)
-CTL_ROWS, CTL_FULL, CTL_GAME = range(3)     # Positions.ctl: rows used, 1: a row did not fit, the game
+# Positions.ctl: rows used, 1: a row did not fit, the game (its index in the call), the decisions
+# still to pass before the next one recorded
+CTL_ROWS, CTL_FULL, CTL_GAME, CTL_SKIP = range(4)
+NCTL = 4
 
 # The seat's own features, then OPP_FIELDS for each other seat (opp1 .. opp7).
 OWN = (
@@ -74,4 +77,4 @@ class Positions(NamedTuple):
     ints: np.ndarray         # int64[cap, NPI]: PI_* columns
     feats: np.ndarray        # int32[cap, NFEATURES]: the seat's features
     cands: np.ndarray        # float64[cap, POS_CANDS, NPC]: the searched candidates (PC_*)
-    ctl: np.ndarray          # int64[3]: CTL_*
+    ctl: np.ndarray          # int64[NCTL]: CTL_*

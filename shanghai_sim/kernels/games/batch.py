@@ -18,7 +18,7 @@ from .dispatch import bot_action_nb, new_workspace_nb, seat_action_nb
 from ..base.codes import E_OK, PH_OVER
 from ..engine.flow import init_game_nb
 from ..base.layout import S_ACTOR, S_ERR, S_PHASE, RulesArrays
-from ..base.positions import CTL_FULL, CTL_GAME, CTL_ROWS
+from ..base.positions import CTL_FULL, CTL_GAME, CTL_ROWS, CTL_SKIP
 from ..engine.play import apply_action_nb
 from ..engine.state import new_state_nb
 from .positions import position_close_nb, position_open_nb, position_seed_nb
@@ -41,10 +41,13 @@ def play_game_nb(R, G, W, SM, PO, bot_kind, bot_params, seed, log_on, check):
     while S[S_PHASE] != PH_OVER:
         p = S[S_ACTOR]
         r = -1
-        if PO is not None:
-            r = position_open_nb(R, G, W, PO, p)
+        if PO is not None:          # counted here: a call per decision would cost more than it
+            if PO.ctl[CTL_SKIP] == 0:
+                r = position_open_nb(R, G, W, PO, p)
+            else:
+                PO.ctl[CTL_SKIP] -= 1
         a = seat_action_nb(R, G, W, SM, bot_kind[p], bot_params[p])
-        if PO is not None:
+        if PO is not None and r >= 0:
             position_close_nb(W, PO, r, a)
         err = apply_action_nb(R, G, a)
         if err != E_OK:
