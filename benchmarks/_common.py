@@ -97,22 +97,21 @@ class Source:
 _POSITIONS = ("issue 57's positions table changed the source it measures after its run at a9821ed: the "
               "recorder (kernels/games/positions.py, bots/features.py, base/positions.py) and its argument "
               "PO of play_game_nb, None in every run without --positions, so numba prunes it; every game "
-              "replays byte for byte the same (golden transcripts, tests/test_positions.py), and the plain "
+              "replays byte for byte the same (golden transcripts, tests/test_positions.py); the plain "
               "engine measured old (6e2942d) against new in one sitting, alternated, 3 times: greedy 894 "
-              "-> 912 games/s, smart 642 -> 668 (medians, noise). Issue 57 reruns the sections its kernels "
-              "change from its final commit")
+              "-> 912 games/s, smart 642 -> 668 (medians, noise), and the engine, bots and runner sections "
+              "rerun with it at 89c90c7. Issue 57 reruns the sections its kernels change from its final "
+              "commit")
 STALE: dict[str, str] = {
     "rollout": ("75 minutes of tournaments at full size, not rerun in the session of issue 56's named "
                 "bundles and seat view (2026-12-07), whose other sections took 49 minutes: every rollout "
                 "game replayed byte for byte the same before and after (seeds 1-3, contract, the oracle), "
                 "so its win shares stand; the speed of its playouts is the playouts section's. "
                 + _POSITIONS),
-    **{name: ("rerun in full at a9821ed; since then the words of --help and warmup --help (cli/main.py, "
-              "cli/tool_cmds.py) changed, to give the first compile of run that the startup rerun measured: "
-              "about 45 seconds (44.4 s), where they said 35; and " + _POSITIONS)
-       for name in ("startup", "runner")},
-    **{name: _POSITIONS for name in ("growth", "engine", "experiment", "verify", "bots", "strength",
-                                     "play_quality", "playouts")},
+    "startup": ("rerun in full at a9821ed; since then the words of --help and warmup --help (cli/main.py, "
+                "cli/tool_cmds.py) changed, to give the first compile of run that the startup rerun measured: "
+                "about 45 seconds (44.4 s), where they said 35; and " + _POSITIONS),
+    "play_quality": "20 minutes, not rerun in the session of the positions table: " + _POSITIONS,
 }
 
 
