@@ -33,7 +33,7 @@ import pyarrow.parquet as pq
 
 from .kernels.base.codes import ENDINGS as _ENDING_CODES
 from .kernels.base.codes import ACTION_WORD, PHASE_WORD
-from .kernels.base.positions import (FEATURES, PC_ACTION, PC_DIFF, PC_MEAN, PC_SAMPLES, PC_SE,
+from .kernels.base.positions import (FEATURES, NFEATURES, PC_ACTION, PC_DIFF, PC_MEAN, PC_SAMPLES, PC_SE,
                                    PI_ACTION, PI_GAME, PI_HAND, PI_PHASE, PI_SEARCHED, PI_SEAT, PI_STEP,
                                    POS_CANDS as POS_CANDS_ALL)
 from .kernels.base.records import (HF_BLIND, HF_BUY_CARDS, HF_BUYS, HF_CARDS_LEFT, HF_DEALER,
