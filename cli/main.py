@@ -66,6 +66,8 @@ def _register() -> None:
     experiment_cmds.register(main)
     from . import tournament_cmds
     tournament_cmds.register(main)
+    from . import train_cmds
+    train_cmds.register(main)
 
 
 _register()

@@ -71,6 +71,11 @@ def test_the_wheel_installs_into_a_fresh_environment_and_plays(tmp_path):
                            cwd=play, env=env, capture_output=True, text=True, timeout=120)
     assert where.returncode == 0, where.stderr[-3000:]
     assert where.stdout.strip().startswith(str(site)), where.stdout
+    # the value models are package data: the installed copy loads them
+    models = subprocess.run([py, "-c", "from shanghai_sim.learning import value_model; "
+                             "print(*(value_model(p).model_id for p in ('shanghai', 'contract', 'progressive')))"],
+                            cwd=play, env=env, capture_output=True, text=True, timeout=300)
+    assert models.returncode == 0 and models.stdout.count("value-") == 3, models.stdout + models.stderr[-2000:]
     run = subprocess.run([env_dir / "bin" / "shanghai-sim", "run", "--games", "3", "--out", "out", "--quiet"],
                          cwd=play, env=env, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stderr[-3000:]
