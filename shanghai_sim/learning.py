@@ -29,6 +29,7 @@ import math
 import os
 import tempfile
 import time
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -95,7 +96,7 @@ class ValueModel:
             with np.load(path, allow_pickle=False) as z:
                 weights = np.array(z["weights"], np.float64)
                 meta = json.loads(str(z["meta"]))
-        except (OSError, ValueError, KeyError, EOFError) as e:
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
             raise ModelError(f"{str(path)!r} is not a value model file ({type(e).__name__}: {e})") from None
         if (not isinstance(meta, dict) or meta.get("terms") != TERMS_VERSION
                 or not isinstance(meta.get("contracts"), int) or meta["contracts"] < 1
@@ -178,8 +179,9 @@ def read_positions(dataset: str) -> tuple[Positions, dict[str, Any]]:
     feats, phases, seeds, pts, out = [], [], [], [], []
     for t in parts:
         feats.append(np.column_stack([t.column(n).to_numpy() for n in FEATURE_NAMES]).astype(np.int16))
-        words = t.column("decision").to_pandas().astype(str).to_numpy()
-        phases.append(np.array([_PHASE_OF_WORD[w] for w in words], np.int8))
+        decision = t.column("decision").to_pandas()           # dictionary-encoded: categorical
+        code = np.array([_PHASE_OF_WORD[w] for w in decision.cat.categories], np.int8)
+        phases.append(code[decision.cat.codes.to_numpy()])
         seeds.append(t.column("game_seed").to_numpy())
         pts.append(t.column("points").to_numpy().astype(np.float64))
         out.append(t.column("went_out").to_numpy(zero_copy_only=False).astype(np.float64))

@@ -199,7 +199,8 @@ def test_bad_input_is_one_line_and_writes_nothing(dataset, tmp_path):
         assert r.exit_code == 2 and words in r.output and len(r.output.strip().splitlines()) == 1, (args, r.output)
     assert (tmp_path / "exists.npz").read_bytes() == b"keep"
     assert not (tmp_path / "a.npz").exists()
-    for bad in (b"", b"not a zip", None):
+    cut = (MODELS / "value-shanghai.npz").read_bytes()[:600]        # a model file cut short
+    for bad in (b"", b"not a zip", cut, None):
         f = tmp_path / "bad.npz"
         if bad is None:
             np.savez(f, weights=np.zeros((3, 2)), meta=np.array(json.dumps({"terms": 1, "contracts": 10})))
