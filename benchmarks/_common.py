@@ -107,11 +107,8 @@ STALE: dict[str, str] = {
                 "bundles and seat view (2026-12-07), whose other sections took 49 minutes: every rollout "
                 "game replayed byte for byte the same before and after (seeds 1-3, contract, the oracle), "
                 "so its win shares stand; the speed of its playouts is the playouts section's. "
-                + _POSITIONS),
-    "startup": ("rerun in full at a9821ed; since then the words of --help and warmup --help (cli/main.py, "
-                "cli/tool_cmds.py) changed, to give the first compile of run that the startup rerun measured: "
-                "about 45 seconds (44.4 s), where they said 35; and " + _POSITIONS),
-    "play_quality": "20 minutes, not rerun in the session of the positions table: " + _POSITIONS,
+                + _POSITIONS + ". Issue 57's value model (2026-12-08) changed nothing it runs: "
+                "kernels/bots/value.py is reached by no engine kernel yet"),
 }
 
 
