@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from pathlib import Path
 
 import click
@@ -48,12 +50,18 @@ def register(group: click.Group) -> None:
         from shanghai_sim.dataset import DatasetError
         from shanghai_sim.learning import ModelError, format_report, train_value
         path = Path(out)
-        if path.is_dir():
-            raise InputError(f"--out {out!r} is a folder: give a file name, e.g. {out.rstrip('/')}/value.npz")
-        if not path.parent.is_dir():
-            raise InputError(f"--out {out!r}: no folder {str(path.parent)!r} to write it in")
-        if path.exists() and not overwrite:
-            raise InputError(f"--out {out!r} exists: --overwrite replaces it")
+        if len(os.fsencode(path.name)) > 255:
+            raise InputError(f"--out {out[:60]!r}...: the file name is longer than 255 bytes")
+        try:
+            if path.is_dir():
+                raise InputError(f"--out {out!r} is a folder: give a file name, e.g. {out.rstrip('/')}/value.npz")
+            if not path.parent.is_dir():
+                raise InputError(f"--out {out!r}: no folder {str(path.parent)!r} to write it in")
+            if path.exists() and not overwrite:
+                raise InputError(f"--out {out!r} exists: --overwrite replaces it")
+        except OSError as e:              # a folder name too long, a loop of links
+            raise InputError(f"--out {out[:80]!r}: {e.strerror or e}") from None
+        _probe(path, out)          # before the training: a file that cannot be written says so now
         if not 0 < holdout < 1:
             raise InputError(f"--holdout {holdout:g}: the share of games held out, above 0 and below 1")
         say = None if quiet else (lambda s: click.echo(s, err=True))
@@ -68,3 +76,13 @@ def register(group: click.Group) -> None:
         click.echo(json.dumps(report, indent=1) if as_json else format_report(model, report))
         if not quiet:
             click.echo(f"wrote {model.model_id} -> {out}", err=True)
+
+
+def _probe(path: Path, out: str) -> None:
+    """Refuse, in one line, a FILE whose folder cannot take it (read-only, /proc)."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".value-probe-", dir=path.parent)
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as e:
+        raise InputError(f"--out {out!r}: cannot write in {str(path.parent)!r} ({e.strerror or e})") from None

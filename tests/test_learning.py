@@ -193,6 +193,9 @@ def test_bad_input_is_one_line_and_writes_nothing(dataset, tmp_path):
         ((dataset, "--out", str(tmp_path / "a.npz"), "--ridge", "-1"), "--ridge"),
         ((dataset, "--out", str(tmp_path / "a.npz"), "--ridge", "nan"), "--ridge"),
         ((dataset, "--out", str(tmp_path / "a.npz"), "--seed", "x"), "--seed"),
+        ((dataset, "--out", "/proc/value.npz"), "cannot write in '/proc'"),
+        ((dataset, "--out", str(tmp_path / ("v" * 300 + ".npz"))), "longer than 255 bytes"),
+        ((dataset, "--out", str(tmp_path / ("v" * 300) / "a.npz")), "File name too long"),
     ]
     for args, words in cases:
         r = _cli("train", "value", *args)
