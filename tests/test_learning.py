@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from shanghai_sim import runner
 from shanghai_sim.game import Game
-from shanghai_sim.kernels.base.codes import CONSTANTS
+from shanghai_sim.kernels.base.codes import PH_BUY, PH_DRAW, PH_FIRST, PH_PLAY
 from shanghai_sim.kernels.base.positions import FEATURE_NAMES, NOPP, NOWN
 from shanghai_sim.kernels.bots.value import (NDEF, NGLOBAL, NPER, NTERMS, NTURN, n_terms, value_nb,
                                              value_terms_nb)
@@ -27,7 +27,6 @@ from cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 F = {n: i for i, n in enumerate(FEATURE_NAMES)}
-PH_FIRST, PH_BUY, PH_DRAW = CONSTANTS["PH_FIRST"], CONSTANTS["PH_BUY"], CONSTANTS["PH_DRAW"]
 
 
 @pytest.fixture(scope="module")
@@ -158,7 +157,7 @@ def test_seat_value_reads_the_seats_view_through_the_shipped_model():
     v = seat_value(g)
     model = value_model("shanghai")
     x = np.array([list(seat_features(g).values())], np.int16)
-    phase = {"first_refusal": PH_FIRST, "buy": PH_BUY, "draw": PH_DRAW}.get(g.phase, CONSTANTS["PH_PLAY"])
+    phase = {"first_refusal": PH_FIRST, "buy": PH_BUY, "draw": PH_DRAW}.get(g.phase, PH_PLAY)
     want = model.predict(x, np.array([phase]))[0]
     assert math.isclose(v["points"], want[0], rel_tol=1e-9) and 0 <= v["went_out"] <= 1
 
