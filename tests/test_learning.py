@@ -32,7 +32,7 @@ F = {n: i for i, n in enumerate(FEATURE_NAMES)}
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory):
     out = tmp_path_factory.mktemp("learning") / "pos"
-    job = runner.Job(games=120, out=str(out), threads=2, positions=0.2)
+    job = runner.Job(games=80, out=str(out), threads=2, positions=0.2)
     runner.run(runner.plan(job), progress=None)
     return str(out)
 
@@ -69,13 +69,13 @@ def _terms_reference(x, phase, nh):
 
 
 def test_the_terms_are_the_documented_ones(dataset):
-    """Every recorded position's terms (the kernel's) equal the plain statement's."""
+    """The terms of 2,000 recorded positions (the kernel's) equal the plain statement's."""
     P, m = read_positions(dataset)
     nh = len(m["rules"]["contracts"])
     idx = np.empty(NTERMS, np.int64)
     val = np.empty(NTERMS, np.float64)
-    assert len(P.points) > 500
-    for r in range(len(P.points)):
+    assert len(P.points) > 2000
+    for r in range(2000):
         x = P.features[r].astype(np.int32)
         value_terms_nb(x, np.int64(P.phases[r]), nh, idx, val)
         got = {}
